@@ -1,0 +1,2 @@
+/** Puppeteer never downloads a browser here: tests drive the system Chromium (see scripts/setup.mjs). */
+module.exports = { skipDownload: true };

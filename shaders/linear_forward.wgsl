@@ -1,0 +1,63 @@
+// linear_forward: y[n,o] = act(b[o] + sum_i x[n,i] * w[o,i])   (torch.nn.Linear; w is [O, I] row-major)
+// act = ReLU when params.relu == 1 (fused). One invocation computes a 4 x 4 tile (4 samples x
+// 4 output features), reading 8 values per 16 multiply-adds.
+//
+// bindings (group 0):
+//   0 params  uniform     Params
+//   1 x       read        [N, I]
+//   2 theta   read        flat parameters: weight [O, I] at w_off, bias [O] at b_off
+//   3 y       read_write  [N, O]
+// dispatch: (ceil(ceil(O/4) / WG_X), ceil(ceil(N/4) / WG_Y), 1)
+
+struct Params { n: u32, i: u32, o: u32, w_off: u32, b_off: u32, relu: u32 }
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> theta: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+
+override WG_X: u32 = 16;
+override WG_Y: u32 = 4;
+
+fn store(n: u32, o0: u32, acc: vec4f) {
+  if (n >= params.n) { return; }
+  for (var j = 0u; j < 4u; j++) {
+    let o = o0 + j;
+    if (o < params.o) {
+      var v = acc[j] + theta[params.b_off + o];
+      if (params.relu == 1u) { v = max(v, 0.0); }
+      y[n * params.o + o] = v;
+    }
+  }
+}
+
+@compute @workgroup_size(WG_X, WG_Y)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+  let o0 = gid.x * 4u;
+  let n0 = gid.y * 4u;
+  if (o0 >= params.o || n0 >= params.n) { return; }
+  // Rows past the end repeat the last row; store() drops them.
+  let xr0 = n0 * params.i;
+  let xr1 = min(n0 + 1u, params.n - 1u) * params.i;
+  let xr2 = min(n0 + 2u, params.n - 1u) * params.i;
+  let xr3 = min(n0 + 3u, params.n - 1u) * params.i;
+  let wr0 = params.w_off + o0 * params.i;
+  let wr1 = params.w_off + min(o0 + 1u, params.o - 1u) * params.i;
+  let wr2 = params.w_off + min(o0 + 2u, params.o - 1u) * params.i;
+  let wr3 = params.w_off + min(o0 + 3u, params.o - 1u) * params.i;
+  var acc0 = vec4f(0.0);
+  var acc1 = vec4f(0.0);
+  var acc2 = vec4f(0.0);
+  var acc3 = vec4f(0.0);
+  for (var k = 0u; k < params.i; k++) {
+    let wv = vec4f(theta[wr0 + k], theta[wr1 + k], theta[wr2 + k], theta[wr3 + k]);
+    acc0 += x[xr0 + k] * wv;
+    acc1 += x[xr1 + k] * wv;
+    acc2 += x[xr2 + k] * wv;
+    acc3 += x[xr3 + k] * wv;
+  }
+  store(n0, o0, acc0);
+  store(n0 + 1u, o0, acc1);
+  store(n0 + 2u, o0, acc2);
+  store(n0 + 3u, o0, acc3);
+}

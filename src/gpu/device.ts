@@ -1,0 +1,71 @@
+// Acquire a GPUDevice from any WebGPU implementation (navigator.gpu in a page or a worker, or
+// Dawn's GPU object in Node, see device-node.ts) and wrap it with what the engine needs: a label,
+// the memory tracker, the kernel cache, and device loss surfaced as an error naming the device.
+import { DeviceLostError } from './errors.ts';
+import { KernelCache } from './kernel-cache.ts';
+import { MemoryTracker } from './memory.ts';
+
+export interface AdapterSummary { vendor: string; architecture: string; device: string; description: string; fallback: boolean }
+
+export interface AcquireOptions {
+  /** Names the device in labels and errors, e.g. "rank 0". */
+  label: string;
+  powerPreference?: GPUPowerPreference;
+}
+
+/** Limits raised to the adapter's maximum: the engine's big activations and fused kernels need them. */
+const RAISED_LIMITS = [
+  'maxStorageBufferBindingSize', 'maxBufferSize', 'maxStorageBuffersPerShaderStage',
+  'maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupsPerDimension',
+] as const;
+
+export class Gpu {
+  readonly memory = new MemoryTracker();
+  readonly kernels: KernelCache;
+  /** Set once the device is lost; every later use throws it. */
+  lostError: DeviceLostError | null = null;
+  private destroyed = false;
+
+  /** `instance` is the GPU object the device came from, held so it lives as long as the device. */
+  constructor(readonly device: GPUDevice, readonly label: string, readonly adapter: AdapterSummary, readonly instance?: GPU) {
+    this.kernels = new KernelCache(device, label);
+    void device.lost.then((info) => {
+      if (!this.destroyed) this.lostError = new DeviceLostError(label, info.reason, info.message);
+    });
+  }
+
+  get hasTimestamps(): boolean { return this.device.features.has('timestamp-query'); }
+
+  /** Throws the DeviceLostError if the device is gone. Call before recording work. */
+  assertAlive(): void {
+    if (this.lostError) throw this.lostError;
+    if (this.destroyed) throw new DeviceLostError(this.label, 'destroyed', 'the device was destroyed by this program');
+  }
+
+  /** Frees every tracked buffer and destroys the device. */
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.memory.destroyAll();
+    this.device.destroy();
+  }
+}
+
+export async function acquireDevice(gpu: GPU, opts: AcquireOptions): Promise<Gpu> {
+  const adapter = await gpu.requestAdapter(opts.powerPreference ? { powerPreference: opts.powerPreference } : undefined);
+  if (!adapter) {
+    throw new Error(`${opts.label}: no WebGPU adapter is available (navigator.gpu.requestAdapter() returned null). ` +
+      'In Chromium enable WebGPU (chrome://flags/#enable-unsafe-webgpu) or, without a GPU, start it with --enable-unsafe-swiftshader.');
+  }
+  const requiredLimits: Record<string, number> = {};
+  for (const k of RAISED_LIMITS) requiredLimits[k] = adapter.limits[k];
+  const requiredFeatures: GPUFeatureName[] = adapter.features.has('timestamp-query') ? ['timestamp-query'] : [];
+  const device = await adapter.requestDevice({ label: opts.label, requiredLimits, requiredFeatures });
+  const info = adapter.info;
+  const summary: AdapterSummary = {
+    vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description,
+    fallback: info.isFallbackAdapter || info.architecture === 'swiftshader',
+  };
+  return new Gpu(device, opts.label, summary, gpu);
+}

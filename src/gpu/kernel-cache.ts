@@ -1,0 +1,96 @@
+// Per-device pipeline cache: compiles each kernel once per set of override constants, with an
+// explicit bind-group layout built from the registry (never layout: 'auto'), labels on every
+// object, and compile errors that quote the file, line, column and source line.
+import { ShaderCompileError, withErrorScopes } from './errors.ts';
+import { KERNELS, type KernelName } from './kernels.ts';
+import { shaderSource } from './shader-sources.ts';
+
+export interface Kernel<K extends KernelName = KernelName> {
+  readonly name: K;
+  readonly pipeline: GPUComputePipeline;
+  readonly layout: GPUBindGroupLayout;
+  /** The override constants the pipeline was built with (defaults merged with tuning). */
+  readonly overrides: Readonly<Record<string, number>>;
+}
+
+/** Per-kernel override values, e.g. { conv2d_forward: { WG_X: 32 } }. */
+export type KernelTuning = Partial<Record<KernelName, Record<string, number>>>;
+
+const BUFFER_TYPE = { uniform: 'uniform', read: 'read-only-storage', read_write: 'storage' } as const;
+
+export function formatCompileMessages(name: string, code: string, messages: readonly GPUCompilationMessage[]): string {
+  const lines = code.split('\n');
+  return messages.map((m) => {
+    const src = lines[m.lineNum - 1] ?? '';
+    const caret = m.linePos > 0 ? `${' '.repeat(m.linePos - 1)}^` : '';
+    return `shaders/${name}.wgsl:${m.lineNum}:${m.linePos}: ${m.type}: ${m.message}\n  ${src}\n  ${caret}`;
+  }).join('\n');
+}
+
+export class KernelCache {
+  private readonly pipelines = new Map<string, Promise<Kernel>>();
+  private readonly layouts = new Map<KernelName, GPUBindGroupLayout>();
+  private readonly modules = new Map<KernelName, Promise<GPUShaderModule>>();
+  tuning: KernelTuning = {};
+
+  constructor(private readonly device: GPUDevice, private readonly deviceLabel: string) {}
+
+  /** The compiled kernel for `name` with its overrides (registry defaults < tuning < `overrides`). */
+  get<K extends KernelName>(name: K, overrides: Record<string, number> = {}): Promise<Kernel<K>> {
+    const merged = { ...KERNELS[name].overrides, ...this.tuning[name], ...overrides };
+    for (const k of Object.keys(merged)) {
+      if (!(k in KERNELS[name].overrides)) throw new Error(`kernel ${name} has no override constant '${k}'`);
+    }
+    const key = `${name}|${JSON.stringify(merged)}`;
+    let p = this.pipelines.get(key);
+    if (!p) {
+      p = this.build(name, merged);
+      this.pipelines.set(key, p);
+      p.catch(() => this.pipelines.delete(key));
+    }
+    return p as Promise<Kernel<K>>;
+  }
+
+  layout(name: KernelName): GPUBindGroupLayout {
+    let l = this.layouts.get(name);
+    if (!l) {
+      l = this.device.createBindGroupLayout({
+        label: `${name}.bind_group_layout`,
+        entries: KERNELS[name].bindings.map(([, kind], binding) => ({
+          binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: BUFFER_TYPE[kind] },
+        })),
+      });
+      this.layouts.set(name, l);
+    }
+    return l;
+  }
+
+  private module(name: KernelName): Promise<GPUShaderModule> {
+    let m = this.modules.get(name);
+    if (!m) {
+      m = (async () => {
+        const code = shaderSource(name);
+        const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
+        const info = await module.getCompilationInfo();
+        const errors = info.messages.filter((x) => x.type === 'error');
+        if (errors.length > 0) throw new ShaderCompileError(name, this.deviceLabel, formatCompileMessages(name, code, errors));
+        return module;
+      })();
+      this.modules.set(name, m);
+    }
+    return m;
+  }
+
+  private async build<K extends KernelName>(name: K, overrides: Record<string, number>): Promise<Kernel<K>> {
+    const module = await this.module(name);
+    const layout = this.layout(name);
+    const pipeline = await withErrorScopes(this.device, this.deviceLabel, `creating pipeline ${name}`, () =>
+      this.device.createComputePipelineAsync({
+        label: `${name}.pipeline`,
+        layout: this.device.createPipelineLayout({ label: `${name}.pipeline_layout`, bindGroupLayouts: [layout] }),
+        compute: { module, entryPoint: 'main', constants: overrides },
+      }),
+    );
+    return { name, pipeline, layout, overrides };
+  }
+}

@@ -1,0 +1,107 @@
+// An Op is one prepared dispatch: a kernel, its uniform Params (in their own small buffer), a bind
+// group and the workgroup counts. Layers build their Ops once per batch size; a training step only
+// records them (no allocation, no bind-group creation on the hot path).
+import type { Gpu } from './device.ts';
+import type { Kernel } from './kernel-cache.ts';
+import { KERNELS, type BindingName, type FieldType, type KernelName, type ParamValues } from './kernels.ts';
+
+export type Workgroups = readonly [number, number, number];
+
+export class Op<K extends KernelName = KernelName> {
+  constructor(
+    readonly label: string,
+    readonly kernel: Kernel<K>,
+    readonly bindGroup: GPUBindGroup,
+    readonly workgroups: Workgroups,
+    private readonly gpu: Gpu,
+    private readonly uniform: GPUBuffer,
+    private values: ParamValues<K>,
+  ) {}
+
+  /** Rewrites some Params fields (e.g. the learning rate); takes effect for work submitted later. */
+  setParams(update: Partial<ParamValues<K>>): void {
+    this.values = { ...this.values, ...update };
+    this.gpu.device.queue.writeBuffer(this.uniform, 0, packParams(this.kernel.name, this.values));
+  }
+
+  destroy(): void {
+    this.gpu.memory.destroy(this.uniform);
+  }
+}
+
+/** Packs Params fields into the WGSL uniform layout (scalars 4-byte, vec4f 16-byte aligned). */
+export function packParams<K extends KernelName>(name: K, values: ParamValues<K>): ArrayBuffer {
+  const fields = Object.entries(KERNELS[name].params) as [string, FieldType][];
+  let size = 0;
+  const at: number[] = [];
+  for (const [, t] of fields) {
+    if (t === 'vec4f') size = Math.ceil(size / 16) * 16;
+    at.push(size);
+    size += t === 'vec4f' ? 16 : 4;
+  }
+  const buf = new ArrayBuffer(Math.max(16, Math.ceil(size / 16) * 16));
+  const dv = new DataView(buf);
+  const vals = values as Readonly<Record<string, number | readonly number[]>>;
+  fields.forEach(([field, t], idx) => {
+    const v = vals[field];
+    const off = at[idx] ?? 0;
+    if (v === undefined) throw new Error(`${name}: Params field '${field}' has no value`);
+    if (t === 'vec4f') {
+      if (typeof v === 'number' || v.length > 4) throw new Error(`${name}: Params field '${field}' needs up to 4 numbers`);
+      v.forEach((x, k) => dv.setFloat32(off + 4 * k, x, true));
+    } else if (typeof v !== 'number') {
+      throw new Error(`${name}: Params field '${field}' must be a number`);
+    } else if (t === 'f32') {
+      dv.setFloat32(off, v, true);
+    } else {
+      if (!Number.isInteger(v) || v < (t === 'i32' ? -(2 ** 31) : 0) || v >= 2 ** 32) {
+        throw new Error(`${name}: Params field '${field}' = ${v} is not a valid ${t}`);
+      }
+      if (t === 'u32') dv.setUint32(off, v, true);
+      else dv.setInt32(off, v, true);
+    }
+  });
+  return buf;
+}
+
+/**
+ * Prepares a dispatch of `kernel`: writes its Params into a fresh uniform buffer and binds
+ * `buffers` by the names of the kernel's bindings.
+ */
+export function makeOp<K extends KernelName>(
+  gpu: Gpu, kernel: Kernel<K>, label: string, params: ParamValues<K>,
+  buffers: Readonly<Record<BindingName<K>, GPUBuffer>>, workgroups: Workgroups,
+): Op<K> {
+  const data = packParams(kernel.name, params);
+  const uniform = gpu.memory.createBuffer(gpu.device, {
+    label: `${label}.params`, size: data.byteLength, category: 'other',
+    usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+  });
+  gpu.device.queue.writeBuffer(uniform, 0, data);
+  const named = buffers as Readonly<Record<string, GPUBuffer>>;
+  const entries = KERNELS[kernel.name].bindings.map(([name], binding) => {
+    if (name === 'params') return { binding, resource: { buffer: uniform } };
+    const b = named[name];
+    if (!b) throw new Error(`${label}: binding '${name}' of ${kernel.name} has no buffer`);
+    return { binding, resource: { buffer: b } };
+  });
+  const bindGroup = gpu.device.createBindGroup({ label: `${label}.bind_group`, layout: kernel.layout, entries });
+  for (const w of workgroups) {
+    if (!Number.isInteger(w) || w < 0 || w > gpu.device.limits.maxComputeWorkgroupsPerDimension) {
+      throw new Error(`${label}: workgroup count ${w} is outside 0..${gpu.device.limits.maxComputeWorkgroupsPerDimension}`);
+    }
+  }
+  return new Op(label, kernel, bindGroup, workgroups, gpu, uniform, params);
+}
+
+/** Workgroups for a 1-D kernel over `count` items, folded into (x, y) past the per-dimension limit. */
+export function grid1d(count: number, wg: number, maxPerDim = 65535): Workgroups {
+  const groups = Math.ceil(count / wg);
+  if (groups <= maxPerDim) return [groups, 1, 1];
+  return [maxPerDim, Math.ceil(groups / maxPerDim), 1];
+}
+
+/** ceil(a / b) for positive integers. */
+export function cdiv(a: number, b: number): number {
+  return Math.ceil(a / b);
+}

@@ -1,0 +1,38 @@
+// Three test tiers (DESIGN.md): unit (Node, no GPU), gpu (Node + Dawn on a real WebGPU
+// implementation, one forked process per file), e2e (puppeteer + Chromium against vite preview).
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node', pool: 'threads' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'gpu',
+          include: ['test/gpu/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          fileParallelism: false,
+          globalSetup: ['test/e2e/global-setup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
+  },
+});
