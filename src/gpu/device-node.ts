@@ -8,7 +8,7 @@ export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 /** 'gpu': the system's drivers only; 'swiftshader': software only; 'auto': the system's, else software. */
 export type AdapterChoice = 'auto' | 'gpu' | 'swiftshader';
 
-interface DawnModule { create(flags: string[]): GPU; globals: Record<string, unknown> }
+interface DawnModule { create(this: void, flags: string[]): GPU; globals: Record<string, unknown> }
 
 let dawn: DawnModule | null = null;
 /**

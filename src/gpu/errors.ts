@@ -40,16 +40,16 @@ export async function withErrorScopes<T>(device: GPUDevice, deviceLabel: string,
   device.pushErrorScope('out-of-memory');
   device.pushErrorScope('validation');
   let result: T | undefined;
-  let thrown: unknown;
+  let thrown: Error | null = null;
   try {
     result = await fn();
   } catch (e) {
-    thrown = e;
+    thrown = e instanceof Error ? e : new Error(String(e));
   }
   const validation = await device.popErrorScope();
   const oom = await device.popErrorScope();
   const internal = await device.popErrorScope();
-  if (thrown !== undefined) throw thrown;
+  if (thrown) throw thrown;
   if (oom) throw new GpuScopeError('out-of-memory', what, deviceLabel, oom.message);
   if (validation) throw new GpuScopeError('validation', what, deviceLabel, validation.message);
   if (internal) throw new GpuScopeError('internal', what, deviceLabel, internal.message);
