@@ -2,11 +2,11 @@
 import type { Gpu } from './device.ts';
 import type { MemoryCategory } from './memory.ts';
 
-const STORAGE = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-
 /** A storage buffer of `bytes` (rounded up to 4), zero-filled, counted under `category`. */
 export function storageBuffer(gpu: Gpu, label: string, bytes: number, category: MemoryCategory): GPUBuffer {
-  return gpu.memory.createBuffer(gpu.device, { label, size: Math.max(4, Math.ceil(bytes / 4) * 4), usage: STORAGE, category });
+  // (GPUBufferUsage is read here, not at module load: in Node it exists only once Dawn is loaded.)
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  return gpu.memory.createBuffer(gpu.device, { label, size: Math.max(4, Math.ceil(bytes / 4) * 4), usage, category });
 }
 
 /** A storage buffer holding `data`. */

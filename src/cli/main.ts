@@ -1,0 +1,40 @@
+// The `webddp` command line: dispatches to the subcommands. Usage errors exit 2 with the message;
+// other failures exit 1 with "webddp <command>: <message>" (the stack with WEBDDP_DEBUG=1).
+import { command as bench } from './cmd-bench.ts';
+import { UsageError, type CliIO, type Command } from './command.ts';
+
+const COMMANDS: readonly Command[] = [bench];
+
+const io: CliIO = {
+  out: (t) => { process.stdout.write(t); },
+  err: (t) => { process.stderr.write(t); },
+};
+
+function help(): string {
+  const w = Math.max(...COMMANDS.map((c) => c.name.length));
+  return ['webddp: data-parallel training on WebGPU, checked against PyTorch', '', 'usage: webddp <command> [options]   (webddp <command> --help for details)', '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`)].join('\n');
+}
+
+export async function main(argv: readonly string[], out: CliIO = io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    out.out(`${help()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const cmd = COMMANDS.find((c) => c.name === name);
+  if (!cmd) {
+    out.err(`webddp: unknown command '${name}'\n\n${help()}\n`);
+    return 2;
+  }
+  try {
+    return await cmd.run(rest, out);
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    out.err(`webddp ${name}: ${usage ? '' : 'error: '}${err.message}\n`);
+    if (usage) out.err(`(webddp ${name} --help for usage)\n`);
+    else if (process.env.WEBDDP_DEBUG) out.err(`${err.stack ?? ''}\n`);
+    return usage ? 2 : 1;
+  }
+}

@@ -1,0 +1,47 @@
+// What every layer of the model provides: its parameters, per-sample shapes, and the prepared
+// dispatches (Ops) of its forward and backward for a batch size. Layers record nothing themselves;
+// the step records their Ops into the caller's encoder, in order.
+import type { Gpu } from '../gpu/device.ts';
+import type { Op } from '../gpu/op.ts';
+import type { Tuning } from '../gpu/tuning.ts';
+import type { ParamSpec } from './spec.ts';
+
+/** Per-sample shape: [C, H, W] for images, [F] for features. */
+export type Shape = readonly number[];
+
+export interface BuildContext {
+  readonly gpu: Gpu;
+  /** The flat parameter arena (state_dict order). */
+  readonly params: GPUBuffer;
+  /** The flat gradient arena (same layout); backward kernels accumulate into it. */
+  readonly grads: GPUBuffer;
+  readonly tuning: Tuning;
+  /** Scratch shared by all layers (split-K partial sums); at least max(workspaceBytes) bytes. */
+  readonly workspace: GPUBuffer;
+}
+
+export interface BackwardIO {
+  /** The forward input [N, ...inShape]. */
+  readonly x: GPUBuffer;
+  /** The forward output [N, ...outShape]. */
+  readonly y: GPUBuffer;
+  /** The gradient of the output (of the pre-activation where the layer fuses a ReLU). */
+  readonly dy: GPUBuffer;
+  /** Where to write the input gradient, or null when nobody needs it (the first layer). */
+  readonly dx: GPUBuffer | null;
+}
+
+export interface Layer {
+  readonly name: string;
+  readonly inShape: Shape;
+  readonly outShape: Shape;
+  readonly params: readonly ParamSpec[];
+  /** Scratch bytes the backward needs at this batch size. */
+  workspaceBytes(batch: number, tuning: Tuning): number;
+  forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]>;
+  backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]>;
+}
+
+export function numel(shape: Shape): number {
+  return shape.reduce((a, b) => a * b, 1);
+}

@@ -1,0 +1,73 @@
+// Conv2d(ci, co, 3, padding=1) with the bias and (optionally) the ReLU fused into the forward.
+// Forward and backward side by side; every tensor is NCHW.
+import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
+import type { Tuning } from '../../gpu/tuning.ts';
+import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
+import type { ParamSpec } from '../spec.ts';
+
+export class Conv2dLayer implements Layer {
+  readonly inShape: Shape;
+  readonly outShape: Shape;
+  readonly params: readonly ParamSpec[];
+
+  constructor(
+    readonly name: string,
+    private readonly weight: ParamSpec, // [co, ci, 3, 3]
+    private readonly bias: ParamSpec, // [co]
+    private readonly h: number,
+    private readonly w: number,
+    private readonly relu: boolean,
+  ) {
+    const [co, ci, kh, kw] = weight.shape;
+    if (co === undefined || ci === undefined || kh !== 3 || kw !== 3) throw new Error(`${name}: only 3x3 convolutions are supported (got [${weight.shape.join(', ')}])`);
+    this.inShape = [ci, h, w];
+    this.outShape = [co, h, w];
+    this.params = [weight, bias];
+  }
+
+  private get ci(): number { return this.inShape[0] ?? 0; }
+  private get co(): number { return this.outShape[0] ?? 0; }
+
+  /** Split-K factor of the weight gradient: enough slices of the N*H rows to fill the device. */
+  splits(batch: number, tuning: Tuning): number {
+    const perSlice = this.ci * cdiv(this.co, 4);
+    return Math.max(1, Math.min(batch * this.h, cdiv(tuning.targetThreads, perSlice)));
+  }
+
+  workspaceBytes(batch: number, tuning: Tuning): number {
+    return this.splits(batch, tuning) * this.co * (this.ci * 9 + 1) * 4;
+  }
+
+  // x [N, ci, h, w] -> y [N, co, h, w] = relu?(conv(x, weight) + bias)
+  async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
+    const k = await ctx.gpu.kernels.get('conv2d_forward');
+    const { WG_X = 64, WG_Y = 1 } = k.overrides;
+    return [makeOp(ctx.gpu, k, `${this.name}.forward`, {
+      n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w,
+      w_off: this.weight.offset, b_off: this.bias.offset, relu: this.relu ? 1 : 0,
+    }, { x, theta: ctx.params, y }, [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.co, 4), WG_Y), batch])];
+  }
+
+  // dy [N, co, h, w] (pre-activation gradient) -> dx [N, ci, h, w]; dweight, dbias += (split-K, then reduce)
+  async backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+    const ops: Op[] = [];
+    const g = ctx.gpu;
+    if (io.dx) {
+      const k = await g.kernels.get('conv2d_backward_input');
+      const { WG_X = 64, WG_Y = 1 } = k.overrides;
+      ops.push(makeOp(g, k, `${this.name}.backward_input`, {
+        n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, w_off: this.weight.offset,
+      }, { dy: io.dy, theta: ctx.params, dx: io.dx }, [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.ci, 4), WG_Y), batch]));
+    }
+    const splits = this.splits(batch, ctx.tuning);
+    const kw = await g.kernels.get('conv2d_backward_weight');
+    ops.push(makeOp(g, kw, `${this.name}.backward_weight`, {
+      n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits,
+    }, { dy: io.dy, x: io.x, partial: ctx.workspace }, [cdiv(this.ci * cdiv(this.co, 4), kw.overrides.WG_X ?? 64), 1, splits]));
+    const kr = await g.kernels.get('conv2d_backward_weight_reduce');
+    ops.push(makeOp(g, kr, `${this.name}.backward_weight_reduce`, {
+      co: this.co, k: this.ci * 9, splits, w_off: this.weight.offset, b_off: this.bias.offset,
+    }, { partial: ctx.workspace, grad: ctx.grads }, [cdiv(this.co * (this.ci * 9 + 1), kr.overrides.WG ?? 64), 1, 1]));
+    return ops;
+  }
+}

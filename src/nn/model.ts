@@ -1,0 +1,136 @@
+// SimpleCNN on the GPU: the layer list, the activation and gradient buffers (allocated once for
+// the largest batch), and a StepPlan per batch size: the prepared Ops of the input normalisation,
+// forward, loss and backward. Backward is split into segments, one per layer, each naming the
+// parameters whose gradients are complete after it (DDP starts a bucket's all-reduce there).
+import { storageBuffer } from '../gpu/buffers.ts';
+import type { Gpu } from '../gpu/device.ts';
+import { grid1d, makeOp, type Op } from '../gpu/op.ts';
+import type { Tuning } from '../gpu/tuning.ts';
+import { Conv2dLayer } from './layers/conv2d.ts';
+import { LinearLayer } from './layers/linear.ts';
+import { MaxPool2dLayer } from './layers/maxpool2d.ts';
+import { numel, type BuildContext, type Layer } from './layer.ts';
+import { lossBackward, lossForward } from './loss.ts';
+import { paramByName, type ModelSpec, type ParamSpec } from './spec.ts';
+
+/** CIFAR-10 normalisation (the seed's transforms.Normalize). */
+export const CIFAR_MEAN = [0.4914, 0.4822, 0.4465] as const;
+export const CIFAR_STD = [0.2023, 0.1994, 0.201] as const;
+
+export interface BackwardSegment { readonly layer: string; readonly ops: readonly Op[]; readonly ready: readonly ParamSpec[] }
+
+export interface StepPlan {
+  readonly batch: number;
+  /** uint8 input words -> normalised float input (only when the batch arrives as bytes). */
+  readonly normalize: Op;
+  readonly forward: readonly Op[];
+  readonly lossForward: Op;
+  readonly lossBackward: Op<'softmax_xent_backward'>;
+  readonly backward: readonly BackwardSegment[];
+}
+
+export function simpleCnnLayers(spec: ModelSpec): Layer[] {
+  const p = (n: string) => paramByName(spec, n);
+  return [
+    new Conv2dLayer('conv1', p('conv1.weight'), p('conv1.bias'), 32, 32, true),
+    new MaxPool2dLayer('pool1', spec.c1, 32, 32, true),
+    new Conv2dLayer('conv2', p('conv2.weight'), p('conv2.bias'), 16, 16, true),
+    new MaxPool2dLayer('pool2', spec.c2, 16, 16, true),
+    new LinearLayer('fc1', p('fc1.weight'), p('fc1.bias'), true, false),
+    new LinearLayer('fc2', p('fc2.weight'), p('fc2.bias'), false, true),
+  ];
+}
+
+export class Model {
+  readonly layers: Layer[];
+  /** Float input [maxBatch, 3, 32, 32] (normalised). */
+  readonly x: GPUBuffer;
+  /** uint8 input, four pixels per word [maxBatch * 3072 / 4]. */
+  readonly bytes: GPUBuffer;
+  readonly labels: GPUBuffer;
+  /** Output of each layer; the last is the logits [maxBatch, 10]. */
+  readonly acts: GPUBuffer[];
+  readonly dlogits: GPUBuffer;
+  /** Stats slots of 3 floats: mean loss, correct, loss sum. */
+  readonly stats: GPUBuffer;
+  private readonly gradBuffers: [GPUBuffer, GPUBuffer];
+  private readonly ctx: BuildContext;
+  private readonly plans = new Map<number, Promise<StepPlan>>();
+
+  constructor(readonly gpu: Gpu, readonly spec: ModelSpec, readonly maxBatch: number, params: GPUBuffer, grads: GPUBuffer, tuning: Tuning) {
+    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`batch size must be a positive integer (got ${maxBatch})`);
+    this.layers = simpleCnnLayers(spec);
+    const B = maxBatch;
+    const f32 = (label: string, n: number) => storageBuffer(gpu, label, n * 4, 'activations');
+    this.x = f32('input.x', B * numel(spec.input));
+    this.bytes = storageBuffer(gpu, 'input.bytes', B * numel(spec.input), 'activations');
+    this.labels = storageBuffer(gpu, 'input.labels', B * 4, 'activations');
+    this.acts = this.layers.map((l) => f32(`${l.name}.out`, B * numel(l.outShape)));
+    const maxGrad = Math.max(...this.layers.map((l) => numel(l.inShape)));
+    this.gradBuffers = [f32('grad_act.0', B * maxGrad), f32('grad_act.1', B * maxGrad)];
+    this.dlogits = f32('loss.dlogits', B * spec.classes);
+    this.stats = storageBuffer(gpu, 'loss.stats', 64, 'other');
+    const ws = Math.max(4, ...this.layers.map((l) => l.workspaceBytes(B, tuning)));
+    this.ctx = { gpu, params, grads, tuning, workspace: storageBuffer(gpu, 'workspace', ws, 'activations') };
+  }
+
+  get logits(): GPUBuffer {
+    const l = this.acts[this.acts.length - 1];
+    if (!l) throw new Error('model has no layers');
+    return l;
+  }
+
+  /** The prepared Ops for `batch` samples (<= maxBatch), built once per batch size. */
+  plan(batch: number): Promise<StepPlan> {
+    if (!Number.isInteger(batch) || batch < 1 || batch > this.maxBatch) {
+      return Promise.reject(new RangeError(`batch ${batch} is outside 1..${this.maxBatch}`));
+    }
+    let p = this.plans.get(batch);
+    if (!p) {
+      p = this.build(batch);
+      this.plans.set(batch, p);
+    }
+    return p;
+  }
+
+  private async build(batch: number): Promise<StepPlan> {
+    const { gpu, spec } = this;
+    const count = batch * numel(spec.input);
+    const kn = await gpu.kernels.get('normalize_input');
+    const normalize = makeOp(gpu, kn, 'input.normalize', {
+      count, c: spec.input[0], hw: spec.input[1] * spec.input[2], pad: 0, mean: [...CIFAR_MEAN, 0], stdev: [...CIFAR_STD, 1],
+    }, { bytes: this.bytes, x: this.x }, grid1d(Math.ceil(count / 4), kn.overrides.WG ?? 64));
+    const forward: Op[] = [];
+    let input = this.x;
+    for (const [i, layer] of this.layers.entries()) {
+      const out = this.acts[i] ?? input;
+      forward.push(...(await layer.forward(this.ctx, input, out, batch)));
+      input = out;
+    }
+    const lb = { logits: this.logits, labels: this.labels, stats: this.stats, dlogits: this.dlogits };
+    const lf = await lossForward(gpu, lb, batch, spec.classes);
+    const lbw = await lossBackward(gpu, lb, batch, spec.classes);
+    const backward: BackwardSegment[] = [];
+    let dy = this.dlogits;
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const layer = this.layers[i];
+      if (!layer) continue;
+      const dx = i === 0 ? null : this.gradBuffers[i % 2] ?? null;
+      const x = i === 0 ? this.x : this.acts[i - 1] ?? this.x;
+      const y = this.acts[i] ?? this.x;
+      backward.push({ layer: layer.name, ops: await layer.backward(this.ctx, { x, y, dy, dx }, batch), ready: layer.params });
+      if (dx) dy = dx;
+    }
+    return { batch, normalize, forward, lossForward: lf, lossBackward: lbw, backward };
+  }
+
+  destroy(): void {
+    for (const p of this.plans.values()) {
+      void p.then((plan) => {
+        for (const op of [plan.normalize, ...plan.forward, plan.lossForward, plan.lossBackward, ...plan.backward.flatMap((s) => s.ops)]) op.destroy();
+      }, () => undefined);
+    }
+    const m = this.gpu.memory;
+    for (const b of [this.x, this.bytes, this.labels, ...this.acts, ...this.gradBuffers, this.dlogits, this.stats, this.ctx.workspace]) m.destroy(b);
+  }
+}

@@ -1,0 +1,60 @@
+// The optimizer interface and factory. An optimizer updates a contiguous slice of the flat
+// parameter arena from the matching slice of gradients (the whole model for DDP; one rank's
+// partition for ZeRO), keeping its state (momentum, Adam moments) for that slice only.
+import type { Gpu } from '../gpu/device.ts';
+import type { Recorder } from '../gpu/recorder.ts';
+import { AdamOptimizer } from './adam.ts';
+import { SgdOptimizer } from './sgd.ts';
+
+export type OptimizerName = 'sgd' | 'adam' | 'adamw';
+
+export interface OptimizerConfig {
+  readonly name: OptimizerName;
+  readonly lr: number;
+  /** SGD momentum (torch default 0; the seed trains with 0.9). */
+  readonly momentum?: number;
+  readonly dampening?: number;
+  readonly nesterov?: boolean;
+  /** L2 penalty (SGD, Adam) or decoupled decay (AdamW; torch default 0.01). */
+  readonly weightDecay?: number;
+  readonly betas?: readonly [number, number];
+  readonly eps?: number;
+}
+
+export interface ArenaSlice {
+  readonly params: GPUBuffer;
+  readonly grads: GPUBuffer;
+  /** First parameter (element index) of the slice in `params`. */
+  readonly paramOffset: number;
+  /** First gradient element of the slice in `grads` (differs from paramOffset when grads hold only the slice). */
+  readonly gradOffset: number;
+  readonly count: number;
+}
+
+export interface Optimizer {
+  readonly config: OptimizerConfig;
+  /** Steps taken so far (PyTorch's state['step']). */
+  readonly steps: number;
+  /** Records one optimizer step into the caller's encoder; `lr` overrides the configured rate (schedules). */
+  record(rec: Recorder, lr?: number): void;
+  /** The state tensors for a checkpoint (momentum_buffer, or exp_avg and exp_avg_sq), read back. */
+  readState(): Promise<Record<string, Float32Array>>;
+  /** Restores state read by readState() and the step count. */
+  loadState(state: Record<string, Float32Array>, steps: number): void;
+  destroy(): void;
+}
+
+export async function createOptimizer(gpu: Gpu, config: OptimizerConfig, slice: ArenaSlice): Promise<Optimizer> {
+  switch (config.name) {
+    case 'sgd': return SgdOptimizer.create(gpu, config, slice);
+    case 'adam':
+    case 'adamw': return AdamOptimizer.create(gpu, config, slice);
+  }
+}
+
+/** Writes `data` into a state buffer of `count` floats, with a clear error on a length mismatch. */
+export function writeState(gpu: Gpu, buffer: GPUBuffer, name: string, data: Float32Array | undefined, count: number): void {
+  if (!data) throw new Error(`optimizer state '${name}' is missing from the checkpoint`);
+  if (data.length !== count) throw new Error(`optimizer state '${name}' has ${data.length} values, expected ${count}`);
+  gpu.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+}

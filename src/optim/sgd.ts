@@ -1,0 +1,46 @@
+// torch.optim.SGD on the GPU (sgd_step.wgsl): momentum, dampening, weight decay, Nesterov.
+import { readFloats, storageBuffer } from '../gpu/buffers.ts';
+import type { Gpu } from '../gpu/device.ts';
+import { grid1d, makeOp, type Op } from '../gpu/op.ts';
+import type { Recorder } from '../gpu/recorder.ts';
+import { writeState, type ArenaSlice, type Optimizer, type OptimizerConfig } from './optimizer.ts';
+
+export class SgdOptimizer implements Optimizer {
+  steps = 0;
+
+  private constructor(readonly config: OptimizerConfig, private readonly gpu: Gpu, private readonly op: Op<'sgd_step'>,
+    private readonly momentum: GPUBuffer, private readonly count: number) {}
+
+  static async create(gpu: Gpu, config: OptimizerConfig, s: ArenaSlice): Promise<SgdOptimizer> {
+    const m = config.momentum ?? 0;
+    // The momentum buffer exists only with momentum (PyTorch allocates none without it).
+    const momentum = storageBuffer(gpu, 'sgd.momentum_buffer', m !== 0 ? s.count * 4 : 4, 'optimizer');
+    const k = await gpu.kernels.get('sgd_step');
+    const op = makeOp(gpu, k, 'sgd.step', {
+      count: s.count, p_off: s.paramOffset, g_off: s.gradOffset, first: 1, lr: config.lr, momentum: m,
+      dampening: config.dampening ?? 0, weight_decay: config.weightDecay ?? 0, nesterov: config.nesterov ? 1 : 0,
+    }, { grad: s.grads, theta: s.params, momentum }, grid1d(s.count, k.overrides.WG ?? 64));
+    return new SgdOptimizer(config, gpu, op, momentum, s.count);
+  }
+
+  record(rec: Recorder, lr = this.config.lr): void {
+    this.op.setParams({ lr, first: this.steps === 0 ? 1 : 0 });
+    rec.dispatch(this.op);
+    this.steps++;
+  }
+
+  async readState(): Promise<Record<string, Float32Array>> {
+    if ((this.config.momentum ?? 0) === 0) return {};
+    return { momentum_buffer: await readFloats(this.gpu, this.momentum, 0, this.count) };
+  }
+
+  loadState(state: Record<string, Float32Array>, steps: number): void {
+    if ((this.config.momentum ?? 0) !== 0 && steps > 0) writeState(this.gpu, this.momentum, 'momentum_buffer', state.momentum_buffer, this.count);
+    this.steps = steps;
+  }
+
+  destroy(): void {
+    this.op.destroy();
+    this.gpu.memory.destroy(this.momentum);
+  }
+}

@@ -1,0 +1,158 @@
+// One device's training engine: the flat parameter and gradient arenas, SimpleCNN's plans, the
+// optimizer and optional gradient clipping. A training step is recorded into one encoder
+// (upload -> normalise -> forward -> loss -> backward -> clip -> optimizer -> zero grads) and
+// submitted once; only the loss and accuracy come back. Distributed modes reuse the pieces
+// (recordForward / recordBackward / optimizer) with communication in between.
+import { readFloats, storageBuffer } from '../gpu/buffers.ts';
+import type { Gpu } from '../gpu/device.ts';
+import { Recorder } from '../gpu/recorder.ts';
+import { StagingPool } from '../gpu/staging.ts';
+import type { Timer } from '../gpu/timer.ts';
+import { tuningFor, type Tuning } from '../gpu/tuning.ts';
+import { Model, type StepPlan } from '../nn/model.ts';
+import type { ModelSpec } from '../nn/spec.ts';
+import { GradClipper } from '../optim/clip.ts';
+import { createOptimizer, type Optimizer, type OptimizerConfig } from '../optim/optimizer.ts';
+
+export interface TrainerOptions {
+  readonly spec: ModelSpec;
+  readonly maxBatch: number;
+  readonly optimizer: OptimizerConfig;
+  /** clip_grad_norm_(max_norm) before each optimizer step; 0 or absent: off. */
+  readonly clipGradNorm?: number;
+  readonly tuning?: Tuning;
+}
+
+/** A batch as uint8 CIFAR pixels (normalised on the GPU) or as ready float input. */
+export type Batch =
+  | { readonly images: Uint8Array; readonly labels: Int32Array }
+  | { readonly x: Float32Array; readonly labels: Int32Array };
+
+export interface StepResult {
+  readonly batch: number;
+  readonly loss: number;
+  readonly correct: number;
+  /** Pre-clip global gradient norm, when clipping is on. */
+  readonly gradNorm?: number;
+  /** GPU milliseconds per phase, when a Timer was attached. */
+  readonly gpuMs?: Record<string, number>;
+}
+
+export class Trainer {
+  private readonly staging: StagingPool;
+
+  private constructor(
+    readonly gpu: Gpu, readonly spec: ModelSpec, readonly params: GPUBuffer, readonly grads: GPUBuffer,
+    readonly model: Model, readonly optimizer: Optimizer, readonly clipper: GradClipper | null,
+  ) {
+    this.staging = new StagingPool(gpu, 'step.readback', 32);
+  }
+
+  static async create(gpu: Gpu, o: TrainerOptions): Promise<Trainer> {
+    const tuning = o.tuning ?? tuningFor(gpu.adapter);
+    gpu.kernels.tuning = tuning.kernels;
+    const params = storageBuffer(gpu, 'params', o.spec.total * 4, 'parameters');
+    const grads = storageBuffer(gpu, 'grads', o.spec.total * 4, 'gradients');
+    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning);
+    const optimizer = await createOptimizer(gpu, o.optimizer, { params, grads, paramOffset: 0, gradOffset: 0, count: o.spec.total });
+    const clipper = o.clipGradNorm ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups) : null;
+    return new Trainer(gpu, o.spec, params, grads, model, optimizer, clipper);
+  }
+
+  setParams(flat: Float32Array): void {
+    if (flat.length !== this.spec.total) throw new Error(`expected ${this.spec.total} parameters, got ${flat.length}`);
+    this.gpu.device.queue.writeBuffer(this.params, 0, flat.buffer, flat.byteOffset, flat.byteLength);
+  }
+
+  readParams(): Promise<Float32Array> { return readFloats(this.gpu, this.params, 0, this.spec.total); }
+  readGrads(): Promise<Float32Array> { return readFloats(this.gpu, this.grads, 0, this.spec.total); }
+  readLogits(batch: number): Promise<Float32Array> { return readFloats(this.gpu, this.model.logits, 0, batch * this.spec.classes); }
+
+  /** Writes the batch into the input buffers and returns its plan. */
+  async upload(b: Batch): Promise<StepPlan> {
+    const n = b.labels.length;
+    const per = this.spec.input[0] * this.spec.input[1] * this.spec.input[2];
+    const plan = await this.model.plan(n);
+    for (const y of b.labels) {
+      if (!Number.isInteger(y) || y < 0 || y >= this.spec.classes) throw new RangeError(`label ${y} is outside 0..${this.spec.classes - 1}`);
+    }
+    const q = this.gpu.device.queue;
+    q.writeBuffer(this.model.labels, 0, b.labels.buffer, b.labels.byteOffset, b.labels.byteLength);
+    if ('images' in b) {
+      if (b.images.length !== n * per) throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
+      const padded = b.images.length % 4 === 0 ? b.images : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
+      q.writeBuffer(this.model.bytes, 0, padded.buffer, padded.byteOffset, padded.byteLength);
+    } else {
+      if (b.x.length !== n * per) throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
+      q.writeBuffer(this.model.x, 0, b.x.buffer, b.x.byteOffset, b.x.byteLength);
+    }
+    return plan;
+  }
+
+  /** Records input normalisation (for byte batches), forward and the loss. */
+  recordForward(rec: Recorder, plan: StepPlan, bytes: boolean): void {
+    rec.phase('forward');
+    if (bytes) rec.dispatch(plan.normalize);
+    for (const op of plan.forward) rec.dispatch(op);
+    rec.dispatch(plan.lossForward);
+  }
+
+  /** Records the loss gradient and the backward; `onSegment` runs after each layer's segment. */
+  recordBackward(rec: Recorder, plan: StepPlan, onSegment?: (segment: StepPlan['backward'][number]) => void): void {
+    rec.phase('backward');
+    rec.dispatch(plan.lossBackward);
+    for (const s of plan.backward) {
+      for (const op of s.ops) rec.dispatch(op);
+      onSegment?.(s);
+    }
+  }
+
+  /** Records clipping (if on), the optimizer step and the zeroing of the gradients. */
+  recordUpdate(rec: Recorder, lr?: number): void {
+    rec.phase('optimizer');
+    this.clipper?.record(rec);
+    this.optimizer.record(rec, lr);
+    rec.clear(this.grads);
+  }
+
+  /**
+   * One step on one device: forward, backward and (unless `update` is false, e.g. inside
+   * gradient accumulation) the optimizer. One submit; awaits only the loss readback.
+   */
+  async step(b: Batch, opts: { update?: boolean; lr?: number; timer?: Timer } = {}): Promise<StepResult> {
+    const plan = await this.upload(b);
+    const rec = new Recorder(this.gpu, 'train_step', opts.timer ?? null);
+    this.recordForward(rec, plan, 'images' in b);
+    this.recordBackward(rec, plan);
+    if (opts.update !== false) this.recordUpdate(rec, opts.lr);
+    return this.finish(rec, plan.batch, opts.timer);
+  }
+
+  /** Forward only (evaluation): loss and correct count of the batch. */
+  async evaluate(b: Batch): Promise<StepResult> {
+    const plan = await this.upload(b);
+    const rec = new Recorder(this.gpu, 'eval_step');
+    this.recordForward(rec, plan, 'images' in b);
+    return this.finish(rec, plan.batch);
+  }
+
+  /** Copies the stats (and clip norm) to staging, submits, and reads them back. */
+  async finish(rec: Recorder, batch: number, timer?: Timer): Promise<StepResult> {
+    const buf = this.staging.take();
+    rec.copy(this.model.stats, 0, buf, 0, 16);
+    if (this.clipper) rec.copy(this.clipper.out, 0, buf, 16, 16);
+    rec.submit();
+    const [data, gpuMs] = await Promise.all([this.staging.read(buf), timer?.read()]);
+    const f = new Float32Array(data);
+    return { batch, loss: f[0] ?? NaN, correct: f[1] ?? 0, ...(this.clipper ? { gradNorm: f[4] ?? NaN } : {}), ...(gpuMs ? { gpuMs } : {}) };
+  }
+
+  destroy(): void {
+    this.staging.destroy();
+    this.clipper?.destroy();
+    this.optimizer.destroy();
+    this.model.destroy();
+    this.gpu.memory.destroy(this.params);
+    this.gpu.memory.destroy(this.grads);
+  }
+}
