@@ -13,8 +13,10 @@ export interface BuildContext {
   readonly gpu: Gpu;
   /** The flat parameter arena (state_dict order). */
   readonly params: GPUBuffer;
-  /** The flat gradient arena (same layout); backward kernels accumulate into it. */
+  /** Where backward kernels accumulate parameter gradients (+=). */
   readonly grads: GPUBuffer;
+  /** A parameter's element offset in `grads`: its arena offset, unless gradients live elsewhere (ZeRO-2). */
+  gradOffset(p: ParamSpec): number;
   readonly tuning: Tuning;
   /** Scratch shared by all layers (split-K partial sums); at least max(workspaceBytes) bytes. */
   readonly workspace: GPUBuffer;

@@ -57,7 +57,12 @@ export class Model {
   private readonly ctx: BuildContext;
   private readonly plans = new Map<number, Promise<StepPlan>>();
 
-  constructor(readonly gpu: Gpu, readonly spec: ModelSpec, readonly maxBatch: number, params: GPUBuffer, grads: GPUBuffer, tuning: Tuning) {
+  /**
+   * `grads` receives the parameter gradients at `gradOffset(p)` (default: the arena offset, i.e.
+   * `grads` is a full gradient arena).
+   */
+  constructor(readonly gpu: Gpu, readonly spec: ModelSpec, readonly maxBatch: number, params: GPUBuffer, grads: GPUBuffer, tuning: Tuning,
+    gradOffset: (p: ParamSpec) => number = (p) => p.offset) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`batch size must be a positive integer (got ${maxBatch})`);
     this.layers = simpleCnnLayers(spec);
     const B = maxBatch;
@@ -71,7 +76,7 @@ export class Model {
     this.dlogits = f32('loss.dlogits', B * spec.classes);
     this.stats = storageBuffer(gpu, 'loss.stats', 64, 'other');
     const ws = Math.max(4, ...this.layers.map((l) => l.workspaceBytes(B, tuning)));
-    this.ctx = { gpu, params, grads, tuning, workspace: storageBuffer(gpu, 'workspace', ws, 'activations') };
+    this.ctx = { gpu, params, grads, tuning, gradOffset, workspace: storageBuffer(gpu, 'workspace', ws, 'activations') };
   }
 
   get logits(): GPUBuffer {

@@ -66,7 +66,7 @@ export class Conv2dLayer implements Layer {
     }, { dy: io.dy, x: io.x, partial: ctx.workspace }, [cdiv(this.ci * cdiv(this.co, 4), kw.overrides.WG_X ?? 64), 1, splits]));
     const kr = await g.kernels.get('conv2d_backward_weight_reduce');
     ops.push(makeOp(g, kr, `${this.name}.backward_weight_reduce`, {
-      co: this.co, k: this.ci * 9, splits, w_off: this.weight.offset, b_off: this.bias.offset,
+      co: this.co, k: this.ci * 9, splits, w_off: ctx.gradOffset(this.weight), b_off: ctx.gradOffset(this.bias),
     }, { partial: ctx.workspace, grad: ctx.grads }, [cdiv(this.co * (this.ci * 9 + 1), kr.overrides.WG ?? 64), 1, 1]));
     return ops;
   }

@@ -52,7 +52,7 @@ export class LinearLayer implements Layer {
     const k = await g.kernels.get('linear_backward_weight');
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
     ops.push(makeOp(g, k, `${this.name}.backward_weight`, {
-      n: batch, i: this.i, o: this.o, w_off: this.weight.offset, b_off: this.bias.offset,
+      n: batch, i: this.i, o: this.o, w_off: ctx.gradOffset(this.weight), b_off: ctx.gradOffset(this.bias),
     }, { dy: io.dy, x: io.x, grad: ctx.grads }, [cdiv(cdiv(this.i, 4), WG_X), cdiv(cdiv(this.o, 4), WG_Y), 1]));
     return ops;
   }
