@@ -2,9 +2,9 @@
 // into forward, backward and optimizer; a table, then one JSON line.
 import { parseArgs } from 'node:util';
 import { benchmarkTraining, formatTrainBench, type TrainBenchRow } from '../../bench/train-step.ts';
-import { UsageError, type Command } from './command.ts';
+import type { Command } from './command.ts';
 import { cliDevice, parseAdapter } from './device.ts';
-import { intList, positiveInt } from './args.ts';
+import { intFlag, intListFlag, numberFlag, parseFlags } from './flags.ts';
 
 const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--json]
 
@@ -18,22 +18,21 @@ export const command: Command = {
   summary: 'measure training throughput of one worker (images/s, forward/backward/optimizer split)',
   usage,
   async run(argv, io) {
-    const { values } = parseArgs({
+    const { values } = parseFlags(() => parseArgs({
       args: [...argv], strict: true,
       options: {
         batches: { type: 'string' }, steps: { type: 'string' }, warmup: { type: 'string' }, width: { type: 'string' },
         adapter: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       },
-    });
+    }));
     if (values.help) { io.out(`${usage}\n`); return 0; }
-    const width = values.width === undefined ? 1 : Number(values.width);
-    if (!Number.isFinite(width) || width <= 0) throw new UsageError(`--width must be a positive number (got '${values.width}')`);
+    const width = values.width === undefined ? 1 : numberFlag('--width', values.width);
     const gpu = await cliDevice(parseAdapter(values.adapter), io, 'bench');
     try {
       const soft = gpu.adapter.fallback;
-      const batches = values.batches ? intList('--batches', values.batches) : soft ? [8, 32] : [32, 128, 512];
-      const steps = values.steps ? positiveInt('--steps', values.steps) : soft ? 3 : 50;
-      const warmup = values.warmup ? positiveInt('--warmup', values.warmup, 0) : soft ? 1 : 10;
+      const batches = values.batches ? intListFlag('--batches', values.batches) : soft ? [8, 32] : [32, 128, 512];
+      const steps = values.steps ? intFlag('--steps', values.steps, 1) : soft ? 3 : 50;
+      const warmup = values.warmup ? intFlag('--warmup', values.warmup, 0) : soft ? 1 : 10;
       const rows: TrainBenchRow[] = await benchmarkTraining(gpu, { batches, steps, warmup, width }, (r) => {
         if (!values.json) io.err(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s\n`);
       });

@@ -48,3 +48,19 @@ export function seedFlag(flag: string, v: string): bigint {
   }
   throw new UsageError(`${flag} must be an integer in [-2^63, 2^64) (got '${v}')`);
 }
+
+/** A comma-separated list of integers >= 1, e.g. --batches 32,128,512. */
+export function intListFlag(flag: string, v: string): number[] {
+  const parts = v.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+  if (parts.length === 0) throw new UsageError(`${flag} needs a comma-separated list of integers (got '${v}')`);
+  return parts.map((p) => intFlag(flag, p, 1));
+}
+
+/** A finite number > 0 (or >= 0 with allowZero). */
+export function numberFlag(flag: string, v: string, allowZero = false): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !allowZero)) {
+    throw new UsageError(`${flag} must be a number ${allowZero ? '>= 0' : '> 0'} (got '${v}')`);
+  }
+  return n;
+}

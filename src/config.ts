@@ -1,0 +1,102 @@
+// The one typed training configuration that the page, the CLI and the workers share, with its
+// defaults and validation. Every field is checked here, so a bad value is refused at the control
+// (or the flag) with a message and never reaches a worker.
+import { MAX_WIDTH, MIN_WIDTH } from './nn/spec.ts';
+
+export const MODES = ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2'] as const;
+export type Mode = (typeof MODES)[number];
+export const OPTIMIZERS = ['sgd', 'adam', 'adamw'] as const;
+export const TRANSPORTS = ['auto', 'port', 'sab'] as const;
+export const MAX_WORKERS = 8;
+
+export interface TrainConfig {
+  readonly mode: Mode;
+  /** Number of workers (ranks), each with its own device. */
+  readonly workers: number;
+  /** Samples per worker per step (DP and BalancedDP split a global batch of workers x this). */
+  readonly batchSize: number;
+  /** BalancedDataParallel: samples on worker 0 (the rest are shared by the others). */
+  readonly gpu0Bsz: number;
+  readonly epochs: number;
+  readonly optimizer: (typeof OPTIMIZERS)[number];
+  readonly lr: number;
+  /** SGD momentum. */
+  readonly momentum: number;
+  readonly weightDecay: number;
+  /** Model width multiplier (1 = the seed's SimpleCNN). */
+  readonly width: number;
+  readonly seed: number;
+  /** Random crop (4-pixel padding) and horizontal flip. */
+  readonly augment: boolean;
+  /** DistributedSampler drop_last. */
+  readonly dropLast: boolean;
+  /** DDP gradient bucket size cap, MiB (PyTorch's bucket_cap_mb). */
+  readonly bucketCapMB: number;
+  /** Micro-batches per optimizer step (DDP no_sync accumulation). */
+  readonly gradAccum: number;
+  /** clip_grad_norm_ max norm; 0 turns clipping off. */
+  readonly clipGradNorm: number;
+  /** Use only the first N training / test records (0: all). */
+  readonly trainLimit: number;
+  readonly testLimit: number;
+  /** Verify that replicas hold identical parameters every K optimizer steps (0: never). */
+  readonly checkEvery: number;
+  readonly transport: (typeof TRANSPORTS)[number];
+  /** A step (or collective) that takes longer fails the run, naming the rank. */
+  readonly stepTimeoutMs: number;
+}
+
+export const DEFAULT_CONFIG: TrainConfig = {
+  mode: 'ddp', workers: 2, batchSize: 32, gpu0Bsz: 8, epochs: 1, optimizer: 'sgd', lr: 0.01, momentum: 0.9,
+  weightDecay: 0, width: 1, seed: 0, augment: false, dropLast: false, bucketCapMB: 25, gradAccum: 1, clipGradNorm: 0,
+  trainLimit: 0, testLimit: 0, checkEvery: 50, transport: 'auto', stepTimeoutMs: 300_000,
+};
+
+export interface ConfigIssue { readonly field: keyof TrainConfig | 'config'; readonly message: string }
+
+type Check = (v: unknown) => string | null;
+const int = (lo: number, hi: number): Check => (v) =>
+  typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? null : `must be an integer from ${lo} to ${hi}`;
+const num = (lo: number, hi: number, loOpen = false): Check => (v) =>
+  typeof v === 'number' && Number.isFinite(v) && (loOpen ? v > lo : v >= lo) && v <= hi ? null : `must be a number ${loOpen ? '>' : '>='} ${lo} and <= ${hi}`;
+const oneOf = (xs: readonly string[]): Check => (v) => (typeof v === 'string' && xs.includes(v) ? null : `must be one of ${xs.join(', ')}`);
+const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
+
+const CHECKS: Record<keyof TrainConfig, Check> = {
+  mode: oneOf(MODES), workers: int(1, MAX_WORKERS), batchSize: int(1, 4096), gpu0Bsz: int(0, 4096 * MAX_WORKERS),
+  epochs: int(1, 1000), optimizer: oneOf(OPTIMIZERS), lr: num(0, 10, true), momentum: num(0, 0.999), weightDecay: num(0, 1),
+  width: num(MIN_WIDTH, MAX_WIDTH), seed: int(0, Number.MAX_SAFE_INTEGER), augment: bool, dropLast: bool,
+  bucketCapMB: num(0, 1024, true), gradAccum: int(1, 64), clipGradNorm: num(0, 1e6), trainLimit: int(0, 10_000_000),
+  testLimit: int(0, 10_000_000), checkEvery: int(0, 1_000_000), transport: oneOf(TRANSPORTS), stepTimeoutMs: int(1000, 3_600_000),
+};
+
+/** Validates a partial config over the defaults: the full config, or every problem found. */
+export function validateConfig(input: unknown): { ok: true; config: TrainConfig } | { ok: false; issues: ConfigIssue[] } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, issues: [{ field: 'config', message: 'must be an object' }] };
+  const issues: ConfigIssue[] = [];
+  const merged: Record<string, unknown> = { ...DEFAULT_CONFIG };
+  for (const [k, v] of Object.entries(input)) {
+    if (!(k in CHECKS)) { issues.push({ field: 'config', message: `unknown setting '${k}'` }); continue; }
+    if (v !== undefined) merged[k] = v;
+  }
+  for (const [k, check] of Object.entries(CHECKS) as [keyof TrainConfig, Check][]) {
+    const problem = check(merged[k]);
+    if (problem) issues.push({ field: k, message: `${k} ${problem} (got ${JSON.stringify(merged[k])})` });
+  }
+  if (issues.length === 0) {
+    const c = merged as unknown as TrainConfig;
+    if (c.mode === 'balanced-dp' && c.workers < 2) issues.push({ field: 'workers', message: 'balanced-dp needs at least 2 workers' });
+    if (c.mode === 'balanced-dp' && c.gpu0Bsz > c.batchSize * c.workers) {
+      issues.push({ field: 'gpu0Bsz', message: `gpu0Bsz (${c.gpu0Bsz}) cannot exceed the global batch (${c.batchSize * c.workers})` });
+    }
+    if ((c.mode === 'dp' || c.mode === 'balanced-dp') && c.gradAccum > 1) issues.push({ field: 'gradAccum', message: 'gradient accumulation (no_sync) is a DDP feature: use mode ddp' });
+  }
+  return issues.length === 0 ? { ok: true, config: merged as unknown as TrainConfig } : { ok: false, issues };
+}
+
+/** validateConfig that throws one error listing every problem. */
+export function parseConfig(input: unknown): TrainConfig {
+  const r = validateConfig(input);
+  if (!r.ok) throw new RangeError(`invalid configuration: ${r.issues.map((i) => i.message).join('; ')}`);
+  return r.config;
+}
