@@ -3,7 +3,8 @@
 //   Adam with weight_decay:  g = g + weight_decay * p
 //   m = lerp(m, g, 1 - beta1)                 (torch >= 2.1: m + (1 - beta1) * (g - m), one fma)
 //   v = v * beta2 + (1 - beta2) * g * g
-//   p = p - step_size * m / (sqrt(v) / bc2_sqrt + eps)   eps after the bias correction, as torch
+//   p = p + (-step_size * m) / (sqrt(v) / bc2_sqrt + eps)  eps after the bias correction, and the
+//   product before the division, as torch's addcdiv_ evaluates it
 // The host computes step_size = lr / (1 - beta1^t), bc2_sqrt = sqrt(1 - beta2^t) and
 // decay = 1 - lr * weight_decay in float64 and rounds them to float32, as PyTorch does.
 // Element i of the slice is parameter p_off + i, gradient g_off + i and state i.
@@ -46,5 +47,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   m[i] = mi;
   v[i] = vi;
   let denom = sqrt(vi) / params.bc2_sqrt + params.eps;
-  theta[params.p_off + i] = fma(-params.step_size, mi / denom, p);
+  theta[params.p_off + i] = p + (-params.step_size * mi) / denom;
 }

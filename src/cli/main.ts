@@ -1,9 +1,12 @@
 // The `webddp` command line: dispatches to the subcommands. Usage errors exit 2 with the message;
 // other failures exit 1 with "webddp <command>: <message>" (the stack with WEBDDP_DEBUG=1).
 import { command as bench } from './cmd-bench.ts';
+import { command as init } from './cmd-init.ts';
+import { command as parity } from './cmd-parity.ts';
+import { command as sampler } from './cmd-sampler.ts';
 import { UsageError, type CliIO, type Command } from './command.ts';
 
-const COMMANDS: readonly Command[] = [bench];
+const COMMANDS: readonly Command[] = [parity, bench, sampler, init];
 
 const io: CliIO = {
   out: (t) => { process.stdout.write(t); },

@@ -1,0 +1,44 @@
+// The fixtures' tolerance rules (shared/fixtures/pytorch/README.md), applied per output tensor:
+//  * strict: |a - b| <= 1e-5 + 1e-4 |b| for logits, loss, gradients, clipped gradients, SGD steps
+//    and per-step losses;
+//  * adam: Adam/AdamW turn near-zero gradients into steps of about lr whose sign is rounding, so
+//    every parameter within 5e-3 and at least 99.9% within 1e-4 + 1e-3 |b|.
+import { compareTensors, type Comparison } from '../reference/compare.ts';
+
+export type RuleName = 'strict' | 'adam';
+
+export interface ParityRow {
+  readonly name: string;
+  readonly rule: RuleName;
+  readonly ok: boolean;
+  readonly main: Comparison;
+  /** For the adam rule: the fraction of elements within the tight tolerance. */
+  readonly fraction?: number;
+}
+
+export const STRICT = { rtol: 1e-4, atol: 1e-5 } as const;
+export const ADAM_TIGHT = { rtol: 1e-3, atol: 1e-4 } as const;
+export const ADAM_BOUND = { rtol: 0, atol: 5e-3 } as const;
+
+export function checkTensor(name: string, rule: RuleName, actual: ArrayLike<number>, expected: ArrayLike<number>): ParityRow {
+  if (rule === 'strict') {
+    const main = compareTensors(actual, expected, STRICT);
+    return { name, rule, ok: main.ok, main };
+  }
+  const tight = compareTensors(actual, expected, ADAM_TIGHT);
+  const bound = compareTensors(actual, expected, ADAM_BOUND);
+  const fraction = tight.count === 0 ? 1 : 1 - tight.mismatches / tight.count;
+  return { name, rule, ok: bound.ok && fraction >= 0.999, main: tight, fraction };
+}
+
+export function formatRows(rows: readonly ParityRow[]): string {
+  const head = ['tensor', 'max abs', 'max rel', 'out of tol', 'rule', 'ok'];
+  const body = rows.map((r) => [
+    r.name, r.main.maxAbs.toExponential(2), r.main.maxRel.toExponential(2), `${r.main.mismatches}/${r.main.count}`,
+    r.rule === 'strict' ? 'rtol 1e-4 atol 1e-5' : `all <= 5e-3, ${((r.fraction ?? 0) * 100).toFixed(2)}% tight (>= 99.9%)`,
+    r.ok ? 'ok' : 'FAIL',
+  ]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const line = (c: string[]) => c.map((x, i) => (i === 0 || i >= 4 ? x.padEnd(w[i] ?? 0) : x.padStart(w[i] ?? 0))).join('  ').trimEnd();
+  return [line(head), ...body.map(line)].join('\n');
+}
