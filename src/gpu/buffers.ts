@@ -40,7 +40,7 @@ export async function readBuffer(gpu: Gpu, src: GPUBuffer, offset = 0, bytes = s
   }
 }
 
-export async function readFloats(gpu: Gpu, src: GPUBuffer, offsetFloats = 0, count?: number): Promise<Float32Array> {
+export async function readFloats(gpu: Gpu, src: GPUBuffer, offsetFloats = 0, count?: number): Promise<Float32Array<ArrayBuffer>> {
   const bytes = count === undefined ? src.size - offsetFloats * 4 : count * 4;
   return new Float32Array(await readBuffer(gpu, src, offsetFloats * 4, bytes));
 }

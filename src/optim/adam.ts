@@ -4,17 +4,17 @@ import { readFloats, storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import type { Recorder } from '../gpu/recorder.ts';
+import { adamScalars } from '../reference/adam.ts';
 import { writeState, type ArenaSlice, type Optimizer, type OptimizerConfig } from './optimizer.ts';
 
-/** The float32 scalars of Adam step `t` (1-based) at learning rate `lr`. */
-export function adamScalars(config: OptimizerConfig, t: number, lr: number) {
-  const [b1, b2] = config.betas ?? [0.9, 0.999];
-  const wd = config.weightDecay ?? (config.name === 'adamw' ? 0.01 : 0);
-  const f = Math.fround;
+/** adam_step.wgsl's Params for step `t` (1-based) at rate `lr`: the reference's float32 scalars. */
+export function adamParams(config: OptimizerConfig, t: number, lr: number) {
+  const [beta1, beta2] = config.betas ?? [0.9, 0.999];
+  const decoupled = config.name === 'adamw';
+  const s = adamScalars(t, { lr, beta1, beta2, eps: config.eps ?? 1e-8, weightDecay: config.weightDecay ?? (decoupled ? 0.01 : 0), decoupled });
   return {
-    one_minus_beta1: f(1 - b1), beta2: f(b2), one_minus_beta2: f(1 - b2), eps: f(config.eps ?? 1e-8),
-    step_size: f(lr / (1 - b1 ** t)), bc2_sqrt: f(Math.sqrt(1 - b2 ** t)), weight_decay: f(wd), decay: f(1 - lr * wd),
-    decoupled: config.name === 'adamw' ? 1 : 0,
+    one_minus_beta1: s.oneMinusBeta1, beta2: s.beta2, one_minus_beta2: s.oneMinusBeta2, eps: s.eps,
+    step_size: s.stepSize, bc2_sqrt: s.bc2Sqrt, weight_decay: s.weightDecay, decay: s.decay, decoupled: decoupled ? 1 : 0,
   };
 }
 
@@ -29,14 +29,14 @@ export class AdamOptimizer implements Optimizer {
     const v = storageBuffer(gpu, `${config.name}.exp_avg_sq`, s.count * 4, 'optimizer');
     const k = await gpu.kernels.get('adam_step');
     const op = makeOp(gpu, k, `${config.name}.step`, {
-      count: s.count, p_off: s.paramOffset, g_off: s.gradOffset, ...adamScalars(config, 1, config.lr),
+      count: s.count, p_off: s.paramOffset, g_off: s.gradOffset, ...adamParams(config, 1, config.lr),
     }, { grad: s.grads, theta: s.params, m, v }, grid1d(s.count, k.overrides.WG ?? 64));
     return new AdamOptimizer(config, gpu, op, m, v, s.count);
   }
 
   record(rec: Recorder, lr = this.config.lr): void {
     this.steps++;
-    this.op.setParams(adamScalars(this.config, this.steps, lr));
+    this.op.setParams(adamParams(this.config, this.steps, lr));
     rec.dispatch(this.op);
   }
 

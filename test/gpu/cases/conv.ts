@@ -1,0 +1,80 @@
+// Conv2d kernels (forward with fused bias/ReLU, backward input, split-K backward weight + reduce)
+// against src/reference/conv2d.ts, on shapes that are not multiples of the 4x4 register tiles.
+import { cdiv } from '../../../src/gpu/op.ts';
+import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../../src/reference/conv2d.ts';
+import { expectClose } from '../../helpers/gradcheck.ts';
+import { arena, randn, runOp } from '../../helpers/run-op.ts';
+import { KERNEL_TOL, type OpCase } from './case.ts';
+
+const SHAPES: Conv2dShape[] = [
+  { n: 2, ci: 3, co: 5, h: 7, w: 9 },
+  { n: 1, ci: 6, co: 8, h: 5, w: 4 },
+  { n: 3, ci: 1, co: 2, h: 1, w: 3 },
+];
+const label = (s: Conv2dShape) => `x=[${s.n},${s.ci},${s.h},${s.w}] w=[${s.co},${s.ci},3,3]`;
+
+export const convCases = {
+  conv2d_forward: SHAPES.flatMap((s, k) => [false, true].map((relu): OpCase => ({
+    name: `${label(s)} relu=${relu}`,
+    async run(gpu) {
+      const x = randn(s.n * s.ci * s.h * s.w, 1 + k);
+      const w = randn(s.co * s.ci * 9, 2 + k, 0.5);
+      const b = randn(s.co, 3 + k, 0.5);
+      const { data, offsets } = arena(7, w, b);
+      const out = await runOp(gpu, 'conv2d_forward', { ...s, w_off: offsets[0] ?? 0, b_off: offsets[1] ?? 0, relu: relu ? 1 : 0 },
+        { x, theta: data, y: s.n * s.co * s.h * s.w }, (o) => [cdiv(s.h * cdiv(s.w, 4), o.WG_X ?? 64), cdiv(cdiv(s.co, 4), o.WG_Y ?? 1), s.n]);
+      expectClose('y', out.y!, conv2dForward(x, w, b, s, relu), KERNEL_TOL);
+    },
+  }))),
+  conv2d_backward_input: SHAPES.map((s, k): OpCase => ({
+    name: label(s),
+    async run(gpu) {
+      const dy = randn(s.n * s.co * s.h * s.w, 4 + k);
+      const w = randn(s.co * s.ci * 9, 5 + k, 0.5);
+      const { data, offsets } = arena(3, w);
+      const out = await runOp(gpu, 'conv2d_backward_input', { ...s, w_off: offsets[0] ?? 0 },
+        { dy, theta: data, dx: s.n * s.ci * s.h * s.w }, (o) => [cdiv(s.h * cdiv(s.w, 4), o.WG_X ?? 64), cdiv(cdiv(s.ci, 4), o.WG_Y ?? 1), s.n]);
+      expectClose('dx', out.dx!, conv2dBackwardInput(dy, w, s), KERNEL_TOL);
+    },
+  })),
+  conv2d_backward_weight: SHAPES.flatMap((s, k) => [1, 2, 5].map((splits): OpCase => ({
+    name: `${label(s)} splits=${Math.min(splits, s.n * s.h)} (with reduce, accumulating)`,
+    async run(gpu) {
+      const S = Math.min(splits, s.n * s.h);
+      const dy = randn(s.n * s.co * s.h * s.w, 6 + k);
+      const x = randn(s.n * s.ci * s.h * s.w, 7 + k);
+      const k1 = s.ci * 9 + 1;
+      const { partial } = await runOp(gpu, 'conv2d_backward_weight', { ...s, splits: S }, { dy, x, partial: S * s.co * k1 },
+        (o) => [cdiv(s.ci * cdiv(s.co, 4), o.WG_X ?? 64), 1, S]);
+      const before = randn(11 + s.co * s.ci * 9 + s.co, 8 + k);
+      const wOff = 5;
+      const bOff = wOff + s.co * s.ci * 9 + 3;
+      const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co: s.co, k: s.ci * 9, splits: S, w_off: wOff, b_off: bOff },
+        { partial: partial!, grad: before }, (o) => [cdiv(s.co * k1, o.WG ?? 64), 1, 1]);
+      const ref = conv2dBackwardWeight(dy, x, s);
+      const want = before.slice();
+      ref.dw.forEach((v, i) => { want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v); });
+      ref.db.forEach((v, i) => { want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v); });
+      expectClose('grad', grad!, want, KERNEL_TOL);
+    },
+  }))),
+  conv2d_backward_weight_reduce: [{
+    name: 'sums 4 slices of [co=3, k=5+1] into weight and bias offsets',
+    async run(gpu) {
+      const S = 4, co = 3, k = 5;
+      const partial = randn(S * co * (k + 1), 31);
+      const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co, k, splits: S, w_off: 2, b_off: 20 }, { partial, grad: 24 }, [1, 1, 1]);
+      const want = new Float32Array(24);
+      for (let s = 0; s < S; s++) {
+        for (let c = 0; c < co; c++) {
+          for (let j = 0; j <= k; j++) {
+            const v = partial[(s * co + c) * (k + 1) + j] ?? 0;
+            if (j < k) want[2 + c * k + j] = Math.fround((want[2 + c * k + j] ?? 0) + v);
+            else want[20 + c] = Math.fround((want[20 + c] ?? 0) + v);
+          }
+        }
+      }
+      expectClose('grad', grad!, want, KERNEL_TOL);
+    },
+  }],
+} satisfies Record<string, OpCase[]>;

@@ -1,0 +1,22 @@
+// Every WGSL kernel against its CPU reference on a real device (Dawn: the GPU, or SwiftShader).
+// CASES is typed Record<KernelName, ...>: adding a kernel without test cases does not compile.
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { Gpu } from '../../src/gpu/device.ts';
+import type { KernelName } from '../../src/gpu/kernels.ts';
+import { testGpu } from '../helpers/gpu.ts';
+import type { OpCase } from './cases/case.ts';
+import { convCases } from './cases/conv.ts';
+import { denseCases } from './cases/dense.ts';
+import { optimCases } from './cases/optim.ts';
+
+const CASES: Record<KernelName, readonly OpCase[]> = { ...convCases, ...denseCases, ...optimCases };
+
+let gpu: Gpu;
+beforeAll(async () => { gpu = await testGpu('ops'); });
+afterAll(() => gpu?.destroy());
+
+for (const [kernel, cases] of Object.entries(CASES)) {
+  describe(kernel, () => {
+    for (const c of cases) it(c.name, () => c.run(gpu));
+  });
+}
