@@ -1,11 +1,12 @@
-// Reading a .tar.gz (or a plain .tar) as a stream of entries: sniff the first bytes, gunzip with
-// DecompressionStream('gzip') under a size cap, decode the tar with modern-tar's streaming decoder
-// (strict: header checksums checked), and turn every failure into a typed error (errors.ts).
+// Reading a .tar.gz (or a plain .tar) as a stream of entries: sniff the first bytes, gunzip
+// (gunzip.ts: DecompressionStream('gzip')) under a size cap, decode the tar with modern-tar's
+// streaming decoder (strict: header checksums checked), and turn every failure into a typed error.
 import { createTarDecoder, type ParsedTarEntry } from 'modern-tar';
 import {
   CorruptGzipError, CorruptTarError, DataError, DecompressedTooLargeError, EmptyFileError, type GzipError, NotGzipError,
   NotTarError, TruncatedGzipError,
 } from './errors.ts';
+import { gunzipStream } from './gunzip.ts';
 import { forEachChunk, mapStream, peek } from './streams.ts';
 
 /** An archive member as the importer sees it; `body` must be read to the end or cancelled. */
@@ -55,7 +56,7 @@ async function tarBytes(stream: ReadableStream<Uint8Array>, opts: ArchiveReadOpt
     throw new NotGzipError(opts.source, hex(head));
   }
   let out = 0;
-  const decompressed = whole.pipeThrough(new DecompressionStream('gzip') as ReadableWritablePair<Uint8Array, Uint8Array>);
+  const decompressed = gunzipStream(whole);
   return mapStream(decompressed, {
     onChunk: (c) => {
       out += c.byteLength;

@@ -1,19 +1,41 @@
 // Node-only CIFAR-10 import from the filesystem: a cifar-10-binary.tar.gz (or .tar) file, or a
 // directory holding the extracted .bin files (cifar-10-batches-bin itself, or its parent). Files
 // become web ReadableStreams (Readable.toWeb) and go through the same importers as in a browser.
-import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Readable } from 'node:stream';
 import { ARCHIVE_DIR } from './cifar.ts';
 import { SourceReadError } from './errors.ts';
 import { importArchive, importFiles } from './import.ts';
 import type { ByteSource, ImportOptions, ImportResult } from './import-types.ts';
 import type { DatasetStore } from './store.ts';
 
-/** A file as a web byte stream. */
-export function fileStream(path: string): ReadableStream<Uint8Array> {
-  return Readable.toWeb(createReadStream(path, { highWaterMark: 1 << 20 })) as ReadableStream<Uint8Array>;
+/**
+ * A file as a web byte stream, read 1 MiB per pull (so backpressure holds: Node 20's
+ * Readable.toWeb counts its high-water mark in chunks and reads far ahead).
+ */
+export function fileStream(path: string, pieceBytes = 1 << 20): ReadableStream<Uint8Array> {
+  let fh: FileHandle | undefined;
+  const close = async () => {
+    const h = fh;
+    fh = undefined;
+    await h?.close();
+  };
+  return new ReadableStream<Uint8Array>({
+    async start() {
+      fh = await open(path, 'r');
+    },
+    async pull(ctrl) {
+      if (!fh) return ctrl.close();
+      const buf = new Uint8Array(pieceBytes);
+      const { bytesRead } = await fh.read(buf, 0, pieceBytes, null);
+      if (bytesRead === 0) {
+        await close();
+        return ctrl.close();
+      }
+      ctrl.enqueue(bytesRead === pieceBytes ? buf : buf.slice(0, bytesRead));
+    },
+    cancel: close,
+  }, { highWaterMark: 0 });
 }
 
 /** A file as a ByteSource (name = its base name). */
