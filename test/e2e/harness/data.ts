@@ -2,7 +2,7 @@
 // window.webddpData so puppeteer tests can import archives into real IndexedDB, read them back
 // after a reload, and load a shard in a real module worker.
 import { openDataset } from '../../../src/data/dataset.ts';
-import { importArchive } from '../../../src/data/import.ts';
+import { importArchive, importFromUrl } from '../../../src/data/import.ts';
 import type { ImportResult } from '../../../src/data/import-types.ts';
 import { IdbDatasetStore } from '../../../src/data/store-idb.ts';
 import type { DatasetManifest } from '../../../src/data/store.ts';
@@ -27,6 +27,7 @@ export interface ReadBack {
 
 export interface DataHarness {
   importArchive(base64: string, opts: { recordsPerChunk?: number; withTotal?: boolean }): Promise<Outcome<ImportSummary>>;
+  importUrl(url: string): Promise<Outcome<ImportSummary>>;
   importSynthetic(opts: { seed: number; train: number; test: number }): Promise<Outcome<ImportSummary>>;
   readBack(name: string): Promise<Outcome<ReadBack>>;
   listChunks(): Promise<string[]>;
@@ -58,6 +59,11 @@ const harness: DataHarness = {
       totalBytes: opts.withTotal === false ? undefined : blob.size,
       onProgress: (p) => { if (phases.at(-1) !== p.phase) phases.push(p.phase); },
     });
+    return summary(r, phases);
+  }),
+  importUrl: (url) => outcome(async () => {
+    const phases: string[] = [];
+    const r = await importFromUrl(url, store, { onProgress: (p) => { if (phases.at(-1) !== p.phase) phases.push(p.phase); } });
     return summary(r, phases);
   }),
   importSynthetic: (opts) => outcome(async () => summary(await importSynthetic(store, opts), [])),
