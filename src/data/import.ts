@@ -43,13 +43,21 @@ type Body = (ingest: CifarIngest, progress: Progress) => Promise<void>;
 
 async function runImport(
   store: DatasetStore, opts: ImportOptions, source: Omit<DatasetSource, 'ignored'>, need: Completeness, body: Body,
+  unused?: ReadableStream<Uint8Array>,
 ): Promise<ImportResult> {
   const progress = new Progress(opts, opts.totalBytes);
   const run = async (): Promise<ImportResult> => {
-    const writer = new DatasetWriter(store, opts.name ?? DEFAULT_DATASET);
-    const persisted = store.persist ? await store.persist() : undefined;
-    await writer.collectGarbage();
-    if (opts.totalBytes !== undefined && store.checkSpace) await store.checkSpace(opts.totalBytes);
+    let writer: DatasetWriter;
+    let persisted: boolean | undefined;
+    try {
+      writer = new DatasetWriter(store, opts.name ?? DEFAULT_DATASET);
+      persisted = store.persist ? await store.persist() : undefined;
+      await writer.collectGarbage();
+      if (opts.totalBytes !== undefined && store.checkSpace) await store.checkSpace(opts.totalBytes);
+    } catch (e) {
+      await unused?.cancel(e).catch(() => undefined); // e.g. release the HTTP connection
+      throw e;
+    }
     const ingest = new CifarIngest(writer, opts.sourceName ?? source.description, opts.recordsPerChunk ?? DEFAULT_RECORDS_PER_CHUNK, () => progress.report('reading'));
     progress.ingest = ingest;
     try {
@@ -116,7 +124,7 @@ export async function importArchive(stream: ReadableStream<Uint8Array>, store: D
   return runImport(store, opts, { kind: 'archive', description: sourceName }, 'archive', (ingest, progress) => {
     const guarded = progress.guard(stream, (e, n) => new SourceReadError(sourceName, n, e));
     return archiveBody(guarded, opts, sourceName, progress, ingest);
-  });
+  }, stream);
 }
 
 /**
@@ -143,7 +151,7 @@ export async function importFromUrl(url: string, store: DatasetStore, opts: Impo
   return runImport(store, withTotal, { kind: 'url', description: url }, 'archive', (ingest, progress) => {
     const guarded = progress.guard(body, (e, n) => new NetworkError(url, n, e));
     return archiveBody(guarded, withTotal, sourceName, progress, ingest);
-  });
+  }, body);
 }
 
 /**
