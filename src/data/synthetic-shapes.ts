@@ -54,6 +54,18 @@ interface Geometry {
   cx: number; cy: number; r: number; width: number; phase: number; sign: number; cos: number; sin: number;
 }
 
+/**
+ * Gradient directions: 16 steps of 22.5 degrees, as literals (Math.cos/sin may differ in the last
+ * bit between JavaScript engines; the bytes must not).
+ */
+const C1 = 0.9238795325112867;
+const C2 = 0.7071067811865476;
+const C3 = 0.3826834323650898;
+const DIRECTIONS: readonly (readonly [number, number])[] = [
+  [1, 0], [C1, C3], [C2, C2], [C3, C1], [0, 1], [-C3, C1], [-C2, C2], [-C1, C3],
+  [-1, 0], [-C1, -C3], [-C2, -C2], [-C3, -C1], [0, -1], [C3, -C1], [C2, -C2], [C1, -C3],
+];
+
 /** The random geometry of one image (the same draws for every class, so streams stay aligned). */
 function geometry(g: CpuGenerator): Geometry {
   const cx = uniform(g, 10, 22);
@@ -62,8 +74,8 @@ function geometry(g: CpuGenerator): Geometry {
   const width = 2 + (g.random() % 3); // stripe / cell width 2..4 px
   const phase = g.random() % 8;
   const sign = g.random() & 1 ? 1 : -1;
-  const theta = uniform(g, 0, 2 * Math.PI);
-  return { cx, cy, r, width, phase, sign, cos: Math.cos(theta), sin: Math.sin(theta) };
+  const [cos, sin] = DIRECTIONS[g.random() % DIRECTIONS.length] ?? [1, 0];
+  return { cx, cy, r, width, phase, sign, cos, sin };
 }
 
 /** Three colour bytes from one draw. */

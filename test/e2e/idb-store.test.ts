@@ -1,12 +1,14 @@
 // The IndexedDB dataset store in real Chromium: import an archive the test builds (passed into the
 // page as bytes), reload the page and read it back byte for byte, load a shard in a module worker,
 // and check that failed imports (a corrupt or truncated second half) leave the first dataset
-// intact. No console or page errors allowed. (Quota: CDP Storage.overrideQuotaForOrigin has no
-// effect in headless Chromium 156 here, so StorageQuotaError is not exercised end to end.)
+// intact; generate the synthetic dataset in the page (same bytes as in Node). No console or page
+// errors allowed. (Quota: CDP Storage.overrideQuotaForOrigin has no effect in headless Chromium
+// 156 here, so StorageQuotaError is not exercised end to end.)
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import { RECORD_BYTES } from '../../src/data/cifar.ts';
+import { generateSynthetic } from '../../src/data/synthetic.ts';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
 import { concatFiles, makeArchive, makeFiles, TRAIN_NAMES } from '../helpers/cifar-fixture.ts';
 import type { DataHarness } from './harness/data.ts';
@@ -81,6 +83,15 @@ describe('IndexedDB dataset store in Chromium', () => {
     const after = await page.evaluate(() => (window.webddpData as DataHarness).readBack('cifar10'));
     expect(after).toEqual(before);
     expect(await page.evaluate(() => (window.webddpData as DataHarness).listChunks())).toEqual(chunksBefore);
+  });
+
+  it('generates the synthetic dataset in the page with the same bytes as in Node', async () => {
+    const r = await page.evaluate(() => (window.webddpData as DataHarness).importSynthetic({ seed: 5, train: 300, test: 50 }));
+    expect(r.ok && r.value.manifest.name).toBe('synthetic');
+    const back = await page.evaluate(() => (window.webddpData as DataHarness).readBack('synthetic'));
+    const want = generateSynthetic({ seed: 5, train: 300, test: 50 });
+    expect(back.ok && [back.value.trainSha, back.value.testSha]).toEqual([sha(want.train), sha(want.test)]);
+    expect((await page.evaluate(() => (window.webddpData as DataHarness).readBack('cifar10'))).ok).toBe(true); // datasets coexist
   });
 
   it('logged no console errors, page errors or failed requests', () => {
