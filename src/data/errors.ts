@@ -44,6 +44,14 @@ export class LabelError extends CifarFormatError {
   }
 }
 
+/** A .bin file with another number of records than required (ImportOptions.recordsPerFile). */
+export class RecordCountError extends CifarFormatError {
+  constructor(file: string, readonly records: number, readonly expected: number) {
+    super('BAD_RECORD_COUNT', file, `${file}: holds ${records} records, expected exactly ${expected}`);
+    this.name = 'RecordCountError';
+  }
+}
+
 /** batches.meta.txt that does not list exactly 10 class names. */
 export class MetaError extends CifarFormatError {
   constructor(file: string, detail: string) {

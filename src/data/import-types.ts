@@ -31,6 +31,8 @@ export interface ImportOptions {
   readonly signal?: AbortSignal;
   /** Records per stored chunk (default 5000: 14.7 MiB). */
   readonly recordsPerChunk?: number;
+  /** Require exactly this many records in every .bin file (10000 for the real CIFAR-10); default: any. */
+  readonly recordsPerFile?: number;
   /** Cap on an archive's decompressed size (default 256 MiB; the real tar is 184 MB). */
   readonly maxDecompressedBytes?: number;
   /** Name of the source in messages (default: the URL, or 'cifar-10-binary.tar.gz'). */

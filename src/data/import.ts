@@ -58,7 +58,9 @@ async function runImport(
       await unused?.cancel(e).catch(() => undefined); // e.g. release the HTTP connection
       throw e;
     }
-    const ingest = new CifarIngest(writer, opts.sourceName ?? source.description, opts.recordsPerChunk ?? DEFAULT_RECORDS_PER_CHUNK, () => progress.report('reading'));
+    const ingest = new CifarIngest(
+      writer, opts.sourceName ?? source.description, opts.recordsPerChunk ?? DEFAULT_RECORDS_PER_CHUNK, () => progress.report('reading'), opts.recordsPerFile,
+    );
     progress.ingest = ingest;
     try {
       progress.report('reading');

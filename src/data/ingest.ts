@@ -6,7 +6,7 @@ import {
   type CifarBinFile,
 } from './cifar.ts';
 import type { DatasetWriter } from './dataset-writer.ts';
-import { ArchiveContentsError, MetaError } from './errors.ts';
+import { ArchiveContentsError, MetaError, RecordCountError } from './errors.ts';
 import type { ManifestDraft } from './manifest.ts';
 import { RecordChunker } from './records.ts';
 import type { ChunkInfo, DatasetSource, SplitInfo } from './store.ts';
@@ -38,6 +38,7 @@ export class CifarIngest {
     private readonly source: string,
     private readonly recordsPerChunk: number,
     private readonly onStored: () => void = () => undefined,
+    private readonly recordsPerFile?: number,
   ) {}
 
   private claim(file: string, path: string): void {
@@ -51,7 +52,7 @@ export class CifarIngest {
     this.claim(file, path);
     if (size !== undefined) {
       try {
-        checkFileLength(size, path);
+        this.checkCount(checkFileLength(size, path), path);
       } catch (e) {
         await body.cancel().catch(() => undefined);
         throw e;
@@ -65,7 +66,12 @@ export class CifarIngest {
     });
     await forEachChunk(body, (piece) => chunker.push(piece));
     const records = await chunker.finish();
+    this.checkCount(records, path);
     this.files.set(file, { chunks, records });
+  }
+
+  private checkCount(records: number, path: string): void {
+    if (this.recordsPerFile !== undefined && records !== this.recordsPerFile) throw new RecordCountError(path, records, this.recordsPerFile);
   }
 
   /** Reads batches.meta.txt (exactly 10 class names). */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CIFAR10_CLASSES, formatMeta } from '../../src/data/cifar.ts';
 import { openDataset } from '../../src/data/dataset.ts';
-import { ArchiveContentsError, EmptyFileError, MetaError, RecordLengthError, SourceReadError } from '../../src/data/errors.ts';
+import { ArchiveContentsError, EmptyFileError, MetaError, RecordCountError, RecordLengthError, SourceReadError } from '../../src/data/errors.ts';
 import { importFiles } from '../../src/data/import.ts';
 import { importFromPath } from '../../src/data/import-node.ts';
 import { FileDatasetStore } from '../../src/data/store-file-node.ts';
@@ -33,6 +33,13 @@ describe('importFiles', { timeout: 60_000 }, () => {
     expect(r.ignored).toEqual(['notes.txt']);
     const ds = await openDataset(store, 'cifar10');
     expect(Buffer.from(await readSplit(ds, 'train')).equals(concatFiles(files, ['data_batch_1.bin', 'data_batch_3.bin']))).toBe(true);
+  });
+
+  it('with recordsPerFile set, requires exactly that many records per file', async () => {
+    await expect(importFiles([src('data_batch_1.bin')], store, { recordsPerFile: 10000 })).rejects.toThrow('data_batch_1.bin: holds 12 records, expected exactly 10000');
+    const sizeUnknown = { name: 'data_batch_1.bin', stream: () => src('data_batch_1.bin').stream() };
+    await expect(importFiles([sizeUnknown], store, { recordsPerFile: 10 })).rejects.toThrow(RecordCountError);
+    await expect(importFiles([src('data_batch_1.bin')], store, { recordsPerFile: 12 })).resolves.toMatchObject({ unchanged: false });
   });
 
   it('takes class names from batches.meta.txt when given', async () => {
