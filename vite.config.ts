@@ -1,5 +1,8 @@
 // Vite serves and builds the teaching page. COOP/COEP make the page cross-origin isolated, so
 // workers may exchange gradient chunks through SharedArrayBuffer (see src/dist/transport-*.ts).
+// With WEBDDP_HARNESS=1 (e2e tests only: test/e2e/global-setup.ts) the build also takes the test
+// harness pages test/e2e/harness/*.html and goes to dist-e2e/.
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vite';
 
 const isolation = {
@@ -7,9 +10,19 @@ const isolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+const harness = process.env.WEBDDP_HARNESS === '1';
+const harnessPages = harness
+  ? Object.fromEntries(readdirSync('test/e2e/harness').filter((f) => f.endsWith('.html')).map((f) => [`harness-${f.slice(0, -5)}`, `test/e2e/harness/${f}`]))
+  : {};
+
 export default defineConfig({
   server: { headers: isolation, host: 'localhost' },
   preview: { headers: isolation, host: 'localhost' },
   worker: { format: 'es' },
-  build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 1024 },
+  build: {
+    target: 'es2022',
+    sourcemap: true,
+    chunkSizeWarningLimit: 1024,
+    ...(harness ? { outDir: 'dist-e2e', rolldownOptions: { input: { main: 'index.html', ...harnessPages } } } : {}),
+  },
 });
