@@ -20,6 +20,8 @@ export interface LocalTrainerApi {
   setParams(flat: Float32Array): Promise<void>;
   readParams(): Promise<Float32Array>;
   readGrads(): Promise<Float32Array>;
+  /** The logits of the last forward, [batch, 10]. */
+  readLogits(batch: number): Promise<Float32Array>;
   step(batch: Batch, update: boolean): Promise<StepResult>;
   evaluate(batch: Batch): Promise<StepResult>;
   memory(): Promise<MemorySnapshot>;
@@ -47,6 +49,7 @@ export function createLocalTrainerApi(getGpu: () => Promise<GPU>): LocalTrainerA
     async setParams(flat) { need().trainer.setParams(flat); },
     readParams: () => need().trainer.readParams(),
     readGrads: () => need().trainer.readGrads(),
+    readLogits: (batch) => need().trainer.readLogits(batch),
     step: (batch, update) => need().trainer.step(batch, { update }),
     evaluate: (batch) => need().trainer.evaluate(batch),
     async memory() { return need().gpu.memory.snapshot(); },
