@@ -8,6 +8,7 @@ import { Timer } from '../src/gpu/timer.ts';
 import { CpuGenerator } from '../src/dist/rng.ts';
 import { simpleCnnSpec } from '../src/nn/spec.ts';
 import type { OptimizerConfig } from '../src/optim/optimizer.ts';
+import type { Tuning } from '../src/gpu/tuning.ts';
 import { Trainer, type Batch } from '../src/train/trainer.ts';
 
 export interface TrainBenchOptions {
@@ -16,6 +17,7 @@ export interface TrainBenchOptions {
   readonly warmup: number;
   readonly width?: number;
   readonly optimizer?: OptimizerConfig;
+  readonly tuning?: Tuning;
 }
 
 export interface TrainBenchRow {
@@ -62,7 +64,7 @@ export async function benchmarkTraining(gpu: Gpu, o: TrainBenchOptions, onRow?: 
   const rows: TrainBenchRow[] = [];
   const g = new CpuGenerator(0);
   for (const batch of o.batches) {
-    const t = await Trainer.create(gpu, { spec, maxBatch: batch, optimizer: o.optimizer ?? { name: 'sgd', lr: 0.01, momentum: 0.9 } });
+    const t = await Trainer.create(gpu, { spec, maxBatch: batch, optimizer: o.optimizer ?? { name: 'sgd', lr: 0.01, momentum: 0.9 }, ...(o.tuning ? { tuning: o.tuning } : {}) });
     try {
       const data = [randomBatch(batch, g), randomBatch(batch, g)];
       for (let i = 0; i < o.warmup; i++) await t.step(data[i % 2] ?? data[0]!);

@@ -4,14 +4,17 @@ import { parseArgs } from 'node:util';
 import { benchmarkTraining, formatTrainBench, type TrainBenchRow } from '../../bench/train-step.ts';
 import type { Command } from './command.ts';
 import { cliDevice, parseAdapter } from './device.ts';
+import { parseTuning, tuningFor } from '../gpu/tuning.ts';
 import { intFlag, intListFlag, numberFlag, parseFlags } from './flags.ts';
 
-const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--json]
+const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--json]
 
 Training throughput (images/s) of one worker on random CIFAR-sized data, and the step time split
 into forward, backward and optimizer (GPU timestamps where the adapter has them). On a software
 adapter (SwiftShader) the default batches are 8,32 with fewer steps.
-  --json   print only the JSON line`;
+  --tuning  kernel override constants and split-K targets, e.g.
+            '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'
+  --json    print only the JSON line`;
 
 export const command: Command = {
   name: 'bench',
@@ -22,7 +25,7 @@ export const command: Command = {
       args: [...argv], strict: true,
       options: {
         batches: { type: 'string' }, steps: { type: 'string' }, warmup: { type: 'string' }, width: { type: 'string' },
-        adapter: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+        adapter: { type: 'string' }, tuning: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       },
     }));
     if (values.help) { io.out(`${usage}\n`); return 0; }
@@ -33,10 +36,11 @@ export const command: Command = {
       const batches = values.batches ? intListFlag('--batches', values.batches) : soft ? [8, 32] : [32, 128, 512];
       const steps = values.steps ? intFlag('--steps', values.steps, 1) : soft ? 3 : 50;
       const warmup = values.warmup ? intFlag('--warmup', values.warmup, 0) : soft ? 1 : 10;
-      const rows: TrainBenchRow[] = await benchmarkTraining(gpu, { batches, steps, warmup, width }, (r) => {
+      const tuning = values.tuning ? parseTuning(values.tuning, tuningFor(gpu.adapter)) : undefined;
+      const rows: TrainBenchRow[] = await benchmarkTraining(gpu, { batches, steps, warmup, width, ...(tuning ? { tuning } : {}) }, (r) => {
         if (!values.json) io.err(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s\n`);
       });
-      const result = { runtime: 'node-dawn', adapter: gpu.adapter, width, steps, warmup, rows };
+      const result = { runtime: 'node-dawn', adapter: gpu.adapter, width, steps, warmup, tuning: tuning ?? tuningFor(gpu.adapter), rows };
       if (!values.json) io.out(`${formatTrainBench(rows)}\n`);
       io.out(`${JSON.stringify(result)}\n`);
       return 0;

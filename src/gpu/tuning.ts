@@ -40,3 +40,26 @@ export const GPU_TUNING: Tuning = {
 export function tuningFor(adapter: AdapterSummary): Tuning {
   return adapter.fallback ? SOFTWARE_TUNING : GPU_TUNING;
 }
+
+/**
+ * A Tuning from JSON (the CLI's --tuning): {"kernels": {"conv2d_forward": {"WG_X": 128}},
+ * "targetThreads": 65536, "normWorkgroups": 256}, over `base` for the fields it omits.
+ */
+export function parseTuning(json: string, base: Tuning): Tuning {
+  let v: unknown;
+  try { v = JSON.parse(json); } catch (e) { throw new Error(`tuning is not JSON: ${(e as Error).message}`, { cause: e }); }
+  if (typeof v !== 'object' || v === null) throw new Error('tuning must be a JSON object');
+  const o = v as Record<string, unknown>;
+  const kernels = (o.kernels ?? {}) as Record<string, Record<string, number>>;
+  for (const [k, ov] of Object.entries(kernels)) {
+    for (const [c, n] of Object.entries(ov)) {
+      if (!Number.isInteger(n) || n < 1) throw new Error(`tuning ${k}.${c} must be a positive integer (got ${JSON.stringify(n)})`);
+    }
+  }
+  const num = (k: string, d: number) => {
+    const n = o[k] ?? d;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new Error(`tuning ${k} must be a positive integer`);
+    return n;
+  };
+  return { kernels: { ...base.kernels, ...kernels }, targetThreads: num('targetThreads', base.targetThreads), normWorkgroups: num('normWorkgroups', base.normWorkgroups) };
+}
