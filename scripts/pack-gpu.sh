@@ -11,13 +11,14 @@ if [ -f ../shared/gpu/pack.sh ]; then bash ../shared/gpu/pack.sh; else mkdir -p 
 rm -rf .gpu/cli .gpu/node_modules && mkdir -p .gpu/cli .gpu/node_modules/webgpu/dist/linux-x64
 cp -r dist/cli/. .gpu/cli/
 cp node_modules/webgpu/index.js node_modules/webgpu/package.json .gpu/node_modules/webgpu/
+printf '%s\n' "import { main } from './webddp.mjs';" 'process.exitCode = await main(process.argv.slice(2));' > .gpu/cli/run.mjs
 cat > .gpu/run.sh <<'RUN'
 #!/usr/bin/env bash
 # Runs the webddp CLI from .gpu/ (dawn.node is unpacked by remote.sh, or copied from node_modules).
 here=$(cd "$(dirname "$0")" && pwd)
 dawn=$here/node_modules/webgpu/dist/linux-x64/dawn.node
 [ -f "$dawn" ] || cp "$here/dawn.node" "$dawn"
-exec node "$here/cli/webddp.mjs" "$@"
+exec node "$here/cli/run.mjs" "$@"
 RUN
 chmod +x .gpu/run.sh
 du -sh .gpu
