@@ -18,6 +18,8 @@ export interface TrainBenchOptions {
   readonly width?: number;
   readonly optimizer?: OptimizerConfig;
   readonly tuning?: Tuning;
+  /** Also time every kernel separately (needs timestamp queries). */
+  readonly profile?: boolean;
 }
 
 export interface TrainBenchRow {
@@ -30,6 +32,8 @@ export interface TrainBenchRow {
   /** 'gpu-timestamps' or 'wall-clock-phases'. */
   readonly split: string;
   readonly steps: number;
+  /** GPU ms per kernel dispatch (one timed pass each), when profiling was asked for. */
+  readonly kernels?: Record<string, number>;
 }
 
 function randomBatch(batch: number, g: CpuGenerator): Batch {
@@ -89,9 +93,16 @@ export async function benchmarkTraining(gpu: Gpu, o: TrainBenchOptions, onRow?: 
       } else {
         split = await phaseWallClock(t, data[0]!);
       }
+      let kernels: Record<string, number> | undefined;
+      if (o.profile && gpu.hasTimestamps) {
+        const timer = new Timer(gpu, 128);
+        await t.step(data[0]!, { timer, profile: true });
+        kernels = (await t.step(data[0]!, { timer, profile: true })).gpuMs;
+        timer.destroy();
+      }
       const row: TrainBenchRow = {
         batch, imagesPerSec: (batch * 1000) / stepMs, stepMs, forwardMs: split[0] ?? 0, backwardMs: split[1] ?? 0,
-        optimizerMs: split[2] ?? 0, split: how, steps: o.steps,
+        optimizerMs: split[2] ?? 0, split: how, steps: o.steps, ...(kernels ? { kernels } : {}),
       };
       rows.push(row);
       onRow?.(row);
@@ -100,6 +111,14 @@ export async function benchmarkTraining(gpu: Gpu, o: TrainBenchOptions, onRow?: 
     }
   }
   return rows;
+}
+
+/** The per-kernel profile of a row, slowest first. */
+export function formatKernelProfile(r: TrainBenchRow): string {
+  const ks = Object.entries(r.kernels ?? {}).sort((a, b) => b[1] - a[1]);
+  const total = ks.reduce((a, [, v]) => a + v, 0);
+  return [`batch ${r.batch}: GPU time per kernel (total ${total.toFixed(3)} ms)`,
+    ...ks.map(([k, v]) => `  ${k.padEnd(34)} ${v.toFixed(3).padStart(8)} ms  ${((100 * v) / (total || 1)).toFixed(1).padStart(5)}%`)].join('\n');
 }
 
 export function formatTrainBench(rows: readonly TrainBenchRow[]): string {

@@ -1,7 +1,7 @@
 // `webddp bench`: one worker's training throughput at several batch sizes, with the step split
 // into forward, backward and optimizer; a table, then one JSON line.
 import { parseArgs } from 'node:util';
-import { benchmarkTraining, formatTrainBench, type TrainBenchRow } from '../../bench/train-step.ts';
+import { benchmarkTraining, formatKernelProfile, formatTrainBench, type TrainBenchRow } from '../../bench/train-step.ts';
 import type { Command } from './command.ts';
 import { cliDevice, parseAdapter } from './device.ts';
 import { parseTuning, tuningFor } from '../gpu/tuning.ts';
@@ -14,6 +14,7 @@ into forward, backward and optimizer (GPU timestamps where the adapter has them)
 adapter (SwiftShader) the default batches are 8,32 with fewer steps.
   --tuning  kernel override constants and split-K targets, e.g.
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'
+  --profile also time every kernel separately (GPU timestamps)
   --json    print only the JSON line`;
 
 export const command: Command = {
@@ -25,7 +26,7 @@ export const command: Command = {
       args: [...argv], strict: true,
       options: {
         batches: { type: 'string' }, steps: { type: 'string' }, warmup: { type: 'string' }, width: { type: 'string' },
-        adapter: { type: 'string' }, tuning: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+        adapter: { type: 'string' }, tuning: { type: 'string' }, profile: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       },
     }));
     if (values.help) { io.out(`${usage}\n`); return 0; }
@@ -37,11 +38,12 @@ export const command: Command = {
       const steps = values.steps ? intFlag('--steps', values.steps, 1) : soft ? 3 : 50;
       const warmup = values.warmup ? intFlag('--warmup', values.warmup, 0) : soft ? 1 : 10;
       const tuning = values.tuning ? parseTuning(values.tuning, tuningFor(gpu.adapter)) : undefined;
-      const rows: TrainBenchRow[] = await benchmarkTraining(gpu, { batches, steps, warmup, width, ...(tuning ? { tuning } : {}) }, (r) => {
+      const rows: TrainBenchRow[] = await benchmarkTraining(gpu, { batches, steps, warmup, width, profile: values.profile, ...(tuning ? { tuning } : {}) }, (r) => {
         if (!values.json) io.err(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s\n`);
       });
       const result = { runtime: 'node-dawn', adapter: gpu.adapter, width, steps, warmup, tuning: tuning ?? tuningFor(gpu.adapter), rows };
       if (!values.json) io.out(`${formatTrainBench(rows)}\n`);
+      if (!values.json && values.profile) for (const r of rows) io.out(`${formatKernelProfile(r)}\n`);
       io.out(`${JSON.stringify(result)}\n`);
       return 0;
     } finally {

@@ -11,7 +11,11 @@ export class Recorder {
   private phaseName: string;
   dispatches = 0;
 
-  constructor(readonly gpu: Gpu, label: string, private readonly timer: Timer | null = null) {
+  /**
+   * With `profile`, every dispatch gets its own timed pass named after its Op (per-kernel GPU
+   * time from the Timer; slower, for benchmarks only).
+   */
+  constructor(readonly gpu: Gpu, label: string, private readonly timer: Timer | null = null, private readonly profile = false) {
     gpu.assertAlive();
     this.encoder = gpu.device.createCommandEncoder({ label });
     this.phaseName = label;
@@ -24,6 +28,7 @@ export class Recorder {
   }
 
   dispatch(op: Op): void {
+    if (this.profile) this.phase(op.label);
     const pass = this.openPass();
     pass.setPipeline(op.kernel.pipeline);
     pass.setBindGroup(0, op.bindGroup);

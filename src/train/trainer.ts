@@ -119,9 +119,9 @@ export class Trainer {
    * One step on one device: forward, backward and (unless `update` is false, e.g. inside
    * gradient accumulation) the optimizer. One submit; awaits only the loss readback.
    */
-  async step(b: Batch, opts: { update?: boolean; lr?: number; timer?: Timer } = {}): Promise<StepResult> {
+  async step(b: Batch, opts: { update?: boolean; lr?: number; timer?: Timer; profile?: boolean } = {}): Promise<StepResult> {
     const plan = await this.upload(b);
-    const rec = new Recorder(this.gpu, 'train_step', opts.timer ?? null);
+    const rec = new Recorder(this.gpu, 'train_step', opts.timer ?? null, opts.profile ?? false);
     this.recordForward(rec, plan, 'images' in b);
     this.recordBackward(rec, plan);
     if (opts.update !== false) this.recordUpdate(rec, opts.lr);
