@@ -32,6 +32,7 @@ export abstract class LinkBase implements Link {
   readonly timeoutMs: number;
   abstract readonly transport: 'port' | 'sab';
   abstract readonly maxMessageElems: number;
+  abstract readonly stagingBytes: number;
   protected readonly box: Mailbox;
   private seq = 0;
   private failed: Error | undefined;

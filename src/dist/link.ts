@@ -77,6 +77,11 @@ export interface Link {
   readonly timeoutMs: number;
   /** Largest message `send` accepts, in elements. */
   readonly maxMessageElems: number;
+  /**
+   * Host memory this rank holds for communication now, in bytes (for the memory view's
+   * "communication buffers" category): the SAB link's outgoing ring, the port link's pooled buffers.
+   */
+  readonly stagingBytes: number;
   /** Why the group was aborted, or undefined while it is healthy. */
   readonly failure: Error | undefined;
   /** Starts the next collective: returns its fingerprint (sequence number, op, length). */

@@ -14,6 +14,8 @@ export interface Incoming {
   readonly step: number;
   readonly slice: number;
   readonly data: Float32Array;
+  /** Called once `data` has been consumed (the port link returns the buffer to its sender's pool). */
+  readonly release?: () => void;
 }
 
 /** What the mailbox needs from its link. */
@@ -76,7 +78,7 @@ export class Mailbox {
       this.owner.onFatal(new Error(`rank ${this.owner.rank}: duplicate message ${msg.op} #${key} from rank ${this.owner.peer}`), this.owner.peer);
       return;
     }
-    this.stored.set(key, owned ? msg : { ...msg, data: msg.data.slice() });
+    this.stored.set(key, owned ? msg : { ...msg, data: msg.data.slice(), release: undefined });
   }
 
   /** Waits for message (fp, key) and runs `sink` on it. */
@@ -142,6 +144,8 @@ export class Mailbox {
       w.resolve();
     } catch (e) {
       w.reject(e);
+    } finally {
+      msg.release?.();
     }
   }
 }

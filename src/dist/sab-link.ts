@@ -46,6 +46,7 @@ export class SabLink extends LinkBase {
   private pumping = false;
   private blockedSenders = 0;
   private stopped = false;
+  private sendTail: Promise<void> = Promise.resolve();
   private gotRing: ((ring: SabRing) => void) | undefined;
   private ringError: ((e: Error) => void) | undefined;
 
@@ -56,6 +57,10 @@ export class SabLink extends LinkBase {
     this.tx = SabRing.create(opts.slots ?? 4, opts.slotElems ?? DEFAULT_SLICE_ELEMS);
     this.maxMessageElems = this.tx.slotElems;
     this.nextPort.postMessage({ t: 'sab', sab: this.tx.sab, slots: this.tx.slots, slotElems: this.tx.slotElems });
+  }
+
+  get stagingBytes(): number {
+    return this.tx.sab.byteLength;
   }
 
   /** Resolves once the ring from `prev` has arrived (rejects after the link's timeout). */
@@ -78,7 +83,17 @@ export class SabLink extends LinkBase {
     });
   }
 
-  protected async transmit(fp: Fingerprint, key: MessageKey, data: Float32Array): Promise<void> {
+  /**
+   * Sends go through one FIFO: only the head waits for ring space, so a burst of slices costs one
+   * wake-up per freed slot instead of waking every queued sender on every release.
+   */
+  protected transmit(fp: Fingerprint, key: MessageKey, data: Float32Array): Promise<void> {
+    const run = this.sendTail.then(() => this.writeOne(fp, key, data));
+    this.sendTail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeOne(fp: Fingerprint, key: MessageKey, data: Float32Array): Promise<void> {
     const deadline = nowMs() + this.timeoutMs;
     while (this.tx.freeSlots() === 0) {
       this.assertUsable();

@@ -76,6 +76,26 @@ describe('ringAllReduce over MessagePorts', () => {
     expect(firstBitDiff(outs3[1] ?? new Float32Array(), baiduOrderSum(inputs.slice(0, 3).map((x) => x.map((v) => Math.fround(v * f)))))).toBe(-1);
   });
 
+  it('message buffers come back to the sender and are reused: the pool is bounded (stagingBytes)', async () => {
+    links = portRing(2);
+    const bufs = [new Float32Array(100_000), new Float32Array(100_000)];
+    expect(links.map((l) => l.stagingBytes)).toEqual([0, 0]);
+    const pools: number[][] = [];
+    for (let k = 0; k < 10; k++) {
+      await onAllRanks(links, (l, r) => ringAllReduce(bufs[r] ?? new Float32Array(), r, 2, l, { sliceElems: 16_384 }));
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let the last returns arrive
+      pools.push(links.map((l) => l.stagingBytes));
+    }
+    // 50,000-element chunks in 16,384-element slices: 3 pooled 64 KiB buffers + 1 small copy per step.
+    // Returned buffers are reused, so the pool settles below its cap of 8 per size class.
+    const last = pools.slice(5);
+    for (const p of last) expect(p).toEqual(last[0]);
+    for (const b of last[0] ?? []) {
+      expect(b).toBeGreaterThan(0);
+      expect(b).toBeLessThan(8 * 65_536);
+    }
+  });
+
   it('rejects a call whose rank or world disagrees with the link', async () => {
     links = portRing(2);
     const l = links[0];

@@ -96,6 +96,14 @@ for (const [name, make] of Object.entries(transports)) {
       }
     });
 
+    it('stagingBytes reports the memory held for communication', async () => {
+      links = await make(2);
+      for (const l of links) {
+        if (name === 'sab') expect(l.stagingBytes).toBe(128 + 2 * Math.ceil((32 + 512 * 4) / 64) * 64); // 2 slots of 512 floats
+        else expect(l.stagingBytes).toBe(0); // nothing pooled before the first message
+      }
+    });
+
     it('reports every chunk transfer to the observer: 2(W-1) sends and receives per rank', async () => {
       const world = 3;
       const events: TransferEvent[] = [];
