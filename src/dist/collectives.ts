@@ -11,7 +11,7 @@ import type { Range } from './schedule.ts';
 
 export type { CollectiveOptions } from './ring-step.ts';
 
-/** Options of ringAllReduce. */
+/** Options of ringAllReduce and reduceScatter. */
 export interface AllReduceOptions extends CollectiveOptions {
   /**
    * Average instead of sum, the way PyTorch DDP's reducer does it: each rank first multiplies its
@@ -56,14 +56,16 @@ export async function allReduceAs(op: 'allReduce' | 'barrier', data: Float32Arra
 }
 
 /**
- * In-place ring reduce-scatter (SUM), W-1 steps: returns chunk `rank` of the element-wise sum (a
- * view of `data`) and its range. Outside that range `data` holds partial sums afterwards.
+ * In-place ring reduce-scatter (SUM, or DDP-style average), W-1 steps: returns chunk `rank` of the
+ * element-wise sum (a view of `data`) and its range, chunkRange(rank, n, W): the shard this rank
+ * owns under ZeRO. Outside that range `data` holds partial sums afterwards.
  */
-export async function reduceScatter(data: Float32Array, rank: number, world: number, link: Link, opts?: CollectiveOptions): Promise<ReducedChunk> {
+export async function reduceScatter(data: Float32Array, rank: number, world: number, link: Link, opts?: AllReduceOptions): Promise<ReducedChunk> {
   return guarded(link, async () => {
     checkRank(link, rank, world);
     const fp = link.beginCollective('reduceScatter', data.length);
     const sliceElems = sliceElemsFor(link, opts);
+    if (opts?.average === true) prescaleForAverage(data, world);
     const range = chunkRange(rank, data.length, world);
     const result = { ...range, chunk: data.subarray(range.start, range.end) };
     if (world === 1) return result;

@@ -83,7 +83,9 @@ export abstract class LinkBase implements Link {
 
   beginCollective(op: CollectiveOp, n: number): Fingerprint {
     this.assertUsable();
-    return { op, coll: this.seq++, n };
+    const coll = this.seq;
+    this.seq = (this.seq + 1) | 0; // int32, as the SAB slot header stores it
+    return { op, coll, n };
   }
 
   async send(fp: Fingerprint, key: MessageKey, data: Float32Array): Promise<void> {

@@ -30,7 +30,7 @@ export class ProcessGroup {
   }
 
   /** In-place reduce-scatter: this rank's reduced chunk (chunk `rank`). */
-  reduceScatter(data: Float32Array, opts?: CollectiveOptions): Promise<ReducedChunk> {
+  reduceScatter(data: Float32Array, opts?: AllReduceOptions): Promise<ReducedChunk> {
     return reduceScatter(data, this.rank, this.world, this.link, opts);
   }
 

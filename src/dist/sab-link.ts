@@ -2,12 +2,15 @@
 // the ring for its outgoing direction and sends it to `next` over the MessagePort; data then moves
 // through shared memory with Atomics (the ports stay for set-up and poison messages).
 //
-// Trade-off against port-link.ts: a message costs one copy into the slot and the receiver reduces
-// straight out of the slot (no allocation, no transfer, no message-queue hop), and a full ring
-// back-pressures the sender so at most `slots` messages per direction are in flight. It needs
-// crossOriginIsolated (COOP/COEP headers) in browsers, a waiting strategy (atomics-wait.ts), and
-// fixed memory: slots x slotElems x 4 bytes per direction (default 4 x 1 MiB). MessagePort needs
-// neither but allocates a buffer per message and goes through the event loop on both sides.
+// Trade-off against port-link.ts. Both copy a message once on the sender and let the receiver
+// reduce straight out of the message memory. SAB: no buffer changes hands and no message event is
+// dispatched (the receiver is woken by Atomics.notify), a full ring back-pressures the sender so
+// at most `slots` messages per direction are in flight, and the memory is fixed: slots x slotElems
+// x 4 bytes per direction (default 4 x 1 MiB), allocated once. But it needs crossOriginIsolated
+// (COOP/COEP headers) in browsers and a waiting strategy (atomics-wait.ts), and the slot memory is
+// written by one core and read by another every time. MessagePort works on any page; its buffers
+// are transferred and handed back (a pool), and every message is an event-loop task on both sides.
+// bench/allreduce.mjs measures both; neither wins everywhere.
 import { CollectiveTimeoutError } from './errors.ts';
 import { waitWhileEqual } from './atomics-wait.ts';
 import type { WaitMode } from './atomics-wait.ts';
@@ -69,8 +72,8 @@ export class SabLink extends LinkBase {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const e = new Error(`rank ${this.rank}: no shared ring from rank ${this.prev} within ${this.timeoutMs} ms`);
-        this.failGroup(this.prev, this.rank, e.message);
         reject(e);
+        this.failGroup(this.prev, this.rank, e.message);
       }, this.timeoutMs);
       this.gotRing = () => {
         clearTimeout(timer);
@@ -150,6 +153,7 @@ export class SabLink extends LinkBase {
   }
 
   protected override onShutdown(): void {
+    this.ringError?.(this.failure ?? new Error(`rank ${this.rank}: link closed`));
     this.stopped = true;
     this.tx.wakeAll();
     this.rx?.wakeAll();
@@ -186,6 +190,7 @@ export class SabLink extends LinkBase {
  * the port and waits for `prev`'s. Every rank must call it at about the same time.
  */
 export async function createSabLink(opts: SabLinkOptions, ports: RingPorts): Promise<SabLink> {
+  if (!sabTransportAvailable()) throw new Error('SharedArrayBuffer transport needs SharedArrayBuffer and a cross-origin-isolated page');
   const link = new SabLink(opts, ports);
   await link.ready();
   return link;

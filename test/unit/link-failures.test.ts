@@ -3,7 +3,7 @@
 // on one rank makes every other rank's collective reject naming the failed rank and the reason.
 // Timeouts here are short on purpose; the vitest timeout only guards against hangs.
 import { afterEach, describe, expect, it } from 'vitest';
-import { broadcast, CollectiveMismatchError, CollectiveTimeoutError, createPortLink, createRingPorts, PeerFailedError, ringAllReduce } from '../../src/dist/comm.ts';
+import { broadcast, CollectiveMismatchError, CollectiveTimeoutError, createPortLink, createRingPorts, createSabLink, PeerFailedError, ringAllReduce } from '../../src/dist/comm.ts';
 import type { Link, TransferEvent } from '../../src/dist/comm.ts';
 import { closeAll, onAllRanks, portRing, sabRing } from './comm-harness.ts';
 
@@ -111,6 +111,29 @@ for (const [name, make] of Object.entries(makers)) {
     });
   });
 }
+
+describe('SAB set-up', () => {
+  it('createSabLink rejects when the previous rank never sends its ring', async () => {
+    const ports = createRingPorts(2);
+    const p0 = ports[0];
+    if (p0 === undefined) throw new Error('no ports');
+    await expect(createSabLink({ rank: 0, world: 2, timeoutMs: 100 }, p0)).rejects.toThrow('rank 0: no shared ring from rank 1 within 100 ms');
+    for (const p of ports) {
+      p.next.close();
+      p.prev.close();
+    }
+  });
+
+  it('ranks that chose different transports fail fast with a protocol error instead of hanging', async () => {
+    const ports = createRingPorts(2);
+    const [p0, p1] = ports;
+    if (p0 === undefined || p1 === undefined) throw new Error('no ports');
+    const port1 = createPortLink({ rank: 1, world: 2, timeoutMs: 20_000 }, p1);
+    links = [port1];
+    await expect(createSabLink({ rank: 0, world: 2, timeoutMs: 20_000 }, p0)).rejects.toThrow(/protocol error/);
+    expect(port1.failure?.message).toMatch(/rank 1: collective aborted because rank 0 failed.*protocol error: unexpected message from rank 0/);
+  });
+});
 
 describe('dead neighbour', () => {
   it('a rank whose ports close mid-collective (worker gone) fails the others without waiting for the timeout', async () => {
