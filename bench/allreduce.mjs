@@ -7,11 +7,14 @@
 //   node bench/allreduce.mjs                 # all sizes, W = 2, 4, 8, both transports, slice sweep
 //   node bench/allreduce.mjs --quick         # fewer sizes, no sweep
 //   node bench/allreduce.mjs --json out.json # also write the JSON to a file
+//   node bench/allreduce.mjs --worlds 2 --sizes 2180392,16777216 --no-sweep   # a subset
 //
 // Each measurement: a correctness pass (integer inputs; #wrong counts elements that differ from
-// the exact sum, over all ranks), 3 warm-up all-reduces, then N timed back-to-back all-reduces
-// (N chosen for ~0.3 s, or BENCH_TARGET_MS, agreed through the ring). An iteration's time is its
-// slowest rank's; the table gives the median (algbw/busbw use it) and the mean over iterations.
+// the exact sum, over all ranks), 20 warm-up all-reduces (the JIT needs them), then N timed
+// back-to-back all-reduces (N for ~1 s, or BENCH_TARGET_MS, agreed through the ring, 10..1000).
+// An iteration's time is its slowest rank's; the table gives the median (algbw/busbw use it) and
+// the mean over iterations. With more ranks than cores, times measure the OS scheduler as much
+// as the transport: every ring step needs every rank to run.
 /* global console, performance, process */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +33,12 @@ const SIMPLECNN_BYTES = 2_180_392;
 async function main() {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
+  /** @param {string} flag @returns {number[] | undefined} */
+  const list = (flag) => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? (args[at + 1] ?? '').split(',').map(Number) : undefined;
+  };
+  const sweep = !quick && !args.includes('--no-sweep');
   const jsonAt = args.indexOf('--json');
   const jsonPath = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'webddp-bench-'));
@@ -39,8 +48,8 @@ async function main() {
     await build({ configFile: false, logLevel: 'silent', build: { lib: { entry, formats: ['es'], fileName: () => 'comm.mjs' }, outDir: dir, minify: false, write: true, emptyOutDir: true } });
     const bundleUrl = pathToFileURL(join(dir, 'comm.mjs')).href;
     const comm = await loadComm(bundleUrl);
-    const sizes = quick ? [SIMPLECNN_BYTES] : [4096, 262_144, SIMPLECNN_BYTES, 16 * 2 ** 20];
-    const worlds = [2, 4, 8];
+    const sizes = list('--sizes') ?? (quick ? [SIMPLECNN_BYTES] : [4096, 262_144, SIMPLECNN_BYTES, 16 * 2 ** 20]);
+    const worlds = list('--worlds') ?? [2, 4, 8];
     const defaultSlice = comm.DEFAULT_SLICE_ELEMS;
     /** @type {Row[]} */
     const rows = [];
@@ -49,7 +58,7 @@ async function main() {
     for (const transport of /** @type {const} */ (['port', 'sab'])) {
       for (const world of worlds) plan.push({ section: 'main', cfg: { transport, world, sliceElems: defaultSlice, wait: 'auto' }, sizes });
     }
-    if (!quick) {
+    if (sweep) {
       for (const transport of /** @type {const} */ (['port', 'sab'])) {
         for (const sliceElems of [16_384, 65_536, 262_144, 1_048_576]) {
           if (sliceElems !== defaultSlice) plan.push({ section: 'slice-sweep', cfg: { transport, world: 4, sliceElems, wait: 'auto' }, sizes: [SIMPLECNN_BYTES, 16 * 2 ** 20] });
@@ -182,10 +191,11 @@ async function worker() {
         // timing: warm-up, agree on an iteration count, then back-to-back all-reduces (zeros: the
         // values stay finite and normal whatever the count; float adds cost the same for any normal value)
         const data = new Float32Array(n);
+        for (let i = 0; i < 10; i++) await comm.ringAllReduce(data, rank, world, link, o);
         let t = performance.now();
-        for (let i = 0; i < 3; i++) await comm.ringAllReduce(data, rank, world, link, o);
-        const [sum = 0] = await comm.allReduceScalars([(performance.now() - t) / 3], rank, world, link);
-        const iters = Math.max(5, Math.min(500, Math.round(Number(process.env.BENCH_TARGET_MS ?? 300) / Math.max(sum / world, 1e-3))));
+        for (let i = 0; i < 10; i++) await comm.ringAllReduce(data, rank, world, link, o);
+        const [sum = 0] = await comm.allReduceScalars([(performance.now() - t) / 10], rank, world, link);
+        const iters = Math.max(10, Math.min(1000, Math.round(Number(process.env.BENCH_TARGET_MS ?? 1000) / Math.max(sum / world, 1e-3))));
         await comm.barrier(rank, world, link);
         const times = [];
         for (let i = 0; i < iters; i++) {

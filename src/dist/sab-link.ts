@@ -6,11 +6,12 @@
 // reduce straight out of the message memory. SAB: no buffer changes hands and no message event is
 // dispatched (the receiver is woken by Atomics.notify), a full ring back-pressures the sender so
 // at most `slots` messages per direction are in flight, and the memory is fixed: slots x slotElems
-// x 4 bytes per direction (default 4 x 1 MiB), allocated once. But it needs crossOriginIsolated
-// (COOP/COEP headers) in browsers and a waiting strategy (atomics-wait.ts), and the slot memory is
-// written by one core and read by another every time. MessagePort works on any page; its buffers
-// are transferred and handed back (a pool), and every message is an event-loop task on both sides.
-// bench/allreduce.mjs measures both; neither wins everywhere.
+// x 4 bytes per direction (default 2 x 1 MiB), allocated once. But it needs crossOriginIsolated
+// (COOP/COEP headers) in browsers and a waiting strategy (atomics-wait.ts), and every slot line is
+// written by one core right after the other core read it. MessagePort works on any page; its
+// buffers travel round the ring with the data and each message is one event-loop task per side.
+// Measured in Node (bench/allreduce.mjs, 2 vCPUs): MessagePort was as fast or faster at every
+// size and world size, so it is the default transport and this one is opt-in.
 import { CollectiveTimeoutError } from './errors.ts';
 import { waitWhileEqual } from './atomics-wait.ts';
 import type { WaitMode } from './atomics-wait.ts';
@@ -21,7 +22,7 @@ import { READ, SabRing, WRITTEN } from './sab-ring.ts';
 
 /** Options of the SharedArrayBuffer transport. */
 export interface SabLinkOptions extends LinkOptions {
-  /** Slots per direction, a power of two (default 4). */
+  /** Slots per direction, a power of two (default 2: double buffering; more did not help in bench/allreduce.mjs). */
   readonly slots?: number;
   /** Elements per slot = largest message (default DEFAULT_SLICE_ELEMS = 1 MiB of float32). */
   readonly slotElems?: number;
@@ -57,7 +58,7 @@ export class SabLink extends LinkBase {
     super(opts, ports.next, ports.prev);
     if (!sabTransportAvailable()) throw new Error('SharedArrayBuffer transport needs SharedArrayBuffer and a cross-origin-isolated page');
     this.mode = opts.wait ?? 'auto';
-    this.tx = SabRing.create(opts.slots ?? 4, opts.slotElems ?? DEFAULT_SLICE_ELEMS);
+    this.tx = SabRing.create(opts.slots ?? 2, opts.slotElems ?? DEFAULT_SLICE_ELEMS);
     this.maxMessageElems = this.tx.slotElems;
     this.nextPort.postMessage({ t: 'sab', sab: this.tx.sab, slots: this.tx.slots, slotElems: this.tx.slotElems });
   }

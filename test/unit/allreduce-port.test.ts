@@ -85,18 +85,16 @@ describe('ringAllReduce over MessagePorts', () => {
     for (const c of chunks) expect(firstBitDiff(c.chunk, want.subarray(c.start, c.end))).toBe(-1);
   });
 
-  it('message buffers come back to their sender (stagingBytes) and the pool stays bounded', async () => {
+  it('consumed message buffers are reused for the next sends: the pool is bounded (stagingBytes)', async () => {
     links = portRing(2);
     const bufs = [new Float32Array(100_000), new Float32Array(100_000)];
     expect(links.map((l) => l.stagingBytes)).toEqual([0, 0]);
     for (let k = 0; k < 10; k++) {
       await onAllRanks(links, (l, r) => ringAllReduce(bufs[r] ?? new Float32Array(), r, 2, l, { sliceElems: 16_384 }));
-      // 50,000-element chunks in 16,384-element slices: 64 KiB pooled buffers; at most 8 kept
-      for (const l of links) expect(l.stagingBytes).toBeLessThanOrEqual(8 * 65_536);
+      // 50,000-element chunks in 16,384-element slices: 3 pooled 64 KiB buffers and one small copy
+      // per message burst; every rank receives what it sends, so its pool holds exactly those 3
+      for (const l of links) expect(l.stagingBytes).toBe(3 * 65_536);
     }
-    // the returns are messages too: wait until they have landed (the test timeout guards a hang)
-    while (links.some((l) => l.stagingBytes === 0)) await new Promise((resolve) => setTimeout(resolve, 1));
-    for (const l of links) expect(l.stagingBytes % 65_536).toBe(0);
   });
 
   it('rejects a call whose rank or world disagrees with the link', async () => {

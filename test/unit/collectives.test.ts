@@ -2,7 +2,7 @@
 // thread, on both transports (the SAB link waits with Atomics.waitAsync here); two collectives in
 // flight at once; the observer's transfer events.
 import { afterEach, describe, expect, it } from 'vitest';
-import { allGather, allReduceScalars, barrier, broadcast, chunkRange, reduceScatter, ringAllReduce } from '../../src/dist/comm.ts';
+import { allGather, allReduceScalars, barrier, broadcast, chunkRange, createProcessGroup, createRingPorts, reduceScatter, ringAllReduce } from '../../src/dist/comm.ts';
 import type { Link, TransferEvent } from '../../src/dist/comm.ts';
 import { baiduOrderSum, closeAll, firstBitDiff, onAllRanks, portRing, randomFloats, sabRing, values } from './comm-harness.ts';
 
@@ -119,3 +119,37 @@ for (const [name, make] of Object.entries(transports)) {
     });
   });
 }
+
+describe('ProcessGroup (the facade a worker exposes)', () => {
+  for (const transport of ['port', 'sab'] as const) {
+    it(`${transport}: createProcessGroup wires a rank and runs every collective`, async () => {
+      const world = 3;
+      const ports = createRingPorts(world);
+      const groups = await Promise.all(ports.map((p, rank) => createProcessGroup({ rank, world, transport, timeoutMs: 30_000, wait: 'async' }, p)));
+      links = groups.map((g) => g.link);
+      expect(groups.map((g) => [g.rank, g.world, g.link.transport])).toEqual([0, 1, 2].map((r) => [r, world, transport]));
+      const inputs = Array.from({ length: world }, (_, r) => randomFloats(999, 900 + r));
+      const out = await Promise.all(
+        groups.map(async (g, r) => {
+          const ar = (inputs[r] ?? new Float32Array()).slice();
+          await g.allReduce(ar);
+          const rs = (inputs[r] ?? new Float32Array()).slice();
+          const mine = await g.reduceScatter(rs);
+          await g.allGather(rs);
+          const bc = (inputs[r] ?? new Float32Array()).slice();
+          await g.broadcast(bc, 1);
+          const sc = await g.allReduceScalars([r]);
+          await g.barrier();
+          return { ar, rs, bc, sc, mine };
+        }),
+      );
+      for (const o of out) {
+        expect(firstBitDiff(o.ar, baiduOrderSum(inputs))).toBe(-1);
+        expect(firstBitDiff(o.rs, baiduOrderSum(inputs, 1))).toBe(-1);
+        expect(firstBitDiff(o.bc, inputs[1] ?? new Float32Array())).toBe(-1);
+        expect([...o.sc]).toEqual([3]);
+      }
+      expect(out.map((o) => [o.mine.start, o.mine.end])).toEqual([[0, 333], [333, 666], [666, 999]]);
+    });
+  }
+});
