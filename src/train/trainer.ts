@@ -10,14 +10,22 @@ import { StagingPool } from '../gpu/staging.ts';
 import type { Timer } from '../gpu/timer.ts';
 import { tuningFor, type Tuning } from '../gpu/tuning.ts';
 import { Model, type StepPlan } from '../nn/model.ts';
-import type { ModelSpec } from '../nn/spec.ts';
+import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
 import { GradClipper } from '../optim/clip.ts';
 import { createOptimizer, type Optimizer, type OptimizerConfig } from '../optim/optimizer.ts';
 
 export interface TrainerOptions {
   readonly spec: ModelSpec;
   readonly maxBatch: number;
-  readonly optimizer: OptimizerConfig;
+  /** null: no optimizer on this device (DataParallel's replicas). */
+  readonly optimizer: OptimizerConfig | null;
+  /** The contiguous slice of the arena this device's optimizer updates and keeps state for (ZeRO); default all. */
+  readonly shard?: { readonly offset: number; readonly count: number };
+  /**
+   * ZeRO-2: no full gradient arena. Backward accumulates each layer's gradients into a scratch
+   * buffer the size of the largest layer; the optimizer reads `shardGrads` (the reduced slice).
+   */
+  readonly partitionGradients?: boolean;
   /** clip_grad_norm_(max_norm) before each optimizer step; 0 or absent: off. */
   readonly clipGradNorm?: number;
   readonly tuning?: Tuning;
@@ -43,7 +51,11 @@ export class Trainer {
 
   private constructor(
     readonly gpu: Gpu, readonly spec: ModelSpec, readonly params: GPUBuffer, readonly grads: GPUBuffer,
-    readonly model: Model, readonly optimizer: Optimizer, readonly clipper: GradClipper | null,
+    readonly model: Model, readonly optimizer: Optimizer | null, readonly clipper: GradClipper | null,
+    /** ZeRO-2's reduced gradient slice (null otherwise). */
+    readonly shardGrads: GPUBuffer | null,
+    /** Element offset in `grads` of each parameter's gradient. */
+    readonly gradOffset: (p: ParamSpec) => number,
   ) {
     this.staging = new StagingPool(gpu, 'step.readback', 32);
   }
@@ -51,12 +63,18 @@ export class Trainer {
   static async create(gpu: Gpu, o: TrainerOptions): Promise<Trainer> {
     const tuning = o.tuning ?? tuningFor(gpu.adapter);
     gpu.kernels.tuning = tuning.kernels;
+    const shard = o.shard ?? { offset: 0, count: o.spec.total };
     const params = storageBuffer(gpu, 'params', o.spec.total * 4, 'parameters');
-    const grads = storageBuffer(gpu, 'grads', o.spec.total * 4, 'gradients');
-    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning);
-    const optimizer = await createOptimizer(gpu, o.optimizer, { params, grads, paramOffset: 0, gradOffset: 0, count: o.spec.total });
-    const clipper = o.clipGradNorm ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups) : null;
-    return new Trainer(gpu, o.spec, params, grads, model, optimizer, clipper);
+    const layout = o.partitionGradients ? layerScratchLayout(o.spec) : { size: o.spec.total, offset: (p: ParamSpec) => p.offset };
+    const grads = storageBuffer(gpu, o.partitionGradients ? 'grads.layer_scratch' : 'grads', layout.size * 4, 'gradients');
+    const shardGrads = o.partitionGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
+    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset);
+    const optimizer = o.optimizer === null ? null : await createOptimizer(gpu, o.optimizer, {
+      params, grads: shardGrads ?? grads, paramOffset: shard.offset, gradOffset: shardGrads ? 0 : shard.offset, count: shard.count,
+    });
+    const clipper = o.clipGradNorm && !o.partitionGradients && !o.shard
+      ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups) : null;
+    return new Trainer(gpu, o.spec, params, grads, model, optimizer, clipper, shardGrads, layout.offset);
   }
 
   setParams(flat: Float32Array): void {
@@ -107,11 +125,11 @@ export class Trainer {
     }
   }
 
-  /** Records clipping (if on), the optimizer step and the zeroing of the gradients. */
+  /** Records clipping (if on), the optimizer step (if this device has one) and the zeroing of the gradients. */
   recordUpdate(rec: Recorder, lr?: number): void {
     rec.phase('optimizer');
     this.clipper?.record(rec);
-    this.optimizer.record(rec, lr);
+    this.optimizer?.record(rec, lr);
     rec.clear(this.grads);
   }
 
@@ -138,21 +156,46 @@ export class Trainer {
 
   /** Copies the stats (and clip norm) to staging, submits, and reads them back. */
   async finish(rec: Recorder, batch: number, timer?: Timer): Promise<StepResult> {
+    const buf = this.copyStats(rec);
+    rec.submit();
+    const [r, gpuMs] = await Promise.all([this.readStats(buf, batch), timer?.read()]);
+    return gpuMs ? { ...r, gpuMs } : r;
+  }
+
+  /** Records a copy of the loss stats (and the clip norm) into a staging buffer for readStats(). */
+  copyStats(rec: Recorder): GPUBuffer {
     const buf = this.staging.take();
     rec.copy(this.model.stats, 0, buf, 0, 16);
     if (this.clipper) rec.copy(this.clipper.out, 0, buf, 16, 16);
-    rec.submit();
-    const [data, gpuMs] = await Promise.all([this.staging.read(buf), timer?.read()]);
-    const f = new Float32Array(data);
-    return { batch, loss: f[0] ?? NaN, correct: f[1] ?? 0, ...(this.clipper ? { gradNorm: f[4] ?? NaN } : {}), ...(gpuMs ? { gpuMs } : {}) };
+    return buf;
+  }
+
+  /** Reads a copyStats() buffer once the work recording it has been submitted. */
+  async readStats(buf: GPUBuffer, batch: number): Promise<StepResult> {
+    const f = new Float32Array(await this.staging.read(buf));
+    return { batch, loss: f[0] ?? NaN, correct: f[1] ?? 0, ...(this.clipper ? { gradNorm: f[4] ?? NaN } : {}) };
   }
 
   destroy(): void {
     this.staging.destroy();
     this.clipper?.destroy();
-    this.optimizer.destroy();
+    this.optimizer?.destroy();
+    if (this.shardGrads) this.gpu.memory.destroy(this.shardGrads);
     this.model.destroy();
     this.gpu.memory.destroy(this.params);
     this.gpu.memory.destroy(this.grads);
   }
+}
+
+/** ZeRO-2's gradient scratch: every layer's parameters at offset 0, sized for the largest layer. */
+function layerScratchLayout(spec: ModelSpec): { size: number; offset: (p: ParamSpec) => number } {
+  const layerOf = (p: ParamSpec) => p.name.slice(0, p.name.lastIndexOf('.'));
+  const start = new Map<string, number>();
+  const size = new Map<string, number>();
+  for (const p of spec.params) {
+    const l = layerOf(p);
+    if (!start.has(l)) start.set(l, p.offset);
+    size.set(l, (size.get(l) ?? 0) + p.size);
+  }
+  return { size: Math.max(...size.values()), offset: (p) => p.offset - (start.get(layerOf(p)) ?? 0) };
 }
