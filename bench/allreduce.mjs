@@ -173,7 +173,7 @@ async function worker() {
   const first = new Promise((resolve) => port.once('message', resolve));
   const init = await first;
   const { rank, world } = init;
-  const opts = { rank, world, timeoutMs: 60_000, maxMessageElems: init.sliceElems, slotElems: init.sliceElems, slots: 4, wait: init.wait };
+  const opts = { rank, world, timeoutMs: 60_000, maxMessageElems: init.sliceElems, slotElems: init.sliceElems, wait: init.wait };
   try {
     const link = init.transport === 'sab' ? await comm.createSabLink(opts, init.ports) : comm.createPortLink(opts, init.ports);
     const o = { sliceElems: init.sliceElems };
