@@ -12,7 +12,7 @@ export default defineConfig({
     minify: false,
     sourcemap: true,
     rollupOptions: {
-      input: { webddp: 'src/cli/main.ts' },
+      input: { webddp: 'src/cli/main.ts', 'rank-worker': 'workers/node-rank.worker.ts' },
       external: ['webgpu', /^node:/],
       output: { format: 'es', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs' },
     },

@@ -28,6 +28,8 @@ export interface TrainConfig {
   readonly seed: number;
   /** Random crop (4-pixel padding) and horizontal flip. */
   readonly augment: boolean;
+  /** DistributedSampler shuffle (off: ranks take every W-th record in order). */
+  readonly shuffle: boolean;
   /** DistributedSampler drop_last. */
   readonly dropLast: boolean;
   /** DDP gradient bucket size cap, MiB (PyTorch's bucket_cap_mb). */
@@ -48,7 +50,7 @@ export interface TrainConfig {
 
 export const DEFAULT_CONFIG: TrainConfig = {
   mode: 'ddp', workers: 2, batchSize: 32, gpu0Bsz: 8, epochs: 1, optimizer: 'sgd', lr: 0.01, momentum: 0.9,
-  weightDecay: 0, width: 1, seed: 0, augment: false, dropLast: false, bucketCapMB: 25, gradAccum: 1, clipGradNorm: 0,
+  weightDecay: 0, width: 1, seed: 0, augment: false, shuffle: true, dropLast: false, bucketCapMB: 25, gradAccum: 1, clipGradNorm: 0,
   trainLimit: 0, testLimit: 0, checkEvery: 50, transport: 'auto', stepTimeoutMs: 300_000,
 };
 
@@ -65,7 +67,7 @@ const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or fal
 const CHECKS: Record<keyof TrainConfig, Check> = {
   mode: oneOf(MODES), workers: int(1, MAX_WORKERS), batchSize: int(1, 4096), gpu0Bsz: int(0, 4096 * MAX_WORKERS),
   epochs: int(1, 1000), optimizer: oneOf(OPTIMIZERS), lr: num(0, 10, true), momentum: num(0, 0.999), weightDecay: num(0, 1),
-  width: num(MIN_WIDTH, MAX_WIDTH), seed: int(0, Number.MAX_SAFE_INTEGER), augment: bool, dropLast: bool,
+  width: num(MIN_WIDTH, MAX_WIDTH), seed: int(0, Number.MAX_SAFE_INTEGER), augment: bool, shuffle: bool, dropLast: bool,
   bucketCapMB: num(0, 1024, true), gradAccum: int(1, 64), clipGradNorm: num(0, 1e6), trainLimit: int(0, 10_000_000),
   testLimit: int(0, 10_000_000), checkEvery: int(0, 1_000_000), transport: oneOf(TRANSPORTS), stepTimeoutMs: int(1000, 3_600_000),
 };

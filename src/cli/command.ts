@@ -8,13 +8,18 @@ export interface CliIO {
   err(text: string): void;
 }
 
+/** Where the bundled CLI's files are (the rank worker lives next to the CLI bundle). */
+export interface CliEnv {
+  readonly rankWorkerUrl: URL;
+}
+
 export interface Command {
   readonly name: string;
   /** One line for `webddp --help`. */
   readonly summary: string;
   /** Full usage text for `webddp <name> --help`. */
   readonly usage: string;
-  run(argv: readonly string[], io: CliIO): Promise<number>;
+  run(argv: readonly string[], io: CliIO, env?: CliEnv): Promise<number>;
 }
 
 /** An error in the user's input (bad flag, bad file): printed without a stack, exit code 2. */

@@ -17,3 +17,13 @@ export async function cliDevice(choice: AdapterChoice, io: CliIO, label = 'webdd
   io.err(`adapter: ${a.description || a.device || a.architecture} (${a.vendor}${a.fallback ? ', software' : ''})\n`);
   return g;
 }
+
+/**
+ * Settles the adapter for worker threads in this process: worker threads see a copy of
+ * process.env that native code does not read, so the SwiftShader fallback (VK_ICD_FILENAMES) must
+ * be set here, in the main thread, before the workers start. Returns the adapter the workers get.
+ */
+export async function settleWorkerAdapter(choice: AdapterChoice, device?: string): Promise<AdapterChoice> {
+  const { software } = await nodeGpu(choice, device);
+  return software ? 'swiftshader' : 'gpu';
+}

@@ -4,9 +4,10 @@ import { command as bench } from './cmd-bench.ts';
 import { command as init } from './cmd-init.ts';
 import { command as parity } from './cmd-parity.ts';
 import { command as sampler } from './cmd-sampler.ts';
-import { UsageError, type CliIO, type Command } from './command.ts';
+import { command as train } from './cmd-train.ts';
+import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
 
-const COMMANDS: readonly Command[] = [parity, bench, sampler, init];
+const COMMANDS: readonly Command[] = [train, parity, bench, sampler, init];
 
 const io: CliIO = {
   out: (t) => { process.stdout.write(t); },
@@ -19,7 +20,13 @@ function help(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`)].join('\n');
 }
 
-export async function main(argv: readonly string[], out: CliIO = io): Promise<number> {
+/**
+ * The rank worker is built next to this entry (dist/cli/rank-worker.mjs); the path is assembled at
+ * run time so the bundler leaves it alone.
+ */
+const defaultEnv: CliEnv = { rankWorkerUrl: new URL(['.', 'rank-worker.mjs'].join('/'), import.meta.url) };
+
+export async function main(argv: readonly string[], out: CliIO = io, env: CliEnv = defaultEnv): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     out.out(`${help()}\n`);
@@ -31,7 +38,7 @@ export async function main(argv: readonly string[], out: CliIO = io): Promise<nu
     return 2;
   }
   try {
-    return await cmd.run(rest, out);
+    return await cmd.run(rest, out, env);
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');

@@ -28,7 +28,12 @@ export interface RankInit {
   readonly initialParams?: Float32Array;
   /** Record the ring's chunk transfers (for the teaching page's ring view). */
   readonly recordTransfers?: boolean;
+  /** A failure to stage at this rank's n-th step (0-based, counted over epochs), to test failure handling. */
+  readonly fault?: Fault;
 }
+
+export const FAULT_KINDS = ['throw', 'exit', 'hang', 'device-lost'] as const;
+export interface Fault { readonly step: number; readonly kind: (typeof FAULT_KINDS)[number] }
 
 export interface RankInfo {
   readonly rank: number;

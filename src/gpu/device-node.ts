@@ -18,8 +18,9 @@ let dawn: DawnModule | null = null;
  */
 const instances: GPU[] = [];
 
-function createInstance(create: DawnModule['create']): GPU {
-  const gpu = create([]);
+function createInstance(create: DawnModule['create'], device?: string): GPU {
+  // Dawn's node binding picks the first adapter whose device name contains `adapter=`.
+  const gpu = create(device ? [`adapter=${device}`] : []);
   instances.push(gpu);
   return gpu;
 }
@@ -43,21 +44,22 @@ function useSwiftShader(): void {
 
 /**
  * Returns Dawn's GPU object with an adapter behind it. Environment: WEBDDP_ADAPTER overrides
- * `choice`; VK_ICD_FILENAMES / VK_DRIVER_FILES, when set, are respected as given.
+ * `choice`; VK_ICD_FILENAMES / VK_DRIVER_FILES, when set, are respected as given. `device`
+ * narrows the adapter to one whose device name contains it (Dawn cannot tell identical GPUs apart).
  */
-export async function nodeGpu(choice: AdapterChoice = 'auto'): Promise<{ gpu: GPU; software: boolean }> {
+export async function nodeGpu(choice: AdapterChoice = 'auto', device?: string): Promise<{ gpu: GPU; software: boolean }> {
   const env = process.env.WEBDDP_ADAPTER;
   if (env === 'auto' || env === 'gpu' || env === 'swiftshader') choice = env;
   else if (env) throw new Error(`WEBDDP_ADAPTER must be auto, gpu or swiftshader (got '${env}')`);
   const { create } = await loadDawn();
   if (choice === 'swiftshader') {
     useSwiftShader();
-    return { gpu: createInstance(create), software: true };
+    return { gpu: createInstance(create, device), software: true };
   }
-  const gpu = createInstance(create);
+  const gpu = createInstance(create, device);
   const adapter = await gpu.requestAdapter();
   if (adapter) return { gpu, software: adapter.info.isFallbackAdapter || adapter.info.architecture === 'swiftshader' };
   if (choice === 'gpu') throw new Error('no GPU adapter found through Dawn (Vulkan/Metal/D3D12); check the GPU driver, or use --adapter swiftshader');
   useSwiftShader();
-  return { gpu: createInstance(create), software: true };
+  return { gpu: createInstance(create, device), software: true };
 }

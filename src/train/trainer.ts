@@ -82,9 +82,9 @@ export class Trainer {
     this.gpu.device.queue.writeBuffer(this.params, 0, flat.buffer, flat.byteOffset, flat.byteLength);
   }
 
-  readParams(): Promise<Float32Array> { return readFloats(this.gpu, this.params, 0, this.spec.total); }
-  readGrads(): Promise<Float32Array> { return readFloats(this.gpu, this.grads, 0, this.spec.total); }
-  readLogits(batch: number): Promise<Float32Array> { return readFloats(this.gpu, this.model.logits, 0, batch * this.spec.classes); }
+  readParams(): Promise<Float32Array<ArrayBuffer>> { return readFloats(this.gpu, this.params, 0, this.spec.total); }
+  readGrads(): Promise<Float32Array<ArrayBuffer>> { return readFloats(this.gpu, this.grads, 0, this.spec.total); }
+  readLogits(batch: number): Promise<Float32Array<ArrayBuffer>> { return readFloats(this.gpu, this.model.logits, 0, batch * this.spec.classes); }
 
   /** Writes the batch into the input buffers and returns its plan. */
   async upload(b: Batch): Promise<StepPlan> {
@@ -115,10 +115,13 @@ export class Trainer {
     rec.dispatch(plan.lossForward);
   }
 
-  /** Records the loss gradient and the backward; `onSegment` runs after each layer's segment. */
-  recordBackward(rec: Recorder, plan: StepPlan, onSegment?: (segment: StepPlan['backward'][number]) => void): void {
+  /**
+   * Records the loss gradient (unless `withLoss` is false: DataParallel writes dlogits from device
+   * 0's loss over the gathered batch) and the backward; `onSegment` runs after each layer.
+   */
+  recordBackward(rec: Recorder, plan: StepPlan, onSegment?: (segment: StepPlan['backward'][number]) => void, withLoss = true): void {
     rec.phase('backward');
-    rec.dispatch(plan.lossBackward);
+    if (withLoss) rec.dispatch(plan.lossBackward);
     for (const s of plan.backward) {
       for (const op of s.ops) rec.dispatch(op);
       onSegment?.(s);
@@ -164,8 +167,13 @@ export class Trainer {
 
   /** Records a copy of the loss stats (and the clip norm) into a staging buffer for readStats(). */
   copyStats(rec: Recorder): GPUBuffer {
+    return this.copyStatsFrom(rec, this.model.stats);
+  }
+
+  /** copyStats from another stats buffer (DataParallel's loss over the gathered batch). */
+  copyStatsFrom(rec: Recorder, stats: GPUBuffer): GPUBuffer {
     const buf = this.staging.take();
-    rec.copy(this.model.stats, 0, buf, 0, 16);
+    rec.copy(stats, 0, buf, 0, 16);
     if (this.clipper) rec.copy(this.clipper.out, 0, buf, 16, 16);
     return buf;
   }

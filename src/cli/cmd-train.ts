@@ -1,0 +1,105 @@
+// `webddp train`: data-parallel training in Node, one worker thread (and GPU device) per rank,
+// on the built-in synthetic dataset or CIFAR-10 from a path. Logs come from rank 0.
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
+import { MODES, validateConfig, type TrainConfig } from '../config.ts';
+import { Coordinator } from '../dist/coordinator.ts';
+import { nodeSpawner } from '../dist/spawn-node.ts';
+import { simpleCnnSpec } from '../nn/spec.ts';
+import { FAULT_KINDS, type Fault } from '../dist/protocol.ts';
+import { UsageError, type Command } from './command.ts';
+import { parseAdapter, settleWorkerAdapter } from './device.ts';
+import { intFlag, numberFlag, parseFlags } from './flags.ts';
+import { defaultStoreDir, prepareData } from './train-data.ts';
+import { TrainOutput } from './train-output.ts';
+
+const usage = `webddp train [--data synthetic|PATH] [--workers W] [--mode ${MODES.join('|')}] [options]
+
+Trains SimpleCNN data-parallel: W worker threads, each with its own WebGPU device (Dawn), a ring
+all-reduce between them. --data is the built-in synthetic dataset (default) or CIFAR-10 from a
+path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into --store.
+  --epochs N  --batch-size B (per worker; DP splits W x B)  --optimizer sgd|adam|adamw  --lr X
+  --momentum X  --weight-decay X  --seed S  --width W  --augment  --no-shuffle  --drop-last
+  --train-limit N  --test-limit N      use only the first N records
+  --gpu0-bsz N                          BalancedDataParallel: samples on worker 0
+  --bucket-cap-mb X  --grad-accum K  --clip-grad-norm X  --check-every K  --transport port|sab
+  --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
+  --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50)  --json (JSON lines)
+  --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
+  --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)`;
+
+function parseFault(v: string | undefined): (Fault & { rank: number }) | undefined {
+  if (v === undefined) return undefined;
+  const [rank, step, kind] = v.split(':');
+  const k = FAULT_KINDS.find((x) => x === kind);
+  if (rank === undefined || step === undefined || !k) throw new UsageError(`--inject-fault must be RANK:STEP:KIND with KIND one of ${FAULT_KINDS.join(', ')} (got '${v}')`);
+  return { rank: intFlag('--inject-fault rank', rank, 0), step: intFlag('--inject-fault step', step, 0), kind: k };
+}
+
+const num = { type: 'string' } as const;
+
+export const command: Command = {
+  name: 'train',
+  summary: 'data-parallel training (DDP, DP, BalancedDP, ZeRO-1/2) on W workers with their own devices',
+  usage,
+  async run(argv, io, env) {
+    const { values } = parseFlags(() => parseArgs({
+      args: [...argv], strict: true,
+      options: {
+        data: { type: 'string', default: 'synthetic' }, store: num, workers: num, mode: num, epochs: num, 'batch-size': num, optimizer: num,
+        lr: num, momentum: num, 'weight-decay': num, seed: num, width: num, augment: { type: 'boolean' }, 'no-shuffle': { type: 'boolean' }, 'drop-last': { type: 'boolean' },
+        'train-limit': num, 'test-limit': num, 'gpu0-bsz': num, 'bucket-cap-mb': num, 'grad-accum': num, 'clip-grad-norm': num,
+        'check-every': num, transport: num, adapter: num, devices: num, 'step-timeout': num, 'log-every': num, json: { type: 'boolean', default: false },
+        save: num, resume: num, 'inject-fault': num, help: { type: 'boolean', default: false },
+      },
+    }));
+    if (values.help) { io.out(`${usage}\n`); return 0; }
+    if (!env) throw new Error('webddp train needs the bundled rank worker (run it through bin/webddp.mjs)');
+    const int = (flag: string, v: string | undefined, min = 0) => (v === undefined ? undefined : intFlag(`--${flag}`, v, min));
+    const real = (flag: string, v: string | undefined, zero = true) => (v === undefined ? undefined : numberFlag(`--${flag}`, v, zero));
+    const optimizer = values.optimizer;
+    const partial: Partial<Record<keyof TrainConfig, unknown>> = {
+      workers: int('workers', values.workers, 1), mode: values.mode, epochs: int('epochs', values.epochs, 1), batchSize: int('batch-size', values['batch-size'], 1),
+      optimizer, lr: real('lr', values.lr, false) ?? (optimizer === 'adam' || optimizer === 'adamw' ? 1e-3 : undefined),
+      momentum: real('momentum', values.momentum), weightDecay: real('weight-decay', values['weight-decay']), seed: int('seed', values.seed),
+      width: real('width', values.width, false), augment: values.augment, shuffle: values['no-shuffle'] ? false : undefined, dropLast: values['drop-last'], trainLimit: int('train-limit', values['train-limit']),
+      testLimit: int('test-limit', values['test-limit']), gpu0Bsz: int('gpu0-bsz', values['gpu0-bsz']), bucketCapMB: real('bucket-cap-mb', values['bucket-cap-mb'], false),
+      gradAccum: int('grad-accum', values['grad-accum'], 1), clipGradNorm: real('clip-grad-norm', values['clip-grad-norm']),
+      checkEvery: int('check-every', values['check-every']), transport: values.transport,
+      stepTimeoutMs: values['step-timeout'] === undefined ? undefined : Math.round(numberFlag('--step-timeout', values['step-timeout']) * 1000),
+    };
+    const v = validateConfig(Object.fromEntries(Object.entries(partial).filter(([, x]) => x !== undefined)));
+    if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
+    const config = v.config;
+    const fault = parseFault(values['inject-fault']);
+    if (fault && fault.rank >= config.workers) throw new UsageError(`--inject-fault rank ${fault.rank} does not exist (--workers ${config.workers})`);
+    const spec = simpleCnnSpec(config.width);
+    const initialParams = values.resume ? loadStateDict(new Uint8Array(await readFile(values.resume)), spec, values.resume) : undefined;
+    const data = await prepareData(values.data, values.store ?? defaultStoreDir(), io, values.json);
+    const devices = values.devices ? values.devices.split(',').map((d) => d.trim()).filter(Boolean) : [];
+    const out = new TrainOutput(io, values.json, int('log-every', values['log-every']) ?? 50);
+    const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
+    const coordinator = await Coordinator.start({
+      config, data, spawn: nodeSpawner(env.rankWorkerUrl, adapter, devices), ...(initialParams ? { initialParams } : {}),
+      ...(fault ? { fault } : {}),
+    });
+    const onSignal = () => coordinator.stop();
+    process.once('SIGINT', onSignal);
+    try {
+      for await (const e of coordinator.run()) out.event(e);
+      if (values.save) {
+        const [params] = await coordinator.readParams();
+        if (!params) throw new Error('rank 0 returned no parameters');
+        const tmp = `${values.save}.tmp-${process.pid}`;
+        await writeFile(tmp, saveStateDict(spec, params, { config: JSON.stringify(config) }));
+        await rename(tmp, values.save);
+        if (!values.json) io.err(`saved ${values.save}\n`);
+      }
+      return 0;
+    } finally {
+      process.off('SIGINT', onSignal);
+      await coordinator.close();
+    }
+  },
+};

@@ -1,0 +1,19 @@
+// Node worker_thread entry of one rank: Dawn for WebGPU, a directory store for datasets.
+import { parentPort, workerData } from 'node:worker_threads';
+import { expose } from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { FileDatasetStore } from '../src/data/store-file-node.ts';
+import { createRankApi } from '../src/dist/rank.ts';
+import type { NodeRankData } from '../src/dist/spawn-node.ts';
+import { nodeGpu } from '../src/gpu/device-node.ts';
+
+const data = workerData as NodeRankData;
+if (!parentPort) throw new Error('node-rank.worker must run in a worker thread');
+expose(createRankApi({
+  gpu: async () => (await nodeGpu(data.adapter, data.device)).gpu,
+  async openStore(spec) {
+    if (spec.kind !== 'file') throw new Error(`a Node rank reads datasets from a directory store, not '${spec.kind}'`);
+    return FileDatasetStore.open(spec.dir);
+  },
+  exit(code) { process.exit(code); },
+}), nodeEndpoint(parentPort));
