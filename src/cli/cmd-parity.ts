@@ -1,60 +1,89 @@
-// `webddp parity FIXTURE [--out RESULT]`: replays a PyTorch fixture on this machine's WebGPU device,
-// writes the outputs under the fixture's tensor names, and prints the error of every tensor
-// against PyTorch. Exit 0 only when every tensor is within the fixture README's tolerances.
+// `webddp parity FIXTURE [--out RESULT]`: replays a PyTorch fixture on this machine's WebGPU
+// device(s), writes the outputs under the fixture's tensor names, and prints the error of every
+// tensor against PyTorch. Exit 0 only when every tensor is within the fixture README's tolerances.
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensors.ts';
-import { readFixture } from '../parity/fixture.ts';
+import { nodeSpawner } from '../dist/spawn-node.ts';
+import { runDdpFixture } from '../parity/ddp.ts';
+import { FixtureError, readFixture, type Fixture } from '../parity/fixture.ts';
 import { runGradFixture, type ParityOutput } from '../parity/grad.ts';
 import { checkTensor, formatRows, type ParityRow } from '../parity/tolerance.ts';
-import { UsageError, type Command } from './command.ts';
-import { cliDevice, parseAdapter } from './device.ts';
+import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
+import { cliDevice, parseAdapter, settleWorkerAdapter } from './device.ts';
+import { parseFlags } from './flags.ts';
 
 const usage = `webddp parity FIXTURE [--out RESULT.safetensors] [--adapter auto|gpu|swiftshader] [--json]
 
-Replays a fixture made by PyTorch (shared/fixtures/pytorch/gen_fixtures.py; kind "grad": one
-forward/backward, two optimizer steps, clip_grad_norm_) on WebGPU and compares every output tensor
-with PyTorch's: rtol 1e-4 / atol 1e-5, and for Adam/AdamW every parameter within 5e-3 with at least
-99.9% within 1e-4 + 1e-3|x|. Exit code 0 only if every tensor passes.
-  --out    write the outputs (same tensor names as the fixture) to a safetensors file
+Replays a fixture made by PyTorch (shared/fixtures/pytorch/gen_fixtures.py, scripts/make-fixture.py)
+on WebGPU and compares every output with PyTorch's:
+  kind "grad": logits, loss, every gradient, two steps of each optimizer, clip_grad_norm_;
+  kind "ddp":  the DistributedDataParallel run of the spec on world_size workers: final parameters,
+               each rank's per-epoch sampler indices (exact) and per-step losses.
+Tolerances: rtol 1e-4 / atol 1e-5; Adam/AdamW parameters all within 5e-3 and at least 99.9% within
+1e-4 + 1e-3|x|. Exit code 0 only if everything passes.
+  --out    write the outputs (fixture tensor names; ddp: shards/losses in the metadata) to a file
   --json   print the per-tensor results as one JSON line instead of the table`;
+
+interface Replay { outputs: ParityOutput[]; rows: ParityRow[]; meta: Record<string, string> }
+
+async function replay(f: Fixture, adapter: ReturnType<typeof parseAdapter>, io: CliIO, env: CliEnv | undefined): Promise<Replay> {
+  const progress = (what: string) => io.err(`parity: ${what}\n`);
+  if (f.kind === 'grad') {
+    const gpu = await cliDevice(adapter, io, 'parity');
+    try {
+      return { outputs: await runGradFixture(gpu, f, progress), rows: [], meta: {} };
+    } finally {
+      gpu.destroy();
+    }
+  }
+  if (!env) throw new Error('a ddp replay needs the bundled rank worker (run it through bin/webddp.mjs)');
+  const r = await runDdpFixture(f, nodeSpawner(env.rankWorkerUrl, await settleWorkerAdapter(adapter)), progress);
+  const rows: ParityRow[] = [];
+  const expect = (key: string) => {
+    const raw = f.st.metadata[key];
+    if (raw === undefined) return undefined;
+    try { return JSON.parse(raw) as Record<string, unknown[]>; } catch { throw new FixtureError(f.source, `metadata '${key}' is not JSON`); }
+  };
+  const shards = expect('shards');
+  const losses = expect('losses');
+  for (const rank of Object.keys(r.shards)) {
+    const want = shards?.[rank] as number[][] | undefined;
+    if (want) rows.push(checkTensor(`shards[rank ${rank}]`, 'exact', (r.shards[rank] ?? []).flat(), want.flat()));
+    const wantL = losses?.[rank] as number[] | undefined;
+    if (wantL) rows.push(checkTensor(`losses[rank ${rank}]`, 'strict', r.losses[rank] ?? [], wantL));
+  }
+  return { outputs: r.outputs, rows, meta: { shards: JSON.stringify(r.shards), losses: JSON.stringify(r.losses) } };
+}
 
 export const command: Command = {
   name: 'parity',
   summary: 'check that this build on this GPU computes what PyTorch computes (fixture replay)',
   usage,
-  async run(argv, io) {
-    const { values, positionals } = parseArgs({
+  async run(argv, io, env) {
+    const { values, positionals } = parseFlags(() => parseArgs({
       args: [...argv], strict: true, allowPositionals: true,
       options: { out: { type: 'string' }, adapter: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-    });
+    }));
     if (values.help) { io.out(`${usage}\n`); return 0; }
     if (positionals.length !== 1) throw new UsageError('give exactly one FIXTURE file');
     const path = positionals[0] ?? '';
     const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => { throw new UsageError(`cannot read ${path}: ${e.code ?? e.message}`); });
     const fixture = readFixture(new Uint8Array(bytes), path);
-    if (fixture.kind !== 'grad') throw new UsageError(`${path}: kind '${fixture.kind}' fixtures are not supported by this build yet`);
-    const gpu = await cliDevice(parseAdapter(values.adapter), io, 'parity');
-    let outputs: ParityOutput[];
-    try {
-      outputs = await runGradFixture(gpu, fixture, (what) => io.err(`parity: ${what}\n`));
-    } finally {
-      gpu.destroy();
-    }
+    const { outputs, rows: extra, meta } = await replay(fixture, parseAdapter(values.adapter), io, env);
     const rows: ParityRow[] = [];
     for (const o of outputs) {
       const t = fixture.st.tensors.get(o.name);
-      if (!t) continue;
-      const expected = new Float32Array(t.data.slice().buffer);
-      rows.push(checkTensor(o.name, o.rule, o.data, expected));
+      if (t) rows.push(checkTensor(o.name, o.rule, o.data, new Float32Array(t.data.slice().buffer)));
     }
+    rows.push(...extra);
     const failed = rows.filter((r) => !r.ok);
-    if (values.out) await writeResult(values.out, outputs, { fixture: path, ok: String(failed.length === 0) });
+    if (values.out) await writeResult(values.out, outputs, { fixture: path, kind: fixture.kind, ok: String(failed.length === 0), ...meta });
     if (values.json) {
-      io.out(`${JSON.stringify({ fixture: path, ok: failed.length === 0, tensors: rows.map((r) => ({ name: r.name, rule: r.rule, ok: r.ok, maxAbs: r.main.maxAbs, maxRel: r.main.maxRel, mismatches: r.main.mismatches, count: r.main.count, ...(r.fraction !== undefined ? { fraction: r.fraction } : {}) })) })}\n`);
+      io.out(`${JSON.stringify({ fixture: path, kind: fixture.kind, ok: failed.length === 0, tensors: rows.map((r) => ({ name: r.name, rule: r.rule, ok: r.ok, maxAbs: r.main.maxAbs, maxRel: r.main.maxRel, mismatches: r.main.mismatches, count: r.main.count, ...(r.fraction !== undefined ? { fraction: r.fraction } : {}) })) })}\n`);
     } else {
       io.out(`${formatRows(rows)}\n`);
-      io.out(failed.length === 0 ? `parity OK: ${rows.length} tensors match PyTorch\n` : `parity FAILED: ${failed.length} of ${rows.length} tensors out of tolerance (${failed.map((r) => r.name).join(', ')})\n`);
+      io.out(failed.length === 0 ? `parity OK: ${rows.length} checks match PyTorch\n` : `parity FAILED: ${failed.length} of ${rows.length} checks out of tolerance (${failed.map((r) => r.name).join(', ')})\n`);
     }
     return failed.length === 0 ? 0 : 1;
   },

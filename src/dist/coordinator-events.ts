@@ -20,6 +20,8 @@ export type TrainEvent =
       readonly type: 'step'; readonly epoch: number; readonly step: number; readonly steps: number;
       /** Rank 0's loss (DataParallel: the loss over the whole batch). */
       readonly loss: number;
+      /** Every rank's loss on its own batch (DataParallel replicas: NaN). */
+      readonly rankLosses: readonly number[];
       /** Rank 0's accuracy on its batch. */
       readonly accuracy: number;
       /** Samples in the step over all ranks. */

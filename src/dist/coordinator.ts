@@ -123,7 +123,7 @@ export class Coordinator {
         lossSum += r0.loss * r0.samples; correct += r0.correct; samples0 += r0.samples; samplesAll += samples;
         globalStep++;
         yield {
-          type: 'step', epoch, step, steps, loss: r0.loss, accuracy: r0.samples > 0 ? r0.correct / r0.samples : 0, samples,
+          type: 'step', epoch, step, steps, loss: r0.loss, rankLosses: last.map((l) => l.loss), accuracy: r0.samples > 0 ? r0.correct / r0.samples : 0, samples,
           imagesPerSec: (samples * 1000) / ms, ms, workers: last.map(stat), transfers: last.flatMap((l) => l.transfers ?? []),
         };
         if (c.checkEvery > 0 && globalStep % c.checkEvery === 0) yield await this.check(epoch, step);

@@ -5,7 +5,7 @@
 //    every parameter within 5e-3 and at least 99.9% within 1e-4 + 1e-3 |b|.
 import { compareTensors, type Comparison } from '../reference/compare.ts';
 
-export type RuleName = 'strict' | 'adam';
+export type RuleName = 'strict' | 'adam' | 'exact';
 
 export interface ParityRow {
   readonly name: string;
@@ -21,8 +21,12 @@ export const ADAM_TIGHT = { rtol: 1e-3, atol: 1e-4 } as const;
 export const ADAM_BOUND = { rtol: 0, atol: 5e-3 } as const;
 
 export function checkTensor(name: string, rule: RuleName, actual: ArrayLike<number>, expected: ArrayLike<number>): ParityRow {
-  if (rule === 'strict') {
-    const main = compareTensors(actual, expected, STRICT);
+  if (rule === 'strict' || rule === 'exact') {
+    if (actual.length !== expected.length) {
+      const main = { ok: false, maxAbs: NaN, maxRel: NaN, worstIndex: -1, worstActual: NaN, worstExpected: NaN, mismatches: Math.max(actual.length, expected.length), count: expected.length, rtol: 0, atol: 0 };
+      return { name: `${name} (length ${actual.length} vs ${expected.length})`, rule, ok: false, main };
+    }
+    const main = compareTensors(actual, expected, rule === 'exact' ? { rtol: 0, atol: 0 } : STRICT);
     return { name, rule, ok: main.ok, main };
   }
   const tight = compareTensors(actual, expected, ADAM_TIGHT);
@@ -35,7 +39,7 @@ export function formatRows(rows: readonly ParityRow[]): string {
   const head = ['tensor', 'max abs', 'max rel', 'out of tol', 'rule', 'ok'];
   const body = rows.map((r) => [
     r.name, r.main.maxAbs.toExponential(2), r.main.maxRel.toExponential(2), `${r.main.mismatches}/${r.main.count}`,
-    r.rule === 'strict' ? 'rtol 1e-4 atol 1e-5' : `all <= 5e-3, ${((r.fraction ?? 0) * 100).toFixed(2)}% tight (>= 99.9%)`,
+    r.rule === 'strict' ? 'rtol 1e-4 atol 1e-5' : r.rule === 'exact' ? 'exact' : `all <= 5e-3, ${((r.fraction ?? 0) * 100).toFixed(2)}% tight (>= 99.9%)`,
     r.ok ? 'ok' : 'FAIL',
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
