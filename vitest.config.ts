@@ -16,6 +16,7 @@ export default defineConfig({
           include: ['test/gpu/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
+          globalSetup: ['test/gpu/global-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 120_000,
         },
