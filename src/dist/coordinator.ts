@@ -8,7 +8,7 @@ import { transfer, type Remote } from 'comlink';
 import type { TrainConfig } from '../config.ts';
 import { RankFailedError, ReplicaMismatchError, type TrainEvent, type WorkerStat } from './coordinator-events.ts';
 import { createRingPorts, type RingPorts } from './link.ts';
-import type { DataSpec, Fault, RankApi, RankInfo, RankStepLog } from './protocol.ts';
+import type { BatchSample, DataSpec, Fault, RankApi, RankInfo, RankStepLog } from './protocol.ts';
 import { isDataParallel } from './rank-setup.ts';
 
 export interface WorkerHandle {
@@ -146,6 +146,12 @@ export class Coordinator {
   /** Every rank's parameters, for a checkpoint or a parity comparison. */
   readParams(): Promise<Float32Array[]> {
     return this.all('readParams', (h) => h.api.readParams());
+  }
+
+  /** A few images of rank 0's current batch with their labels and predictions. */
+  async sample(n: number): Promise<BatchSample | null> {
+    const h = this.workers[0];
+    return h ? h.api.sample(n) : null;
   }
 
   private async check(epoch: number, step: number): Promise<TrainEvent> {

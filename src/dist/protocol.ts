@@ -71,6 +71,14 @@ export interface RankStepLog {
   readonly transfers?: readonly TransferEvent[];
 }
 
+/** A few images of this rank's current batch, with their labels and the model's predictions now. */
+export interface BatchSample {
+  /** [n, 3, 32, 32] bytes. */
+  readonly images: Uint8Array;
+  readonly labels: Int32Array;
+  readonly predicted: Int32Array;
+}
+
 export interface EvalResult {
   readonly lossSum: number;
   readonly correct: number;
@@ -86,6 +94,8 @@ export interface RankApi {
   /** SHA-256 of the parameters (replicas must agree). */
   checksum(): Promise<string>;
   readParams(): Promise<Float32Array>;
+  /** Up to n images of the last training batch with predictions (null when the data are not images). */
+  sample(n: number): Promise<BatchSample | null>;
   memory(): Promise<MemorySnapshot>;
   /** Aborts this rank's collectives (every peer's pending collective fails, naming this rank). */
   abort(reason: string): Promise<void>;

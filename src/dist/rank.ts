@@ -132,6 +132,23 @@ export function createRankApi(env: RankEnv): RankApi {
     },
 
     readParams: () => need().trainer.readParams(),
+
+    async sample(n) {
+      const st = need();
+      const b = st.source?.lastBatch;
+      if (!b || !('images' in b)) return null;
+      const k = Math.min(n, b.labels.length, st.trainer.model.maxBatch);
+      if (k === 0) return null;
+      const images = b.images.slice(0, k * 3072);
+      const labels = b.labels.slice(0, k);
+      await st.trainer.evaluate({ images, labels });
+      const logits = await st.trainer.readLogits(k);
+      const predicted = Int32Array.from({ length: k }, (_, i) => {
+        const row = logits.subarray(i * 10, i * 10 + 10);
+        return row.indexOf(Math.max(...row));
+      });
+      return { images, labels, predicted };
+    },
     async memory() { return need().gpu.memory.snapshot(); },
 
     async abort(reason) {

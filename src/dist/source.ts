@@ -15,12 +15,15 @@ export interface BatchSource {
   loadTest(indices: Int32Array): Promise<void>;
   /** Positions [start, start + count) of the loaded shard, in order (augmentation draws advance in call order). */
   trainBatch(start: number, count: number): Batch;
+  /** The last batch trainBatch returned (for the page's sample of current images). */
+  readonly lastBatch: Batch | null;
   testBatch(start: number, count: number): Batch;
 }
 
 const range = (start: number, count: number) => Int32Array.from({ length: count }, (_, i) => start + i);
 
 export class DatasetSource implements BatchSource {
+  lastBatch: Batch | null = null;
   private train: Shard | null = null;
   private test: Shard | null = null;
   private augmenter: Augmenter | null = null;
@@ -41,7 +44,8 @@ export class DatasetSource implements BatchSource {
 
   trainBatch(start: number, count: number): Batch {
     if (!this.train) throw new Error('no training shard loaded: beginEpoch first');
-    return gatherBatch(this.train, range(start, count), this.augmenter ?? undefined);
+    this.lastBatch = gatherBatch(this.train, range(start, count), this.augmenter ?? undefined);
+    return this.lastBatch;
   }
 
   testBatch(start: number, count: number): Batch {
@@ -51,6 +55,7 @@ export class DatasetSource implements BatchSource {
 }
 
 export class TensorSource implements BatchSource {
+  lastBatch: Batch | null = null;
   private trainIdx: Int32Array = new Int32Array(0);
   private testIdx: Int32Array = new Int32Array(0);
 
@@ -64,7 +69,10 @@ export class TensorSource implements BatchSource {
   async loadTrain(indices: Int32Array): Promise<void> { this.trainIdx = indices; }
   async loadTest(indices: Int32Array): Promise<void> { this.testIdx = indices; }
 
-  trainBatch(start: number, count: number): Batch { return pick(this.x, this.y, this.trainIdx, start, count); }
+  trainBatch(start: number, count: number): Batch {
+    this.lastBatch = pick(this.x, this.y, this.trainIdx, start, count);
+    return this.lastBatch;
+  }
 
   testBatch(start: number, count: number): Batch {
     if (!this.testX || !this.testY) throw new Error('tensor data has no test split');
