@@ -13,10 +13,10 @@ export default defineConfig({
     sourcemap: true,
     rollupOptions: {
       input: { webddp: 'src/cli/main.ts', 'rank-worker': 'workers/node-rank.worker.ts' },
-      external: ['webgpu', /^node:/],
+      external: ['webgpu', 'vite', 'puppeteer', /^node:/],
       output: { format: 'es', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs' },
     },
   },
-  ssr: { noExternal: true, external: ['webgpu'], target: 'node' },
+  ssr: { noExternal: true, external: ['webgpu', 'vite', 'puppeteer'], target: 'node' },
   logLevel: 'warn',
 });

@@ -8,6 +8,8 @@
 //   node bench/allreduce.mjs --quick         # fewer sizes, no sweep
 //   node bench/allreduce.mjs --json out.json # also write the JSON to a file
 //   node bench/allreduce.mjs --worlds 2 --sizes 2180392,16777216 --no-sweep   # a subset
+//   node bench/allreduce.mjs --bundle comm.mjs   # use a prebuilt bundle of src/dist/comm.ts (no vite
+//                                                # needed: for a GPU machine without npm packages)
 //
 // Each measurement: a correctness pass (integer inputs; #wrong counts elements that differ from
 // the exact sum, over all ranks), 20 warm-up all-reduces (the JIT needs them), then N timed
@@ -43,10 +45,16 @@ async function main() {
   const jsonPath = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'webddp-bench-'));
   try {
-    const { build } = await import('vite');
-    const entry = join(import.meta.dirname, '../src/dist/comm.ts');
-    await build({ configFile: false, logLevel: 'silent', build: { lib: { entry, formats: ['es'], fileName: () => 'comm.mjs' }, outDir: dir, minify: false, write: true, emptyOutDir: true } });
-    const bundleUrl = pathToFileURL(join(dir, 'comm.mjs')).href;
+    const bundleAt = args.indexOf('--bundle');
+    let bundleUrl;
+    if (bundleAt >= 0) {
+      bundleUrl = pathToFileURL(args[bundleAt + 1] ?? '').href;
+    } else {
+      const { build } = await import('vite');
+      const entry = join(import.meta.dirname, '../src/dist/comm.ts');
+      await build({ configFile: false, logLevel: 'silent', build: { lib: { entry, formats: ['es'], fileName: () => 'comm.mjs' }, outDir: dir, minify: false, write: true, emptyOutDir: true } });
+      bundleUrl = pathToFileURL(join(dir, 'comm.mjs')).href;
+    }
     const comm = await loadComm(bundleUrl);
     const sizes = list('--sizes') ?? (quick ? [SIMPLECNN_BYTES] : [4096, 262_144, SIMPLECNN_BYTES, 16 * 2 ** 20]);
     const worlds = list('--worlds') ?? [2, 4, 8];

@@ -12,6 +12,9 @@ rm -rf .gpu/cli .gpu/node_modules && mkdir -p .gpu/cli .gpu/node_modules/webgpu/
 cp -r dist/cli/. .gpu/cli/
 cp node_modules/webgpu/index.js node_modules/webgpu/package.json .gpu/node_modules/webgpu/
 printf '%s\n' "import { main } from './webddp.mjs';" 'process.exitCode = await main(process.argv.slice(2));' > .gpu/cli/run.mjs
+# The all-reduce benchmark's communication bundle (bench/allreduce.mjs --bundle .gpu/comm.mjs).
+node -e "import('vite').then((v) => v.build({ configFile: false, logLevel: 'silent', build: { lib: { entry: 'src/dist/comm.ts', formats: ['es'], fileName: () => 'comm.mjs' }, outDir: '.gpu/comm', minify: false, emptyOutDir: true } }))"
+cp bench/allreduce.mjs .gpu/allreduce.mjs
 cat > .gpu/run.sh <<'RUN'
 #!/usr/bin/env bash
 # Runs the webddp CLI from .gpu/ (dawn.node is unpacked by remote.sh, or copied from node_modules).

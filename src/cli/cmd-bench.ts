@@ -1,17 +1,23 @@
 // `webddp bench`: one worker's training throughput at several batch sizes, with the step split
-// into forward, backward and optimizer; a table, then one JSON line.
+// into forward, backward and optimizer; with --workers, data-parallel step times (bench-dist.ts).
+// A table, then one JSON line.
 import { parseArgs } from 'node:util';
 import { benchmarkTraining, formatKernelProfile, formatTrainBench, type TrainBenchRow } from '../../bench/train-step.ts';
 import type { Command } from './command.ts';
 import { cliDevice, parseAdapter } from './device.ts';
 import { parseTuning, tuningFor } from '../gpu/tuning.ts';
 import { intFlag, intListFlag, numberFlag, parseFlags } from './flags.ts';
+import { runDistBench } from './bench-dist.ts';
+import { defaultStoreDir } from './train-data.ts';
 
 const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--json]
+webddp bench --workers 1,2,4 [--modes ddp,dp] [--batch B] [--steps N] [--warmup N] [--store DIR] [--json]
 
 Training throughput (images/s) of one worker on random CIFAR-sized data, and the step time split
 into forward, backward and optimizer (GPU timestamps where the adapter has them). On a software
 adapter (SwiftShader) the default batches are 8,32 with fewer steps.
+With --workers: step time of data-parallel training for each mode and worker count (worker
+threads with their own devices, the synthetic dataset), and rank 0's time waiting in collectives.
   --tuning  kernel override constants and split-K targets, e.g.
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'
   --profile also time every kernel separately (GPU timestamps)
@@ -21,16 +27,24 @@ export const command: Command = {
   name: 'bench',
   summary: 'measure training throughput of one worker (images/s, forward/backward/optimizer split)',
   usage,
-  async run(argv, io) {
+  async run(argv, io, env) {
     const { values } = parseFlags(() => parseArgs({
       args: [...argv], strict: true,
       options: {
         batches: { type: 'string' }, steps: { type: 'string' }, warmup: { type: 'string' }, width: { type: 'string' },
         adapter: { type: 'string' }, tuning: { type: 'string' }, profile: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+        workers: { type: 'string' }, modes: { type: 'string', default: 'ddp,dp' }, batch: { type: 'string' }, store: { type: 'string' },
       },
     }));
     if (values.help) { io.out(`${usage}\n`); return 0; }
     const width = values.width === undefined ? 1 : numberFlag('--width', values.width);
+    if (values.workers) {
+      return runDistBench({
+        workers: intListFlag('--workers', values.workers), modes: values.modes, batch: values.batch ? intFlag('--batch', values.batch, 1) : 32,
+        steps: values.steps ? intFlag('--steps', values.steps, 1) : 10, warmup: values.warmup ? intFlag('--warmup', values.warmup, 0) : 2, width,
+        store: values.store ?? defaultStoreDir(), adapter: parseAdapter(values.adapter), json: values.json,
+      }, io, env);
+    }
     const gpu = await cliDevice(parseAdapter(values.adapter), io, 'bench');
     try {
       const soft = gpu.adapter.fallback;

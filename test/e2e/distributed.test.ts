@@ -16,8 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => session.close());
 
-const run = (config: Record<string, unknown>) =>
-  page.evaluate((c) => (window.webddpDist as DistHarness).run(c), config) as Promise<DistRun>;
+const run = (config: Record<string, unknown>): Promise<DistRun> =>
+  page.evaluate((c) => (window.webddpDist as DistHarness).run(c), config);
 const base = { workers: 4, batchSize: 4, epochs: 1, trainLimit: 32, testLimit: 16, checkEvery: 1, optimizer: 'adam', lr: 0.001 };
 
 describe('4 workers in Chromium', () => {
