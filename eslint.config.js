@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-e2e/', 'node_modules/', 'coverage/', '.gpu/', '.webddp/', 'scripts/', 'bin/', '*.config.js', '.puppeteerrc.cjs'] },
+  { ignores: ['dist/', 'dist-e2e/', 'dist-cli/', 'node_modules/', 'coverage/', '.gpu/', '.webddp/', 'scripts/', 'bin/', '*.config.js', '.puppeteerrc.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,12 +1,12 @@
 // Builds the Node side (the `webddp` CLI and its worker-thread entry) into self-contained ES
-// modules in dist/cli/: everything bundled except Dawn (`webgpu`, a native addon) and Node's own
-// modules, so dist/cli plus node_modules/webgpu is all a GPU machine needs.
+// modules in dist-cli/: everything bundled except Dawn (`webgpu`, a native addon) and Node's own
+// modules, so dist-cli plus node_modules/webgpu is all a GPU machine needs.
 import { defineConfig } from 'vite';
 
 export default defineConfig({
   build: {
     ssr: true,
-    outDir: 'dist/cli',
+    outDir: 'dist-cli',
     emptyOutDir: true,
     target: 'node20',
     minify: false,

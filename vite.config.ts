@@ -1,5 +1,6 @@
-// Vite serves and builds the teaching page. COOP/COEP make the page cross-origin isolated, so
-// workers may exchange gradient chunks through SharedArrayBuffer (see src/dist/transport-*.ts).
+// Vite serves and builds the teaching page (index.html) and the benchmark page (bench.html).
+// COOP/COEP make the pages cross-origin isolated, so workers may exchange gradient chunks through
+// SharedArrayBuffer (src/dist/sab-link.ts).
 // With WEBDDP_HARNESS=1 (e2e tests only: test/e2e/global-setup.ts) the build also takes the test
 // harness pages test/e2e/harness/*.html and goes to dist-e2e/.
 import { readdirSync } from 'node:fs';
@@ -23,6 +24,7 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
     chunkSizeWarningLimit: 1024,
-    ...(harness ? { outDir: 'dist-e2e', rolldownOptions: { input: { main: 'index.html', ...harnessPages } } } : {}),
+    rolldownOptions: { input: { main: 'index.html', bench: 'bench.html', ...harnessPages } },
+    ...(harness ? { outDir: 'dist-e2e' } : {}),
   },
 });

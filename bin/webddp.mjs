@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `webddp` command. Runs the bundled CLI (dist/cli/webddp.mjs), building it first with Vite
+// The `webddp` command. Runs the bundled CLI (dist-cli/webddp.mjs), building it first with Vite
 // when it is missing or older than the sources (a checkout has no build; `npm run webddp` and the
 // installed bin both come through here).
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bundle = join(root, 'dist', 'cli', 'webddp.mjs');
+const bundle = join(root, 'dist-cli', 'webddp.mjs');
 
 function newest(dir) {
   let t = 0;
@@ -22,7 +22,7 @@ function newest(dir) {
 const stale = !existsSync(bundle) ||
   Math.max(newest(join(root, 'src')), newest(join(root, 'shaders')), newest(join(root, 'workers')), statSync(join(root, 'vite.cli.config.ts')).mtimeMs) > statSync(bundle).mtimeMs;
 if (stale && existsSync(join(root, 'src'))) {
-  process.stderr.write('webddp: building the CLI bundle (dist/cli) ...\n');
+  process.stderr.write('webddp: building the CLI bundle (dist-cli) ...\n');
   const { build } = await import('vite');
   await build({ root, configFile: join(root, 'vite.cli.config.ts'), logLevel: 'warn' });
 }

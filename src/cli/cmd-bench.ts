@@ -3,7 +3,8 @@
 // A table, then one JSON line.
 import { parseArgs } from 'node:util';
 import { benchmarkTraining, formatKernelProfile, formatTrainBench, type TrainBenchRow } from '../../bench/train-step.ts';
-import type { Command } from './command.ts';
+import { UsageError, type Command } from './command.ts';
+import { runChromiumBench } from './bench-chromium.ts';
 import { cliDevice, parseAdapter } from './device.ts';
 import { parseTuning, tuningFor } from '../gpu/tuning.ts';
 import { intFlag, intListFlag, numberFlag, parseFlags } from './flags.ts';
@@ -12,6 +13,7 @@ import { defaultStoreDir } from './train-data.ts';
 
 const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--json]
 webddp bench --workers 1,2,4 [--modes ddp,dp] [--batch B] [--steps N] [--warmup N] [--store DIR] [--json]
+webddp bench --runtime chromium [same options]   (the same benchmarks in headless Chromium, bench.html)
 
 Training throughput (images/s) of one worker on random CIFAR-sized data, and the step time split
 into forward, backward and optimizer (GPU timestamps where the adapter has them). On a software
@@ -34,10 +36,21 @@ export const command: Command = {
         batches: { type: 'string' }, steps: { type: 'string' }, warmup: { type: 'string' }, width: { type: 'string' },
         adapter: { type: 'string' }, tuning: { type: 'string' }, profile: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
         workers: { type: 'string' }, modes: { type: 'string', default: 'ddp,dp' }, batch: { type: 'string' }, store: { type: 'string' },
+        runtime: { type: 'string', default: 'node' },
       },
     }));
     if (values.help) { io.out(`${usage}\n`); return 0; }
     const width = values.width === undefined ? 1 : numberFlag('--width', values.width);
+    if (values.runtime !== 'node' && values.runtime !== 'chromium') throw new UsageError(`--runtime must be node or chromium (got '${values.runtime}')`);
+    if (values.runtime === 'chromium') {
+      if (!env) throw new Error('--runtime chromium needs the bundled CLI (bin/webddp.mjs)');
+      const q = new URLSearchParams();
+      if (values.workers) { q.set('kind', 'dist'); q.set('workers', values.workers); q.set('modes', values.modes); if (values.batch) q.set('batch', values.batch); }
+      else { q.set('kind', 'train'); if (values.batches) q.set('batches', values.batches); }
+      if (values.steps) q.set('steps', values.steps);
+      if (values.warmup) q.set('warmup', values.warmup);
+      return runChromiumBench(q.toString(), io, env, values.json, 60 * 60_000);
+    }
     if (values.workers) {
       return runDistBench({
         workers: intListFlag('--workers', values.workers), modes: values.modes, batch: values.batch ? intFlag('--batch', values.batch, 1) : 32,

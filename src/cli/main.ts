@@ -21,7 +21,7 @@ function help(): string {
 }
 
 /**
- * The rank worker is built next to this entry (dist/cli/rank-worker.mjs); the path is assembled at
+ * The rank worker is built next to this entry (dist-cli/rank-worker.mjs); the path is assembled at
  * run time so the bundler leaves it alone.
  */
 const defaultEnv: CliEnv = { rankWorkerUrl: new URL(['.', 'rank-worker.mjs'].join('/'), import.meta.url) };

@@ -1,5 +1,5 @@
 // Node only: a rank is a worker_thread running the bundled rank worker (workers/node-rank.worker.ts
-// -> dist/cli/rank-worker.mjs), with its own Dawn device, wrapped with comlink.
+// -> dist-cli/rank-worker.mjs), with its own Dawn device, wrapped with comlink.
 import { Worker } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
