@@ -42,6 +42,19 @@ describe('distributed training (Node worker threads, Dawn)', () => {
     expect(c.mismatches, `max abs ${c.maxAbs}`).toBe(0);
   });
 
+  it('gradient accumulation (no_sync) of 2 x 4 equals a batch of 8; clipping on 2 workers equals clipping on 1', async () => {
+    const accum = await train('accum', '--workers', '2', '--batch-size', '4', '--grad-accum', '2', '--no-shuffle');
+    const big = await train('big', '--workers', '2', '--batch-size', '8', '--no-shuffle');
+    const c = close(accum.params, big.params);
+    expect(c.mismatches, `max abs ${c.maxAbs}`).toBe(0);
+    const clip2 = await train('clip2', '--workers', '2', '--batch-size', '4', '--no-shuffle', '--clip-grad-norm', '0.01');
+    const clip1 = await train('clip1', '--workers', '1', '--batch-size', '8', '--no-shuffle', '--clip-grad-norm', '0.01');
+    const zclip = await train('zclip', '--workers', '2', '--batch-size', '4', '--no-shuffle', '--clip-grad-norm', '0.01', '--mode', 'zero2');
+    expect(close(clip2.params, clip1.params).mismatches).toBe(0);
+    expect(close(zclip.params, clip2.params).mismatches).toBe(0);
+    expect(close(clip2.params, big.params).mismatches).toBeGreaterThan(0);
+  });
+
   it('DataParallel, BalancedDataParallel, ZeRO-1 and ZeRO-2 end where DDP ends (same samples every step)', async () => {
     const ddp = await train('ddp2', '--workers', '2', '--batch-size', '4', '--optimizer', 'adam');
     for (const mode of ['dp', 'balanced-dp', 'zero1', 'zero2']) {
