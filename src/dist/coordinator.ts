@@ -48,8 +48,15 @@ export class Coordinator {
   private stopRequested = false;
   private pauseGate: { promise: Promise<void>; release: () => void } | null = null;
 
+  /** Calls in flight that want to hear about a worker dying. */
+  private readonly exitWaiters = new Set<(rank: number, reason: string) => void>();
+
   private constructor(readonly config: TrainConfig, private readonly workers: readonly WorkerHandle[], readonly ranks: readonly RankInfo[]) {
     this.exits = workers.map(() => null);
+    workers.forEach((h, r) => h.onExit((reason) => {
+      this.exits[r] = reason;
+      for (const w of this.exitWaiters) w(r, reason);
+    }));
   }
 
   /** Spawns and initialises every rank (their device, trainer and links). */
@@ -179,7 +186,8 @@ export class Coordinator {
       const pending = new Set(this.workers.map((_, r) => r));
       let settled = false;
       let peerTimer: ReturnType<typeof setTimeout> | undefined;
-      const finish = () => { clearTimeout(timer); clearTimeout(peerTimer); };
+      const onExit = (rank: number, reason: string) => fail(rank, reason);
+      const finish = () => { clearTimeout(timer); clearTimeout(peerTimer); this.exitWaiters.delete(onExit); };
       const fail = (rank: number, cause: string) => {
         if (settled) return;
         settled = true;
@@ -188,10 +196,10 @@ export class Coordinator {
         reject(new RankFailedError(rank, what, cause));
       };
       const timer = setTimeout(() => fail([...pending][0] ?? 0, `no answer within ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
+      this.exitWaiters.add(onExit);
       this.workers.forEach((h, r) => {
         const gone = this.exits[r];
         if (gone) { fail(r, gone); return; }
-        h.onExit((reason) => { this.exits[r] = reason; fail(r, reason); });
         call(h, r).then((v) => {
           results[r] = v;
           pending.delete(r);

@@ -145,8 +145,9 @@ export class Trainer {
     const rec = new Recorder(this.gpu, 'train_step', opts.timer ?? null, opts.profile ?? false);
     this.recordForward(rec, plan, 'images' in b);
     this.recordBackward(rec, plan);
-    if (opts.update !== false) this.recordUpdate(rec, opts.lr);
-    return this.finish(rec, plan.batch, opts.timer);
+    const update = opts.update !== false;
+    if (update) this.recordUpdate(rec, opts.lr);
+    return this.finish(rec, plan.batch, opts.timer, update);
   }
 
   /** Forward only (evaluation): loss and correct count of the batch. */
@@ -154,34 +155,38 @@ export class Trainer {
     const plan = await this.upload(b);
     const rec = new Recorder(this.gpu, 'eval_step');
     this.recordForward(rec, plan, 'images' in b);
-    return this.finish(rec, plan.batch);
+    return this.finish(rec, plan.batch, undefined, false);
   }
 
   /** Copies the stats (and clip norm) to staging, submits, and reads them back. */
-  async finish(rec: Recorder, batch: number, timer?: Timer): Promise<StepResult> {
-    const buf = this.copyStats(rec);
+  async finish(rec: Recorder, batch: number, timer?: Timer, withNorm = true): Promise<StepResult> {
+    const buf = this.copyStats(rec, withNorm);
     rec.submit();
     const [r, gpuMs] = await Promise.all([this.readStats(buf, batch), timer?.read()]);
     return gpuMs ? { ...r, gpuMs } : r;
   }
 
-  /** Records a copy of the loss stats (and the clip norm) into a staging buffer for readStats(). */
-  copyStats(rec: Recorder): GPUBuffer {
-    return this.copyStatsFrom(rec, this.model.stats);
+  /**
+   * Records a copy of the loss stats into a staging buffer for readStats(), with the clip norm
+   * when `withNorm` (only when this recording clips: otherwise the norm would be a stale one).
+   */
+  copyStats(rec: Recorder, withNorm = false): GPUBuffer {
+    return this.copyStatsFrom(rec, this.model.stats, withNorm);
   }
 
   /** copyStats from another stats buffer (DataParallel's loss over the gathered batch). */
-  copyStatsFrom(rec: Recorder, stats: GPUBuffer): GPUBuffer {
+  copyStatsFrom(rec: Recorder, stats: GPUBuffer, withNorm = false): GPUBuffer {
     const buf = this.staging.take();
     rec.copy(stats, 0, buf, 0, 16);
-    if (this.clipper) rec.copy(this.clipper.out, 0, buf, 16, 16);
+    if (this.clipper && withNorm) rec.copy(this.clipper.out, 0, buf, 16, 16);
+    else rec.clear(buf, 16, 16);
     return buf;
   }
 
   /** Reads a copyStats() buffer once the work recording it has been submitted. */
   async readStats(buf: GPUBuffer, batch: number): Promise<StepResult> {
     const f = new Float32Array(await this.staging.read(buf));
-    return { batch, loss: f[0] ?? NaN, correct: f[1] ?? 0, ...(this.clipper ? { gradNorm: f[4] ?? NaN } : {}) };
+    return { batch, loss: f[0] ?? NaN, correct: f[1] ?? 0, ...(this.clipper && f[4] !== 0 ? { gradNorm: f[4] ?? NaN } : {}) };
   }
 
   destroy(): void {
