@@ -53,7 +53,7 @@ export const KERNELS = {
   linear_forward: {
     bindings: [P, ['x', 'read'], ['theta', 'read'], ['y', 'read_write']],
     params: { n: u, i: u, o: u, w_off: u, b_off: u, relu: u },
-    overrides: { WG_X: 16, WG_Y: 4 },
+    overrides: { WG_X: 16, WG_Y: 4, KSPLIT: 1 },
   },
   linear_backward_input: {
     bindings: [P, ['dy', 'read'], ['theta', 'read'], ['x', 'read'], ['dx', 'read_write']],

@@ -24,7 +24,7 @@ export const GPU_TUNING: Tuning = {
     conv2d_forward: { WG_X: 32, WG_Y: 1 },
     conv2d_backward_input: { WG_X: 32, WG_Y: 1 },
     conv2d_backward_weight: { WG_X: 32 },
-    linear_forward: { WG_X: 16, WG_Y: 4 },
+    linear_forward: { WG_X: 8, WG_Y: 2, KSPLIT: 16 },
     linear_backward_input: { WG_X: 16, WG_Y: 4 },
     linear_backward_weight: { WG_X: 16, WG_Y: 4 },
     maxpool2d_forward: { WG: 256 },

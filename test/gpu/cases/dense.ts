@@ -35,16 +35,16 @@ export const denseCases = {
       expectClose('dx', dx!, want, { rtol: 0, atol: 0 });
     },
   }))),
-  linear_forward: LINEARS.flatMap((s, k) => [false, true].map((relu): OpCase => ({
-    name: `${ll(s)} relu=${relu}`,
+  linear_forward: LINEARS.flatMap((s, k) => [[false, 1], [true, 1], [true, 8]].map(([relu, ksplit]): OpCase => ({
+    name: `${ll(s)} relu=${relu} KSPLIT=${ksplit}`,
     async run(gpu) {
       const x = randn(s.n * s.i, 21 + k);
       const w = randn(s.o * s.i, 22 + k, 0.5);
       const b = randn(s.o, 23 + k);
       const { data, offsets } = arena(5, w, b);
       const { y } = await runOp(gpu, 'linear_forward', { ...s, w_off: offsets[0] ?? 0, b_off: offsets[1] ?? 0, relu: relu ? 1 : 0 },
-        { x, theta: data, y: s.n * s.o }, (o) => [cdiv(cdiv(s.o, 4), o.WG_X ?? 16), cdiv(cdiv(s.n, 4), o.WG_Y ?? 4), 1]);
-      expectClose('y', y!, linearForward(x, w, b, s, relu), KERNEL_TOL);
+        { x, theta: data, y: s.n * s.o }, (o) => [cdiv(cdiv(s.o, 4), o.WG_X ?? 16), cdiv(cdiv(s.n, 4), o.WG_Y ?? 4), 1], { KSPLIT: Number(ksplit), WG_X: 4, WG_Y: 4 });
+      expectClose('y', y!, linearForward(x, w, b, s, Boolean(relu)), KERNEL_TOL);
     },
   }))),
   linear_backward_input: LINEARS.flatMap((s, k) => [false, true].map((mask): OpCase => ({
