@@ -31,7 +31,7 @@ export class Conv2dLayer implements Layer {
   /** Split-K factor of the weight gradient: enough slices of the N*H rows to fill the device. */
   splits(batch: number, tuning: Tuning): number {
     const perSlice = this.ci * cdiv(this.co, 4);
-    return Math.max(1, Math.min(batch * this.h, cdiv(tuning.targetThreads, perSlice)));
+    return Math.max(1, Math.min(batch * this.h, tuning.maxSplits, cdiv(tuning.targetThreads, perSlice)));
   }
 
   workspaceBytes(batch: number, tuning: Tuning): number {
