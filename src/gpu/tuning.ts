@@ -20,7 +20,9 @@ export const SOFTWARE_TUNING: Tuning = { kernels: {}, targetThreads: 256, maxSpl
  * For real GPUs. Chosen by `webddp bench --tuning` sweeps on an NVIDIA H200 (Dawn, Vulkan):
  * convolution workgroups of 32 and split-K aimed at 32768 invocations beat 16/64/128 and
  * 8192/65536/131072 by 10-30% at batch 512 (114k vs 87k images/s with the first guess); fc1's
- * forward split 32 ways inside 4x2 workgroups took it from 0.85 to 0.13 ms (144k images/s).
+ * forward split 32 ways inside 4x2 workgroups took it from 0.85 to 0.13 ms (144k images/s), and
+ * capping the slices at 256 (conv1's second pass sums them serially) with 65536 invocations was
+ * the steadiest across batch sizes (bench/results/h200-tuning-sweep.txt; runs vary by +-15%).
  */
 export const GPU_TUNING: Tuning = {
   kernels: {
@@ -41,7 +43,7 @@ export const GPU_TUNING: Tuning = {
     softmax_xent_backward: { WG: 256 },
     grad_norm: { WG: 256 },
   },
-  targetThreads: 32768,
+  targetThreads: 65536,
   maxSplits: 256,
   normWorkgroups: 256,
 };
