@@ -1,0 +1,116 @@
+// What the dataset panel does with picked, dropped or linked CIFAR-10 sources: decide which
+// importer to call, call it, and turn its results and errors into sentences for the page.
+import { DataError, ImportAbortedError, NetworkError, describe } from '../../data/errors.ts';
+import { importArchive, importFiles, importFromUrl } from '../../data/import.ts';
+import { DEFAULT_DATASET, type ImportProgress, type ImportResult } from '../../data/import-types.ts';
+import type { DatasetManifest, DatasetStore } from '../../data/store.ts';
+
+/** One import the user asked for. */
+export type ImportRequest =
+  | { readonly kind: 'archive'; readonly file: File }
+  | { readonly kind: 'files'; readonly files: readonly File[] }
+  | { readonly kind: 'url'; readonly url: string };
+
+const ARCHIVE_NAME = /\.(tar\.gz|tgz|tar|gz)$/i;
+const LOOSE_NAME = /\.(bin|txt)$/i;
+
+/** 50000 -> "50 000" (narrow no-break space between thousands). */
+export function count(n: number): string {
+  return Math.round(n).toLocaleString('en-US').replace(/,/g, '\u202f');
+}
+
+/** "50 000 training and 10 000 test records". */
+export function recordCounts(m: DatasetManifest): string {
+  return `${count(m.splits.train.records)} training and ${count(m.splits.test.records)} test records`;
+}
+
+/**
+ * How to import picked or dropped files: one archive, or loose .bin files (+ batches.meta.txt).
+ * A string is a message for the user instead.
+ */
+export function planFiles(files: readonly File[]): ImportRequest | string {
+  const first = files[0];
+  if (first === undefined) return 'No files were given.';
+  const archive = files.find((f) => ARCHIVE_NAME.test(f.name));
+  if (archive !== undefined && files.length > 1) {
+    return `Give either one cifar-10-binary.tar.gz or the loose .bin files, not both (${files.length} files, including ${archive.name}).`;
+  }
+  // A single file that is not a loose CIFAR file goes to the archive importer, which says what it is.
+  if (files.length === 1 && (archive !== undefined || !LOOSE_NAME.test(first.name))) return { kind: 'archive', file: first };
+  return { kind: 'files', files };
+}
+
+/** What the user typed as a URL, checked: a string is a message for the user. */
+export function planUrl(text: string): ImportRequest | string {
+  const t = text.trim();
+  if (t === '') return 'Enter the address of cifar-10-binary.tar.gz.';
+  let url: URL;
+  try {
+    url = new URL(t);
+  } catch {
+    return `"${t}" is not a full URL; it must start with https:// or http://.`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `Only http:// and https:// addresses can be imported (this one is ${url.protocol}).`;
+  return { kind: 'url', url: url.href };
+}
+
+/** A short name of the request's source, for messages. */
+export function sourceLabel(req: ImportRequest): string {
+  switch (req.kind) {
+    case 'archive': return req.file.name;
+    case 'url': return req.url;
+    case 'files': return req.files.length === 1 ? (req.files[0]?.name ?? '1 file') : `${req.files.length} files`;
+  }
+}
+
+export interface RunOptions {
+  readonly onProgress: (p: ImportProgress) => void;
+  readonly signal: AbortSignal;
+}
+
+/** Runs the importer that fits the request, into dataset 'cifar10'. */
+export function startImport(req: ImportRequest, store: DatasetStore, o: RunOptions): Promise<ImportResult> {
+  const common = { name: DEFAULT_DATASET, onProgress: o.onProgress, signal: o.signal };
+  switch (req.kind) {
+    case 'archive': return importArchive(req.file.stream(), store, { ...common, totalBytes: req.file.size, sourceName: req.file.name });
+    case 'files': return importFiles(req.files, store, common);
+    case 'url': return importFromUrl(req.url, store, common);
+  }
+}
+
+/** Sentences about a finished import. */
+export function resultMessages(r: ImportResult, source: string): string[] {
+  const out = [r.unchanged
+    ? `Already stored, nothing changed: ${recordCounts(r.manifest)} from ${source}.`
+    : `Imported ${recordCounts(r.manifest)} from ${source}.`];
+  // The real archive holds a readme.html next to the batches: not worth a word.
+  const ignored = r.ignored.filter((f) => !/(^|\/)readme\.html$/i.test(f));
+  if (ignored.length > 0) out.push(`Ignored (not part of CIFAR-10): ${ignored.join(', ')}.`);
+  for (const w of r.warnings) out.push(w);
+  if (r.persisted === false) out.push('Persistent storage was not granted: the browser may evict the dataset under storage pressure.');
+  return out;
+}
+
+/** True when the error is the user's cancel (or a failure caused by it). */
+export function isCancel(e: unknown, signal: AbortSignal): boolean {
+  return e instanceof ImportAbortedError || signal.aborted;
+}
+
+/** Sentences for a failed import; the importer guarantees the stored dataset is untouched. */
+export function errorMessages(e: unknown, req: ImportRequest): string[] {
+  // A DataError's message already says what was wrong and where (and quotes its cause where useful).
+  const out = [e instanceof DataError ? e.message : `Import failed: ${describe(e)}`];
+  if (e instanceof NetworkError && e.bytesRead === 0 && req.kind === 'url' && isCrossOrigin(req.url)) {
+    out.push('A network error on another site is often CORS: that server must send Access-Control-Allow-Origin. If it does not, download the file and pick or drop it here.');
+  }
+  out.push('The previously stored dataset is unchanged.');
+  return out;
+}
+
+function isCrossOrigin(url: string): boolean {
+  try {
+    return new URL(url).origin !== location.origin;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,282 @@
+// The "Dataset" control of the left panel: choose the built-in synthetic dataset (the default,
+// generated in the browser) or CIFAR-10 (once imported), and import CIFAR-10 from a file picker,
+// a drop zone or a URL, with progress, Cancel, and the importer's own error messages.
+// For tests: data-dataset = the selected name; data-import-state = idle|importing|done|error.
+import { DatasetNotFoundError, describe } from '../../data/errors.ts';
+import { CIFAR10_CLASSES } from '../../data/cifar.ts';
+import { readManifest } from '../../data/dataset.ts';
+import { DEFAULT_DATASET } from '../../data/import-types.ts';
+import type { DatasetManifest, DatasetStore } from '../../data/store.ts';
+import { SYNTHETIC_CLASSES, SYNTHETIC_DATASET, importSynthetic } from '../../data/synthetic.ts';
+import { docLink, h } from '../dom.ts';
+import {
+  errorMessages, isCancel, planFiles, planUrl, recordCounts, resultMessages, sourceLabel, startImport, type ImportRequest,
+} from './dataset-import.ts';
+import { wireDropZone } from './drop-files.ts';
+import { ImportProgressView } from './import-progress.ts';
+import './dataset-panel.css';
+
+export type ImportState = 'idle' | 'importing' | 'done' | 'error';
+
+const SYNTHETIC_TEXT = '10 classes of shapes, stripes and colour patterns, generated in your browser, works offline.';
+const CIFAR_PAGE = 'https://www.cs.toronto.edu/~kriz/cifar.html';
+let instances = 0;
+
+interface Choice {
+  readonly radio: HTMLInputElement;
+  readonly label: HTMLLabelElement;
+  /** Record counts and source, or why the choice is not available yet. */
+  readonly note: HTMLElement;
+}
+
+export class DatasetPanel {
+  readonly element: HTMLFieldSetElement;
+  private readonly choices: Record<'synthetic' | 'cifar10', Choice>;
+  private readonly manifests = new Map<string, DatasetManifest>();
+  private readonly listeners: (() => void)[] = [];
+  private readonly fileInput: HTMLInputElement;
+  private readonly chooseButton: HTMLButtonElement;
+  private readonly dropZone: HTMLDivElement;
+  private readonly urlInput: HTMLInputElement;
+  private readonly urlButton: HTMLButtonElement;
+  private readonly urlError: HTMLParagraphElement;
+  private readonly progress = new ImportProgressView();
+  private readonly status: HTMLParagraphElement;
+  private readonly alert: HTMLDivElement;
+  private busy = false;
+  private controller: AbortController | undefined;
+  private syntheticJob: Promise<void> | undefined;
+
+  constructor(private readonly store: DatasetStore) {
+    const id = `ds-${++instances}`;
+    this.choices = {
+      synthetic: choice(id, SYNTHETIC_DATASET, 'Built-in synthetic', SYNTHETIC_TEXT, 'Not generated yet: made when you start training.'),
+      cifar10: choice(id, DEFAULT_DATASET, 'CIFAR-10', '60 000 photos in 10 classes: the dataset of the PyTorch tutorials.', 'Not imported yet: import it below.'),
+    };
+    this.choices.synthetic.radio.checked = true;
+    this.choices.cifar10.radio.disabled = true;
+
+    this.fileInput = h('input', {
+      type: 'file', multiple: true, class: 'ds-file', tabindex: -1, 'aria-hidden': 'true',
+      accept: '.gz,.tgz,.tar,.bin,.txt,application/gzip,application/x-gzip,application/x-tar',
+    });
+    this.chooseButton = h('button', { type: 'button', 'aria-describedby': `${id}-drop-text` }, 'Choose files…');
+    this.dropZone = h('div', { class: 'ds-drop' },
+      h('p', { id: `${id}-drop-text` }, 'Drop ', h('strong', {}, 'cifar-10-binary.tar.gz'), ', or the ', h('code', {}, '.bin'),
+        ' files with ', h('code', {}, 'batches.meta.txt'), ' (or their folder) here'),
+      this.chooseButton, this.fileInput);
+    this.urlInput = h('input', {
+      type: 'url', id: `${id}-url`, inputmode: 'url', spellcheck: 'false', autocomplete: 'url',
+      placeholder: 'https://…', 'aria-describedby': `${id}-url-error`,
+    });
+    this.urlButton = h('button', { type: 'submit' }, 'Import');
+    this.urlError = h('p', { class: 'ds-url-error', id: `${id}-url-error` });
+    const urlForm = h('form', { class: 'ds-url', novalidate: true },
+      h('label', { for: `${id}-url` }, 'or from a URL'),
+      h('div', { class: 'ds-url-row' }, this.urlInput, this.urlButton), this.urlError);
+    this.status = h('p', { class: 'ds-status', role: 'status' });
+    this.alert = h('div', { class: 'ds-alert', role: 'alert' });
+
+    this.element = h('fieldset', { class: 'dataset-panel', 'data-dataset': SYNTHETIC_DATASET, 'data-import-state': 'idle' },
+      h('legend', {}, 'Dataset'),
+      h('div', { class: 'ds-choices', role: 'radiogroup', 'aria-label': 'Train on' },
+        this.choices.synthetic.label, this.choices.cifar10.label),
+      h('div', { class: 'ds-import', role: 'group', 'aria-labelledby': `${id}-import-title` },
+        h('p', { class: 'ds-import-title', id: `${id}-import-title` }, 'Import CIFAR-10'),
+        this.dropZone, urlForm,
+        h('p', { class: 'ds-hint' }, 'Get ', h('code', {}, 'cifar-10-binary.tar.gz'), ' (163 MB) from the ',
+          docLink(CIFAR_PAGE, 'CIFAR-10 page'), '. It is checked as it streams and stored in IndexedDB.'),
+        this.progress.element, this.status, this.alert));
+
+    for (const c of Object.values(this.choices)) c.radio.addEventListener('change', () => this.selectionChanged());
+    this.chooseButton.addEventListener('click', () => this.fileInput.click());
+    this.fileInput.addEventListener('change', () => {
+      const files = [...(this.fileInput.files ?? [])];
+      this.fileInput.value = ''; // picking the same file again fires change again
+      this.importFiles(files);
+    });
+    wireDropZone(this.dropZone, () => !this.busy && !this.importing,
+      (files) => this.importFiles(files), (err) => this.fail([`Could not read the dropped files: ${describe(err)}`]));
+    urlForm.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.importUrl();
+    });
+    this.urlInput.addEventListener('input', () => this.showUrlError(''));
+    this.progress.cancel.addEventListener('click', () => this.controller?.abort(new Error('cancelled by the user')));
+    void this.refresh();
+  }
+
+  /** Name of the dataset to train on. */
+  selected(): string {
+    return this.choices.cifar10.radio.checked ? DEFAULT_DATASET : SYNTHETIC_DATASET;
+  }
+
+  /** Class names of the selected dataset (from its manifest when known). */
+  classes(): readonly string[] {
+    const name = this.selected();
+    return this.manifests.get(name)?.classes ?? (name === SYNTHETIC_DATASET ? SYNTHETIC_CLASSES : CIFAR10_CLASSES);
+  }
+
+  /** True while a CIFAR-10 import runs. */
+  get importing(): boolean {
+    return this.controller !== undefined;
+  }
+
+  /** Makes sure the selected dataset is stored (generating the built-in one if missing) and returns its name. */
+  async ensureReady(): Promise<string> {
+    const name = this.selected();
+    if (name === SYNTHETIC_DATASET) {
+      this.syntheticJob ??= this.makeSynthetic().finally(() => { this.syntheticJob = undefined; });
+      await this.syntheticJob;
+      return name;
+    }
+    const m = await readManifest(this.store, name);
+    if (m === undefined) throw new DatasetNotFoundError(name, this.store.where);
+    this.setManifest(name, m);
+    return name;
+  }
+
+  /** While training: no imports, no switching. */
+  setDisabled(busy: boolean): void {
+    this.busy = busy;
+    this.updateDisabled();
+  }
+
+  /** Called when the selected dataset (or its stored content) changes. */
+  onChange(cb: () => void): void {
+    this.listeners.push(cb);
+  }
+
+  /** Re-reads both manifests from the store (counts, sources, whether CIFAR-10 is available). */
+  async refresh(): Promise<void> {
+    for (const name of [SYNTHETIC_DATASET, DEFAULT_DATASET]) {
+      try {
+        const m = await readManifest(this.store, name);
+        if (m) this.setManifest(name, m);
+      } catch (e) {
+        this.noteOf(name).textContent = `Stored copy unusable: ${describe(e)}`;
+      }
+    }
+  }
+
+  private async makeSynthetic(): Promise<void> {
+    const m = await readManifest(this.store, SYNTHETIC_DATASET).catch(() => undefined); // invalid: generate again
+    if (m) return this.setManifest(SYNTHETIC_DATASET, m);
+    const note = this.choices.synthetic.note;
+    note.textContent = 'Generating the images…';
+    await new Promise((r) => setTimeout(r, 30)); // let the note paint before generating
+    try {
+      this.setManifest(SYNTHETIC_DATASET, (await importSynthetic(this.store)).manifest);
+    } catch (e) {
+      note.textContent = `Could not generate it: ${describe(e)}`;
+      throw e;
+    }
+  }
+
+  private noteOf(name: string): HTMLElement {
+    return (name === SYNTHETIC_DATASET ? this.choices.synthetic : this.choices.cifar10).note;
+  }
+
+  private setManifest(name: string, m: DatasetManifest): void {
+    this.manifests.set(name, m);
+    const note = this.noteOf(name);
+    note.textContent = recordCounts(m);
+    if (name === DEFAULT_DATASET) note.append(h('span', { class: 'ds-source' }, `from ${m.source.description}`));
+    this.updateDisabled();
+  }
+
+  private select(name: string): void {
+    const radio = (name === SYNTHETIC_DATASET ? this.choices.synthetic : this.choices.cifar10).radio;
+    radio.disabled = false;
+    radio.checked = true;
+    this.selectionChanged();
+  }
+
+  private selectionChanged(): void {
+    this.element.dataset.dataset = this.selected();
+    for (const cb of this.listeners) cb();
+  }
+
+  private setState(s: ImportState): void {
+    this.element.dataset.importState = s;
+  }
+
+  private updateDisabled(): void {
+    const noImport = this.busy || this.importing;
+    this.choices.synthetic.radio.disabled = this.busy;
+    this.choices.cifar10.radio.disabled = this.busy || !this.manifests.has(DEFAULT_DATASET);
+    for (const el of [this.chooseButton, this.urlInput, this.urlButton]) el.disabled = noImport;
+    this.dropZone.classList.toggle('disabled', noImport);
+    for (const c of Object.values(this.choices)) c.label.classList.toggle('disabled', c.radio.disabled);
+  }
+
+  private importFiles(files: readonly File[]): void {
+    if (files.length === 0) return;
+    const plan = planFiles(files);
+    if (typeof plan === 'string') return this.fail([plan]);
+    void this.run(plan);
+  }
+
+  private importUrl(): void {
+    const plan = planUrl(this.urlInput.value);
+    if (typeof plan === 'string') return this.showUrlError(plan);
+    this.showUrlError('');
+    void this.run(plan);
+  }
+
+  private showUrlError(text: string): void {
+    this.urlError.textContent = text;
+    this.urlInput.setAttribute('aria-invalid', String(text !== ''));
+    if (text !== '') this.urlInput.focus();
+  }
+
+  private fail(lines: readonly string[]): void {
+    this.status.textContent = '';
+    this.alert.replaceChildren(...lines.map((t) => h('p', {}, t)));
+    this.setState('error');
+  }
+
+  private async run(req: ImportRequest): Promise<void> {
+    if (this.busy || this.importing) return;
+    const controller = new AbortController();
+    this.controller = controller;
+    const source = sourceLabel(req);
+    this.alert.replaceChildren();
+    this.urlError.textContent = '';
+    this.urlInput.removeAttribute('aria-invalid');
+    this.status.textContent = `Importing ${source}…`;
+    this.progress.start(source);
+    this.setState('importing');
+    this.updateDisabled();
+    try {
+      const r = await startImport(req, this.store, { onProgress: (p) => this.progress.update(p), signal: controller.signal });
+      const [first = '', ...rest] = resultMessages(r, source);
+      this.status.replaceChildren(h('span', { class: 'ds-ok' }, first), ...rest.map((t) => h('span', { class: 'ds-note' }, t)));
+      this.setState('done');
+      this.setManifest(DEFAULT_DATASET, r.manifest);
+      this.select(DEFAULT_DATASET);
+    } catch (e) {
+      if (isCancel(e, controller.signal)) {
+        this.status.textContent = 'Import cancelled. The previously stored dataset is unchanged.';
+        this.setState('idle');
+      } else {
+        this.fail(errorMessages(e, req));
+      }
+    } finally {
+      this.controller = undefined;
+      this.progress.stop();
+      this.updateDisabled();
+    }
+  }
+}
+
+function choice(id: string, value: string, title: string, text: string, note: string): Choice {
+  const rid = `${id}-${value}`;
+  const radio = h('input', {
+    type: 'radio', name: `${id}-choice`, value, id: rid, 'aria-labelledby': `${rid}-name`, 'aria-describedby': `${rid}-text ${rid}-note`,
+  });
+  const noteEl = h('span', { class: 'ds-counts', id: `${rid}-note` }, note);
+  const label = h('label', { class: 'ds-choice', for: rid }, radio,
+    h('span', { class: 'ds-choice-body' }, h('span', { class: 'ds-name', id: `${rid}-name` }, title), h('span', { class: 'ds-text', id: `${rid}-text` }, text), noteEl));
+  return { radio, label, note: noteEl };
+}

@@ -1,0 +1,32 @@
+// Settings from the page address, so a teacher can share a link to a prepared run
+// (`?mode=dp&workers=4&batchSize=8&autostart=1`). Values are only parsed here; the form validates
+// them like typed ones, so a bad link shows its mistakes at the controls instead of reaching a worker.
+import type { FormValues, FieldKey } from './controls/config-fields.ts';
+import { FIELDS } from './controls/config-fields.ts';
+
+export interface PageParams {
+  readonly values: FormValues;
+  /** Also passed to the run but not shown on the form. */
+  readonly testLimit?: number;
+  /** Start the run on load (default true: the page teaches without a click). */
+  readonly autostart: boolean;
+  /** Parameters the page does not know (reported, not silently dropped). */
+  readonly unknown: readonly string[];
+}
+
+export function readParams(search: string): PageParams {
+  const q = new URLSearchParams(search);
+  const values: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  let testLimit: number | undefined;
+  let autostart = true;
+  for (const [k, raw] of q) {
+    const spec = FIELDS.find((f) => f.key === k);
+    if (spec) {
+      values[k as FieldKey] = spec.kind === 'check' ? raw === '1' || raw === 'true' : spec.kind === 'select' ? raw : Number(raw);
+    } else if (k === 'testLimit') testLimit = Number(raw);
+    else if (k === 'autostart') autostart = raw !== '0' && raw !== 'false';
+    else unknown.push(k);
+  }
+  return { values, ...(testLimit !== undefined ? { testLimit } : {}), autostart, unknown };
+}

@@ -1,0 +1,100 @@
+// Loss, accuracy and throughput as they happen (uPlot): rank 0's loss at every step with its
+// moving average, test loss and accuracy at every epoch's end, images/s per step; above them the
+// current numbers. Events are only stored; the charts redraw at most once per animation frame.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import { h } from '../dom.ts';
+import { duration, num, pct, rate } from '../format.ts';
+import { History } from './history.ts';
+import type { View } from './view.ts';
+
+interface Stat { readonly value: HTMLElement }
+
+function stat(parent: HTMLElement, key: string): Stat {
+  const value = h('span', { class: 'v' }, '–');
+  parent.append(h('div', { class: 'stat' }, value, h('span', { class: 'k' }, key)));
+  return { value };
+}
+
+/** Test-set values placed at the step where each epoch ended (null elsewhere: drawn as points). */
+function atEpochEnds(hist: History, pick: (e: History['epochs'][number]) => number): (number | null)[] {
+  const out: (number | null)[] = hist.x.map(() => null);
+  for (const e of hist.epochs) if (e.step > 0) out[e.step - 1] = pick(e);
+  return out;
+}
+
+export class CurvesView implements View {
+  readonly history = new History();
+  private readonly stats: Record<'epoch' | 'step' | 'loss' | 'test' | 'ips' | 'ms', Stat>;
+  private readonly charts: uPlot[] = [];
+  private readonly root: HTMLElement;
+  private epochs = 0;
+  private dirty = true;
+
+  constructor(body: HTMLElement) {
+    const strip = h('div', { class: 'stats', 'aria-live': 'off' });
+    this.stats = {
+      epoch: stat(strip, 'epoch'), step: stat(strip, 'batch'), loss: stat(strip, 'loss (rank 0, smoothed)'),
+      test: stat(strip, 'test accuracy'), ips: stat(strip, 'images/s (all workers)'), ms: stat(strip, 'step time'),
+    };
+    const grid = h('div', { class: 'charts' });
+    this.root = h('div', { class: 'curves' }, strip, grid);
+    body.append(this.root);
+    const axes = (y: string): uPlot.Axis[] => [{ label: 'step', size: 36 }, { label: y, size: 56 }];
+    const make = (title: string, y: string, series: uPlot.Series[], range?: [number, number]) => {
+      const holder = h('div', { class: 'chart', role: 'img', 'aria-label': title });
+      grid.append(holder);
+      const chart = new uPlot({
+        title, width: 320, height: 200, axes: axes(y), legend: { live: false },
+        scales: { x: { time: false }, ...(range ? { y: { range } } : {}) }, series: [{}, ...series],
+      }, [[]], holder);
+      this.charts.push(chart);
+      new ResizeObserver(() => {
+        const w = holder.clientWidth;
+        if (w > 0 && Math.abs(w - chart.width) > 2) chart.setSize({ width: w, height: 200 });
+      }).observe(holder);
+    };
+    const points = { show: true, size: 8 };
+    make('Loss', 'cross-entropy', [
+      { label: 'step', stroke: '#9fb7d0', width: 1 },
+      { label: 'smoothed', stroke: '#0b62c4', width: 2 },
+      { label: 'test', stroke: '#d55e00', width: 0, points: { ...points, fill: '#d55e00' }, spanGaps: true },
+    ]);
+    make('Accuracy', 'accuracy', [
+      { label: 'train (smoothed)', stroke: '#009e73', width: 2, value: (_u, v) => pct(v) },
+      { label: 'test', stroke: '#d55e00', width: 0, points: { ...points, fill: '#d55e00' }, spanGaps: true, value: (_u, v) => pct(v) },
+    ], [0, 1]);
+    make('Throughput', 'images/s', [{ label: 'images/s', stroke: '#7b3294', width: 1.5 }]);
+  }
+
+  handle(e: TrainEvent): void {
+    if (e.type === 'start') this.epochs = e.config.epochs;
+    if (this.history.handle(e)) this.dirty = true;
+  }
+
+  render(): boolean {
+    if (!this.dirty) return false;
+    this.dirty = false;
+    const hs = this.history;
+    const [loss, acc, ips] = this.charts;
+    loss?.setData([hs.x, hs.loss, hs.smoothLoss, atEpochEnds(hs, (e) => e.testLoss)]);
+    acc?.setData([hs.x, hs.smoothAccuracy, atEpochEnds(hs, (e) => e.testAccuracy)]);
+    ips?.setData([hs.x, hs.imagesPerSec]);
+    const last = hs.epochs.at(-1);
+    this.stats.epoch.value.textContent = this.epochs ? `${hs.epoch + 1} / ${this.epochs}` : '–';
+    this.stats.step.value.textContent = hs.stepsPerEpoch ? `${hs.x.length ? hs.step + 1 : 0} / ${hs.stepsPerEpoch}` : '–';
+    this.stats.loss.value.textContent = num(hs.smoothLoss.at(-1) ?? NaN, 4);
+    this.stats.test.value.textContent = last ? pct(last.testAccuracy) : 'after epoch 1';
+    this.stats.ips.value.textContent = rate(hs.imagesPerSec.at(-1) ?? NaN);
+    this.stats.ms.value.textContent = duration(hs.stepMs.at(-1) ?? NaN);
+    this.root.dataset.steps = String(hs.x.length);
+    return false;
+  }
+
+  reset(): void {
+    this.history.reset();
+    this.epochs = 0;
+    this.dirty = true;
+  }
+}

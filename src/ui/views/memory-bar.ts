@@ -1,0 +1,88 @@
+// One worker's memory as a horizontal bar: what is allocated now, stacked by category, over a
+// lighter bar reaching the peak (torch.cuda.max_memory_allocated), all on a shared scale so bars of
+// different workers (and of two compared runs) can be read against each other.
+import { MEMORY_CATEGORIES, type MemorySnapshot } from '../../gpu/memory.ts';
+import { h } from '../dom.ts';
+import { bytes } from '../format.ts';
+import { CATEGORY_COLORS, CATEGORY_LABELS } from '../palette.ts';
+
+export interface BarRow {
+  readonly element: HTMLElement;
+  update(s: MemorySnapshot, scale: number): void;
+}
+
+/** The row: name, bar, "now / peak" text. `role` is e.g. "device 0: scatters, gathers, steps". */
+export function memoryBar(name: string, role?: string): BarRow {
+  const segments = MEMORY_CATEGORIES.map((c) => h('span', { class: 'seg', style: `background:${CATEGORY_COLORS[c]}` }));
+  const peak = h('span', { class: 'peak' });
+  const track = h('div', { class: 'track' }, peak, ...segments);
+  const text = h('span', { class: 'mem-text' });
+  const element = h('div', { class: 'mem-row', role: 'group', 'aria-label': name },
+    h('span', { class: 'mem-name' }, name, role ? h('small', {}, role) : null), track, text);
+  return {
+    element,
+    update(s, scale) {
+      const w = (n: number) => `${scale > 0 ? Math.max(0, (100 * n) / scale) : 0}%`;
+      MEMORY_CATEGORIES.forEach((c, i) => {
+        const seg = segments[i];
+        if (!seg) return;
+        const v = s.byCategory[c].allocated;
+        seg.style.width = w(v);
+        seg.title = `${CATEGORY_LABELS[c]}: ${bytes(v)} now, ${bytes(s.byCategory[c].peak)} at its peak`;
+      });
+      peak.style.width = w(s.peak);
+      peak.title = `peak ${bytes(s.peak)}`;
+      text.textContent = `${bytes(s.allocated)} now · peak ${bytes(s.peak)}`;
+      element.dataset.allocated = String(s.allocated);
+      element.dataset.peak = String(s.peak);
+      element.setAttribute('aria-label', `${name}: ${bytes(s.allocated)} allocated, peak ${bytes(s.peak)}; ${MEMORY_CATEGORIES
+        .filter((c) => s.byCategory[c].allocated > 0).map((c) => `${CATEGORY_LABELS[c]} ${bytes(s.byCategory[c].allocated)}`).join(', ')}`);
+    },
+  };
+}
+
+/**
+ * One worker as a vertical column (the compare view: a bar chart per mode, like the per-GPU memory
+ * table of DataParallel): stacked by category, the peak as a hatched column behind, bytes on top.
+ */
+export function memoryColumn(name: string, role: string): BarRow {
+  const segments = MEMORY_CATEGORIES.map((c) => h('span', { class: 'seg', style: `background:${CATEGORY_COLORS[c]}` }));
+  const peak = h('span', { class: 'peak' });
+  const value = h('span', { class: 'col-value' });
+  const stack = h('div', { class: 'col-stack' }, peak, ...segments);
+  const element = h('div', { class: 'mem-col', role: 'group', 'aria-label': name, title: role },
+    value, h('div', { class: 'col-track' }, stack), h('span', { class: 'col-name' }, name));
+  return {
+    element,
+    update(s, scale) {
+      const pc = (n: number) => `${scale > 0 ? Math.max(0, (100 * n) / scale) : 0}%`;
+      MEMORY_CATEGORIES.forEach((c, i) => {
+        const seg = segments[i];
+        if (!seg) return;
+        seg.style.height = pc(s.byCategory[c].allocated);
+        seg.title = `${CATEGORY_LABELS[c]}: ${bytes(s.byCategory[c].allocated)}`;
+      });
+      peak.style.height = pc(s.peak);
+      value.textContent = bytes(s.peak);
+      element.dataset.allocated = String(s.allocated);
+      element.dataset.peak = String(s.peak);
+      element.setAttribute('aria-label', `${name} (${role}): peak ${bytes(s.peak)}, ${bytes(s.allocated)} allocated at the end`);
+    },
+  };
+}
+
+/** The category legend shared by the memory and compare views. */
+export function categoryLegend(): HTMLElement {
+  return h('div', { class: 'legend' }, ...MEMORY_CATEGORIES.map((c) =>
+    h('span', {}, h('span', { class: 'swatch', style: `background:${CATEGORY_COLORS[c]}` }), CATEGORY_LABELS[c])),
+  h('span', {}, h('span', { class: 'swatch peak-swatch' }), 'peak'));
+}
+
+/** A table of every category's current and peak bytes per worker (the numbers behind the bars). */
+export function memoryTable(caption: string, rows: readonly { name: string; s: MemorySnapshot }[]): HTMLTableElement {
+  const head = h('tr', {}, h('th', { scope: 'col' }, 'worker'), ...MEMORY_CATEGORIES.map((c) => h('th', { scope: 'col' }, CATEGORY_LABELS[c])),
+    h('th', { scope: 'col' }, 'allocated'), h('th', { scope: 'col' }, 'peak'));
+  const body = rows.map(({ name, s }) => h('tr', {}, h('th', { scope: 'row' }, name),
+    ...MEMORY_CATEGORIES.map((c) => h('td', {}, bytes(s.byCategory[c].allocated))), h('td', {}, bytes(s.allocated)), h('td', {}, bytes(s.peak))));
+  return h('table', { class: 'mem-table' }, h('caption', {}, caption), h('thead', {}, head), h('tbody', {}, ...body));
+}

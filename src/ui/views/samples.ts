@@ -1,0 +1,122 @@
+// The images of rank 0's current batch, as the dataset stores them (before normalisation), each
+// captioned with what the model predicts for it now and its true class: a tick or a cross plus the
+// words "right"/"wrong", so the result never rests on colour alone.
+import type { BatchSample } from '../../dist/protocol.ts';
+import { code, docLink, h, p } from '../dom.ts';
+import './samples.css';
+
+const SIDE = 32;
+const PLANE = SIDE * SIDE;
+
+interface Tile {
+  readonly figure: HTMLElement;
+  readonly canvas: HTMLCanvasElement;
+  readonly ctx: CanvasRenderingContext2D | null;
+  readonly image: ImageData | null;
+  readonly mark: HTMLElement;
+  /** "predicted " (shown only when the prediction is wrong; when right, one name says both). */
+  readonly predKey: HTMLElement;
+  readonly predicted: HTMLElement;
+  readonly truthLine: HTMLElement;
+  readonly truth: HTMLElement;
+}
+
+/** A class index as a readable name ("horizontal_stripes" -> "horizontal stripes"). */
+function className(classes: readonly string[], i: number): string {
+  const name = classes[i];
+  return name === undefined ? `class ${i}` : name.replace(/_/g, ' ');
+}
+
+export class SamplesView {
+  private readonly title: HTMLParagraphElement;
+  private readonly grid: HTMLDivElement;
+  private tiles: Tile[] = [];
+
+  constructor(body: HTMLElement, private readonly classes: () => readonly string[]) {
+    this.title = h('p', { class: 'samples-title', 'aria-live': 'off' });
+    this.grid = h('div', { class: 'samples-grid', role: 'list' });
+    body.append(h('div', { class: 'samples' }, this.title, this.grid));
+    this.reset();
+  }
+
+  /** Draws `sample` (rank 0's batch) at the given epoch and step. */
+  show(sample: BatchSample, step: { epoch: number; step: number }): void {
+    const n = Math.min(sample.labels.length, sample.predicted.length, Math.floor(sample.images.length / (3 * PLANE)));
+    if (n !== this.tiles.length) this.build(n);
+    const names = this.classes();
+    let right = 0;
+    for (let i = 0; i < n; i++) {
+      const tile = this.tiles[i];
+      if (!tile) continue;
+      const truth = sample.labels[i] ?? -1;
+      const pred = sample.predicted[i] ?? -1;
+      const ok = truth === pred;
+      if (ok) right++;
+      draw(tile, sample.images, i);
+      tile.figure.classList.toggle('right', ok);
+      tile.figure.classList.toggle('wrong', !ok);
+      tile.mark.textContent = ok ? '✓ right' : '✗ wrong';
+      tile.predKey.hidden = ok;
+      tile.predicted.textContent = className(names, pred);
+      tile.truthLine.hidden = ok;
+      tile.truth.textContent = className(names, truth);
+      tile.canvas.setAttribute('aria-label', `image ${i + 1}: a ${className(names, truth)}, predicted ${className(names, pred)}`);
+    }
+    this.title.replaceChildren(
+      h('span', {}, 'rank 0\'s batch at epoch ', h('strong', {}, String(step.epoch)), ', step ', h('strong', {}, String(step.step))),
+      h('span', { class: 'samples-score' }, `${right} of ${n} predicted right`));
+  }
+
+  /** Forgets the previous run. */
+  reset(): void {
+    this.build(0);
+    this.title.replaceChildren(h('span', { class: 'samples-empty' }, 'Start training to see the images of rank 0\'s batch and what the model predicts for them.'));
+  }
+
+  private build(n: number): void {
+    this.tiles = Array.from({ length: n }, () => tile());
+    this.grid.replaceChildren(...this.tiles.map((t) => t.figure));
+  }
+}
+
+function tile(): Tile {
+  const canvas = h('canvas', { width: SIDE, height: SIDE, role: 'img' });
+  const ctx = canvas.getContext('2d');
+  const mark = h('span', { class: 'samples-mark' });
+  const predKey = h('span', { class: 'samples-k' }, 'predicted ');
+  const predicted = h('span', { class: 'samples-pred' });
+  const truth = h('span', { class: 'samples-true' });
+  const truthLine = h('span', { class: 'samples-line' }, h('span', { class: 'samples-k' }, 'true '), truth);
+  const figure = h('figure', { class: 'samples-tile', role: 'listitem' }, canvas,
+    h('figcaption', {}, mark, h('span', { class: 'samples-line' }, predKey, predicted), truthLine));
+  return { figure, canvas, ctx, image: ctx ? ctx.createImageData(SIDE, SIDE) : null, mark, predKey, predicted, truthLine, truth };
+}
+
+/** Image i of [n, 3, 32, 32] CHW bytes (planes R, G, B) onto the tile's 32x32 canvas. */
+function draw(t: Tile, images: Uint8Array, i: number): void {
+  if (!t.ctx || !t.image) return;
+  const px = t.image.data;
+  const base = i * 3 * PLANE;
+  for (let k = 0; k < PLANE; k++) {
+    px[4 * k] = images[base + k] ?? 0;
+    px[4 * k + 1] = images[base + PLANE + k] ?? 0;
+    px[4 * k + 2] = images[base + 2 * PLANE + k] ?? 0;
+    px[4 * k + 3] = 255;
+  }
+  t.ctx.putImageData(t.image, 0, 0);
+}
+
+/** Title, explanation and links for the card that holds a SamplesView. */
+export function samplesExplanation(): { title: string; explanation: (Node | string)[]; links: HTMLAnchorElement[] } {
+  return {
+    title: 'What the model sees',
+    explanation: [
+      p('A few images of ', h('strong', {}, 'rank 0\'s current batch'), ', the shard its ', code('DistributedSampler'),
+        ' gave it, with what the model predicts for each one ', h('em', {}, 'now'), ': ✓ right (one name), or ✗ wrong with the ',
+        'prediction and the true class. Early on the guesses are about as good as chance (1 in 10); they improve as training goes on.'),
+      p('These are the stored 32×32 bytes, scaled up. The model does not see them like this: after this picture each channel is ',
+        'normalised with CIFAR-10\'s mean and standard deviation (', code('transforms.Normalize'), '), as in the PyTorch tutorial.'),
+    ],
+    links: [docLink('https://pytorch.org/tutorials/beginner/blitz/cifar10_tutorial.html', 'Training a classifier (CIFAR-10)')],
+  };
+}

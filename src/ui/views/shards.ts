@@ -1,0 +1,151 @@
+// The shard view: which dataset indices each rank trains on this epoch, as PyTorch's
+// DistributedSampler hands them out (the ranks report their real index lists at every epoch
+// start), with padding made visible and the previous epoch kept for comparison.
+import type { TrainConfig } from '../../config.ts';
+import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import { h } from '../dom.ts';
+import { assign, drawGrid, layout, moved, type Assignment, type GridLayout, type GridShow } from './shards-model.ts';
+import { gridLegend, headline, movedLine, note, paddingLine, rankLines, type ShardSettings } from './shards-text.ts';
+import type { View } from './view.ts';
+import './shards.css';
+
+export { shardsExplanation } from './shards-text.ts';
+
+const SHOW_LABEL: Record<GridShow, string> = { current: 'this epoch', previous: 'previous epoch', moved: 'moved since previous' };
+
+export class ShardsView implements View {
+  private readonly root: HTMLDivElement;
+  private readonly head = h('p', { class: 'shards-head' }, 'Start a run to see how DistributedSampler splits the dataset.');
+  private readonly canvas = h('canvas', { class: 'shards-canvas', role: 'img', 'aria-label': 'Dataset index grid: no epoch yet' });
+  private readonly hover = h('p', { class: 'shards-hover' });
+  private readonly caption = h('p', { class: 'shards-caption' });
+  private readonly legendSlot = h('div');
+  private readonly buttons: Record<GridShow, HTMLButtonElement>;
+  private readonly toggle: HTMLDivElement;
+  private readonly movedText = h('p', { class: 'shards-moved' });
+  private readonly padText = h('p', { class: 'shards-pad' });
+  private readonly noteText = h('p', { class: 'shards-note' });
+  private readonly list = h('ul', { class: 'shards-list' });
+  private settings: ShardSettings = { shuffle: true, dropLast: false, seed: 0, dp: false };
+  private incoming: Extract<TrainEvent, { type: 'epoch-start' }> | null = null;
+  private cur: Assignment | null = null;
+  private prev: Assignment | null = null;
+  private show: GridShow = 'current';
+  private grid: GridLayout | null = null;
+  private width = 0;
+
+  constructor(body: HTMLElement) {
+    const button = (s: GridShow) => h('button', { type: 'button', 'aria-pressed': s === 'current' ? 'true' : 'false' }, SHOW_LABEL[s]);
+    this.buttons = { current: button('current'), previous: button('previous'), moved: button('moved') };
+    this.toggle = h('div', { class: 'shards-toggle', role: 'group', 'aria-label': 'Which assignment the grid shows' }, 'Show: ', ...Object.values(this.buttons));
+    for (const [s, b] of Object.entries(this.buttons) as [GridShow, HTMLButtonElement][]) b.addEventListener('click', () => this.select(s));
+    this.canvas.addEventListener('mousemove', (ev) => this.pointAt(ev.offsetX, ev.offsetY));
+    this.canvas.addEventListener('mouseleave', () => { this.hover.textContent = 'Point at a cell to see its index and rank.'; });
+    this.root = h('div', { class: 'shards-view', 'data-epoch': '', 'data-ranks': '0' },
+      this.head, this.toggle, h('div', { class: 'shards-grid' }, this.canvas), this.hover, this.caption, this.legendSlot,
+      this.movedText, this.padText, this.noteText, this.list);
+    body.append(this.root);
+    if (typeof ResizeObserver === 'function') {
+      new ResizeObserver(() => { if (this.cur && Math.abs(this.availableWidth() - this.width) > 24) this.draw(); }).observe(this.root);
+    }
+    this.reset();
+  }
+
+  handle(e: TrainEvent): void {
+    if (e.type === 'start') {
+      this.reset();
+      this.settings = settingsOf(e.config);
+    } else if (e.type === 'epoch-start') {
+      this.incoming = e;
+    }
+  }
+
+  reset(): void {
+    this.incoming = null;
+    this.cur = null;
+    this.prev = null;
+    this.grid = null;
+    this.show = 'current';
+    this.root.dataset.epoch = '';
+    this.root.dataset.ranks = '0';
+    this.head.textContent = 'Start a run to see how DistributedSampler splits the dataset.';
+    for (const el of [this.hover, this.caption, this.movedText, this.padText, this.noteText]) el.textContent = '';
+    this.legendSlot.replaceChildren();
+    this.list.replaceChildren();
+    this.canvas.hidden = true;
+    this.toggle.hidden = true;
+  }
+
+  render(): boolean {
+    const e = this.incoming;
+    if (!e) return false;
+    this.incoming = null;
+    if (this.cur && this.cur.epoch !== e.epoch) this.prev = this.cur;
+    const a = assign(e.epoch, e.shards);
+    this.cur = a;
+    if (!this.prev) this.show = 'current';
+    const world = e.shards.length;
+    this.root.dataset.epoch = String(e.epoch);
+    this.root.dataset.ranks = String(world);
+    this.head.textContent = headline(a, world);
+    const m = this.prev ? moved(this.prev, a) : { changed: 0, compared: 0 };
+    this.movedText.textContent = movedLine(this.prev, a, m.changed, m.compared, world, this.settings);
+    this.padText.textContent = paddingLine(a, world, this.settings);
+    this.noteText.textContent = note(world, this.settings);
+    this.list.replaceChildren(...rankLines(a, this.settings));
+    this.legendSlot.replaceChildren(gridLegend(this.settings.dp ? 1 : world));
+    this.toggle.hidden = !this.prev;
+    this.buttons.moved.hidden = this.settings.dp;
+    if (this.settings.dp && this.show === 'moved') this.show = 'current';
+    this.canvas.hidden = false;
+    this.hover.textContent = 'Point at a cell to see its index and rank.';
+    this.draw();
+    return false;
+  }
+
+  private select(s: GridShow): void {
+    this.show = s;
+    this.draw();
+  }
+
+  private availableWidth(): number {
+    return Math.min(640, Math.max(160, (this.root.clientWidth || 480) - 4));
+  }
+
+  /** The assignment the grid shows now. */
+  private shown(): Assignment | null {
+    return this.show === 'previous' ? this.prev ?? this.cur : this.cur;
+  }
+
+  private draw(): void {
+    const a = this.shown();
+    if (!a || !this.cur) return;
+    for (const [s, b] of Object.entries(this.buttons) as [GridShow, HTMLButtonElement][]) b.setAttribute('aria-pressed', String(s === this.show));
+    this.width = this.availableWidth();
+    const world = this.cur.shards.length;
+    this.grid = layout(Math.max(this.cur.size, this.prev?.size ?? 0), this.width, world, !this.settings.shuffle);
+    drawGrid(this.canvas, a, this.grid, this.show, this.show === 'moved' ? this.prev : null);
+    const what = this.show === 'moved' ? `epoch ${a.epoch}, indices that changed rank since epoch ${this.prev?.epoch ?? '–'} in full colour, the others faded` : `epoch ${a.epoch}`;
+    this.canvas.setAttribute('aria-label', `Dataset index grid, ${what}: ${headline(a, world)}. The per-rank lists below give the same information as text.`);
+    this.caption.textContent = `Showing ${what}. One cell per dataset index, ${this.grid.cols} per row: index 0 is top left, row k starts at index ${this.grid.cols}·k.`;
+  }
+
+  private pointAt(x: number, y: number): void {
+    const a = this.shown(), g = this.grid;
+    if (!a || !g) return;
+    const col = Math.floor(x / g.cell), row = Math.floor(y / g.cell);
+    const i = row * g.cols + col;
+    if (col >= g.cols || i >= a.size) { this.hover.textContent = ''; return; }
+    const o = a.owner[i] ?? -1, two = a.second[i] ?? -1;
+    const where = o < 0 ? 'not sampled this epoch'
+      : `rank ${o}${this.settings.dp ? ' (device 0)' : ''}, sample ${(a.pos[i] ?? 0) + 1} of its ${a.shards[o]?.length ?? 0} this epoch${two >= 0 ? `; padded: also given to rank ${two}` : ''}`;
+    const other = this.show === 'previous' ? this.cur : this.prev;
+    const was = other?.owner[i] ?? -1;
+    const then = other && other !== a ? ` (epoch ${other.epoch}: ${was >= 0 ? `rank ${was}` : 'not sampled'})` : '';
+    this.hover.textContent = `index ${i}: ${where}${then}`;
+  }
+}
+
+function settingsOf(c: TrainConfig): ShardSettings {
+  return { shuffle: c.shuffle, dropLast: c.dropLast, seed: c.seed, dp: c.mode === 'dp' || c.mode === 'balanced-dp' };
+}

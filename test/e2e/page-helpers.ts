@@ -1,0 +1,57 @@
+// Helpers for the teaching-page tests: open the built page with settings in its address, wait on
+// the page's own data (window.webddpPage), and save screenshots of its views to
+// test-results/screenshots/ (the README's screenshot is one of them).
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'puppeteer';
+import { inject } from 'vitest';
+import type { PageApi } from '../../src/ui/page-api.ts';
+
+export const SCREENSHOTS = 'test-results/screenshots';
+
+/** Opens the teaching page with these query parameters and waits until it has built its views. */
+export async function openPage(page: Page, params: Record<string, string | number | boolean>): Promise<void> {
+  const q = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  await page.setViewport({ width: 1440, height: 1000 });
+  await page.goto(`${inject('baseUrl')}/?${q.toString()}`);
+  await page.waitForFunction(() => window.webddpPage !== undefined, { timeout: 60_000 });
+}
+
+/** Calls a PageApi method in the page and returns its plain-data result. */
+export function read<K extends keyof PageApi>(page: Page, key: K): Promise<ReturnType<PageApi[K]>> {
+  return page.evaluate((k) => {
+    const api = window.webddpPage;
+    if (!api) throw new Error('window.webddpPage is missing');
+    return (api[k] as () => unknown)();
+  }, key) as Promise<ReturnType<PageApi[K]>>;
+}
+
+/** Waits until the main run's state is one of `states` (the run-buttons' data-state). */
+export async function waitForState(page: Page, states: readonly string[], timeout = 540_000): Promise<string> {
+  await page.waitForFunction((s: string[]) => s.includes(document.querySelector<HTMLElement>('.run-buttons')?.dataset.state ?? ''), { timeout, polling: 250 }, [...states]);
+  return page.$eval('.run-buttons', (el) => (el as HTMLElement).dataset.state ?? '');
+}
+
+/** Text of the run's status line (it carries the error of a failed run). */
+export function statusText(page: Page): Promise<string> {
+  return page.$eval('.run-buttons .status', (el) => el.textContent);
+}
+
+/** Saves a screenshot of one section of the page (by element id) or of the whole page. */
+export async function screenshot(page: Page, name: string, selector?: string): Promise<string> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  if (selector) {
+    const el = await page.$(selector);
+    if (!el) throw new Error(`no element ${selector} to screenshot`);
+    await el.scrollIntoView();
+    await el.screenshot({ path });
+  } else await page.screenshot({ path, fullPage: false });
+  return path;
+}
+
+/** Mean of the first and of the last k values. */
+export function headTailMeans(xs: readonly number[], k: number): { head: number; tail: number } {
+  const mean = (a: readonly number[]) => a.reduce((s, x) => s + x, 0) / a.length;
+  return { head: mean(xs.slice(0, k)), tail: mean(xs.slice(-k)) };
+}
