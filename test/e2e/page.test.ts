@@ -18,8 +18,8 @@ afterAll(async () => session.close());
 
 describe('the teaching page', () => {
   it('starts the default run by itself on the built-in dataset; the loss falls and every view fills in', async () => {
-    // The default run, shrunk to fit a software GPU: 2 workers, 3 short epochs.
-    await openPage(page, { workers: 2, batchSize: 8, trainLimit: 512, testLimit: 128, epochs: 3, optimizer: 'adam', lr: 0.002 });
+    // The default run (DDP, 4 workers), shrunk to fit a software GPU: 3 short epochs.
+    await openPage(page, { workers: 4, batchSize: 4, trainLimit: 512, testLimit: 128, epochs: 3, optimizer: 'adam', lr: 0.002 });
     const state = await waitForState(page, ['done', 'failed']);
     expect(state, await statusText(page)).toBe('done');
     const losses = await read(page, 'losses');
@@ -31,13 +31,13 @@ describe('the teaching page', () => {
     expect(epochs.map((e) => e.epoch)).toEqual([0, 1, 2]);
     expect(epochs.at(-1)?.testAccuracy ?? 0).toBeGreaterThan(0.2);
     const memory = await read(page, 'memory');
-    expect(memory).toHaveLength(2);
+    expect(memory).toHaveLength(4);
     expect(memory.every((m) => m.peak > 0 && m.byCategory.parameters.allocated > 0)).toBe(true);
     const log = await read(page, 'log');
     expect(log.some((l) => /^Epoch 2 \| Batch 32\/32 \| Loss: \d\.\d{4}$/.test(l))).toBe(true);
     // The views drew what the run reported.
     expect(await page.$eval('.curves', (el) => (el as HTMLElement).dataset.steps)).toBe(String(losses.length));
-    expect(await page.$$eval('#memory .mem-row', (rows) => rows.length)).toBe(2);
+    expect(await page.$$eval('#memory .mem-row', (rows) => rows.length)).toBe(4);
     expect(Number(await page.$eval('#ring [data-transfers]', (el) => (el as HTMLElement).dataset.transfers))).toBeGreaterThan(0);
     expect(await page.$eval('#shards [data-epoch]', (el) => (el as HTMLElement).dataset.epoch)).toBe('2');
     expect(await page.$$eval('#samples canvas', (c) => c.length)).toBeGreaterThan(0);
@@ -65,6 +65,37 @@ describe('the teaching page', () => {
     const drawn = await page.$$eval('.compare-col[data-mode="dp"] .mem-col', (rows) => rows.map((r) => Number((r as HTMLElement).dataset.peak)));
     expect(drawn).toEqual(dp?.peaks);
     await screenshot(page, 'view-compare', '#compare');
+    expect(session.errors).toEqual([]);
+  });
+
+  it('compare: ZeRO-1 keeps 1/W of the optimizer state on each of 4 workers', async () => {
+    await openPage(page, { workers: 4, batchSize: 4, autostart: 0, optimizer: 'adam' });
+    await page.select('#cmp-a', 'zero1');
+    await page.select('#cmp-b', 'ddp');
+    await page.$eval('#cmp-steps', (el) => { (el as HTMLInputElement).value = '1'; });
+    await page.click('#cmp-run');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector<HTMLElement>('.compare')?.dataset.state ?? ''), { timeout: 540_000, polling: 500 });
+    const [zero, ddp] = await read(page, 'compare');
+    expect([zero?.error, ddp?.error]).toEqual([undefined, undefined]);
+    const opt = (r: typeof zero) => r?.memory.map((m) => m.byCategory.optimizer.peak) ?? [];
+    // Adam's two moments: 2 x 545,098 floats in DDP; a quarter of them (rounded up to whole chunks) in ZeRO-1.
+    expect(opt(ddp)).toEqual([0, 1, 2, 3].map(() => 2 * 545_098 * 4));
+    for (const o of opt(zero)) expect(Math.abs(o - (2 * 545_098 * 4) / 4)).toBeLessThan(64);
+    expect(Math.max(...(zero?.peaks ?? []))).toBeLessThan(Math.min(...(ddp?.peaks ?? [])));
+    expect(session.errors).toEqual([]);
+  });
+
+  it('DataParallel on 4 workers: worker 0 carries the most memory, the ring view draws a star around it', async () => {
+    await openPage(page, { mode: 'dp', workers: 4, batchSize: 4, trainLimit: 128, testLimit: 32, epochs: 1 });
+    expect(await waitForState(page, ['done', 'failed']), await statusText(page)).toBe('done');
+    const [w0, ...rest] = await read(page, 'memory');
+    expect(w0?.peak ?? 0).toBeGreaterThan(Math.max(...rest.map((m) => m.peak)));
+    expect(await page.$$eval('#memory .mem-row', (rows) => rows.map((r) => (r as HTMLElement).dataset.peak))).toHaveLength(4);
+    expect(Number(await page.$eval('#ring [data-transfers]', (el) => (el as HTMLElement).dataset.transfers))).toBeGreaterThan(0);
+    expect(await page.$eval('#ring', (el) => el.textContent)).toMatch(/DataParallel/);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'overview-dp');
+    await screenshot(page, 'view-ring-dp', '#ring');
     expect(session.errors).toEqual([]);
   });
 

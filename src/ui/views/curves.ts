@@ -28,6 +28,7 @@ export class CurvesView implements View {
   readonly history = new History();
   private readonly stats: Record<'epoch' | 'step' | 'loss' | 'test' | 'ips' | 'ms', Stat>;
   private readonly charts: uPlot[] = [];
+  private readonly holders: HTMLElement[] = [];
   private readonly root: HTMLElement;
   private epochs = 0;
   private dirty = true;
@@ -41,18 +42,19 @@ export class CurvesView implements View {
     const grid = h('div', { class: 'charts' });
     this.root = h('div', { class: 'curves' }, strip, grid);
     body.append(this.root);
-    const axes = (y: string): uPlot.Axis[] => [{ label: 'step', size: 36 }, { label: y, size: 56 }];
+    const axes = (y: string): uPlot.Axis[] => [{ label: 'step', size: 34 }, { label: y, size: 50 }];
     const make = (title: string, y: string, series: uPlot.Series[], range?: [number, number]) => {
       const holder = h('div', { class: 'chart', role: 'img', 'aria-label': title });
       grid.append(holder);
+      this.holders.push(holder);
       const chart = new uPlot({
-        title, width: 320, height: 200, axes: axes(y), legend: { live: false },
+        title, width: 280, height: 180, axes: axes(y), legend: { live: false },
         scales: { x: { time: false }, ...(range ? { y: { range } } : {}) }, series: [{}, ...series],
       }, [[]], holder);
       this.charts.push(chart);
       new ResizeObserver(() => {
         const w = holder.clientWidth;
-        if (w > 0 && Math.abs(w - chart.width) > 2) chart.setSize({ width: w, height: 200 });
+        if (w > 0 && Math.abs(w - chart.width) > 2) chart.setSize({ width: w, height: 180 });
       }).observe(holder);
     };
     const points = { show: true, size: 8 };
@@ -89,6 +91,11 @@ export class CurvesView implements View {
     this.stats.ips.value.textContent = rate(hs.imagesPerSec.at(-1) ?? NaN);
     this.stats.ms.value.textContent = duration(hs.stepMs.at(-1) ?? NaN);
     this.root.dataset.steps = String(hs.x.length);
+    const [lossEl, accEl, ipsEl] = this.holders;
+    const n = `${hs.x.length} steps`;
+    lossEl?.setAttribute('aria-label', `Loss chart: ${n}, smoothed loss now ${num(hs.smoothLoss.at(-1) ?? NaN, 4)}${last ? `, test loss ${num(last.testLoss, 4)}` : ''}`);
+    accEl?.setAttribute('aria-label', `Accuracy chart: ${n}, train accuracy (smoothed) ${pct(hs.smoothAccuracy.at(-1) ?? NaN)}${last ? `, test accuracy ${pct(last.testAccuracy)}` : ''}`);
+    ipsEl?.setAttribute('aria-label', `Throughput chart: ${n}, ${rate(hs.imagesPerSec.at(-1) ?? NaN)} images/s now`);
     return false;
   }
 
