@@ -2,29 +2,24 @@
 // safetensors state_dict under PyTorch's names; loading it back starts the next run from the
 // trained weights (its first losses are far below a fresh model's); a corrupt file and a file
 // of the wrong width are refused with what is wrong, and no worker starts.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import { parseSafetensors } from '../../src/checkpoint/safetensors.ts';
-import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
-import { headTailMeans, openPage, read, statusText, waitForState } from './page-helpers.ts';
+import type { BrowserSession } from '../helpers/browser.ts';
+import { headTailMeans, openPage, pageWithTempDir, read, statusText, waitForState } from './page-helpers.ts';
 
 let session: BrowserSession;
 let page: Page;
 let dir: string;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  session = await launchBrowser();
-  page = await session.newPage();
-  dir = await mkdtemp(join(tmpdir(), 'webddp-ckpt-'));
+  ({ session, page, dir, close } = await pageWithTempDir('webddp-ckpt-'));
   const cdp = await page.createCDPSession();
   await cdp.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
 });
-afterAll(async () => {
-  await session.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(async () => close());
 
 async function downloaded(): Promise<string> {
   for (let i = 0; i < 600; i++) {

@@ -1,11 +1,13 @@
 // Helpers for the teaching-page tests: open the built page with settings in its address, wait on
 // the page's own data (window.webddpPage), and save screenshots of its views to
 // test-results/screenshots/ (the README's screenshot is one of them).
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer';
 import { inject } from 'vitest';
 import type { PageApi } from '../../src/ui/page-api.ts';
+import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
 
 export const SCREENSHOTS = 'test-results/screenshots';
 
@@ -54,4 +56,22 @@ export async function screenshot(page: Page, name: string, selector?: string): P
 export function headTailMeans(xs: readonly number[], k: number): { head: number; tail: number } {
   const mean = (a: readonly number[]) => a.reduce((s, x) => s + x, 0) / a.length;
   return { head: mean(xs.slice(0, k)), tail: mean(xs.slice(-k)) };
+}
+
+/** Runs the compare view on two modes (the page must be open) and returns its results. */
+export async function runCompare(page: Page, a: string, b: string, steps: number): Promise<ReturnType<PageApi['compare']>> {
+  await page.select('#cmp-a', a);
+  await page.select('#cmp-b', b);
+  await page.$eval('#cmp-steps', (el, n) => { (el as HTMLInputElement).value = String(n); }, steps);
+  await page.click('#cmp-run');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector<HTMLElement>('.compare')?.dataset.state ?? ''), { timeout: 540_000, polling: 500 });
+  return read(page, 'compare');
+}
+
+/** A browser session, its first page and a temporary directory, for a test file's beforeAll. */
+export async function pageWithTempDir(prefix: string): Promise<{ session: BrowserSession; page: Page; dir: string; close: () => Promise<void> }> {
+  const session = await launchBrowser();
+  const page = await session.newPage();
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { session, page, dir, close: async () => { await session.close(); await rm(dir, { recursive: true, force: true }); } };
 }

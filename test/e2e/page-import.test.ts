@@ -2,27 +2,22 @@
 // IndexedDB: an archive in the real binary format picked with the file chooser is imported (with
 // progress) and selected; a corrupt archive is refused with the file named and the stored dataset
 // left as it was; after a reload the page trains from the stored records.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer';
-import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
+import type { BrowserSession } from '../helpers/browser.ts';
 import { flipByte, makeArchive, makeFiles } from '../helpers/cifar-fixture.ts';
-import { openPage, read, statusText, waitForState } from './page-helpers.ts';
+import { openPage, pageWithTempDir, read, statusText, waitForState } from './page-helpers.ts';
 
 let session: BrowserSession;
 let page: Page;
 let dir: string;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  session = await launchBrowser();
-  page = await session.newPage();
-  dir = await mkdtemp(join(tmpdir(), 'webddp-import-'));
+  ({ session, page, dir, close } = await pageWithTempDir('webddp-import-'));
 });
-afterAll(async () => {
-  await session.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(async () => close());
 
 const panelState = (p: Page) => p.$eval('.dataset-panel', (el) => ({
   state: (el as HTMLElement).dataset.importState, dataset: (el as HTMLElement).dataset.dataset,

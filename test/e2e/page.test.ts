@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
-import { headTailMeans, openPage, read, screenshot, statusText, waitForState } from './page-helpers.ts';
+import { headTailMeans, openPage, read, runCompare, screenshot, statusText, waitForState } from './page-helpers.ts';
 
 let session: BrowserSession;
 let page: Page;
@@ -48,12 +48,7 @@ describe('the teaching page', () => {
 
   it('compare: DataParallel piles memory on worker 0, DDP keeps 4 workers even', async () => {
     await openPage(page, { workers: 4, batchSize: 4, autostart: 0, optimizer: 'adam' });
-    await page.select('#cmp-a', 'dp');
-    await page.select('#cmp-b', 'ddp');
-    await page.$eval('#cmp-steps', (el) => { (el as HTMLInputElement).value = '2'; });
-    await page.click('#cmp-run');
-    await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector<HTMLElement>('.compare')?.dataset.state ?? ''), { timeout: 540_000, polling: 500 });
-    const results = await read(page, 'compare');
+    const results = await runCompare(page, 'dp', 'ddp', 2);
     expect(results.map((r) => [r.mode, r.workers, r.steps, r.error])).toEqual([['dp', 4, 2, undefined], ['ddp', 4, 2, undefined]]);
     const [dp, ddp] = results;
     const [dp0 = 0, ...dpRest] = dp?.peaks ?? [];
@@ -70,12 +65,7 @@ describe('the teaching page', () => {
 
   it('compare: ZeRO-1 keeps 1/W of the optimizer state on each of 4 workers', async () => {
     await openPage(page, { workers: 4, batchSize: 4, autostart: 0, optimizer: 'adam' });
-    await page.select('#cmp-a', 'zero1');
-    await page.select('#cmp-b', 'ddp');
-    await page.$eval('#cmp-steps', (el) => { (el as HTMLInputElement).value = '1'; });
-    await page.click('#cmp-run');
-    await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector<HTMLElement>('.compare')?.dataset.state ?? ''), { timeout: 540_000, polling: 500 });
-    const [zero, ddp] = await read(page, 'compare');
+    const [zero, ddp] = await runCompare(page, 'zero1', 'ddp', 1);
     expect([zero?.error, ddp?.error]).toEqual([undefined, undefined]);
     const opt = (r: typeof zero) => r?.memory.map((m) => m.byCategory.optimizer.peak) ?? [];
     // Adam's two moments: 2 x 545,098 floats in DDP; a quarter of them (rounded up to whole chunks) in ZeRO-1.

@@ -11,27 +11,37 @@ export interface BarRow {
   update(s: MemorySnapshot, scale: number): void;
 }
 
-/** The row: name, bar, "now / peak" text. `role` is e.g. "device 0: scatters, gathers, steps". */
-export function memoryBar(name: string, role?: string): BarRow {
+/** One coloured segment per category and the hatched peak behind them; `size` sets a length along the bar. */
+function stacked(size: 'width' | 'height'): { parts: Node[]; set(s: MemorySnapshot, scale: number): void } {
   const segments = MEMORY_CATEGORIES.map((c) => h('span', { class: 'seg', style: `background:${CATEGORY_COLORS[c]}` }));
   const peak = h('span', { class: 'peak' });
-  const track = h('div', { class: 'track' }, peak, ...segments);
+  return {
+    parts: [peak, ...segments],
+    set(s, scale) {
+      const pc = (n: number) => `${scale > 0 ? Math.max(0, (100 * n) / scale) : 0}%`;
+      MEMORY_CATEGORIES.forEach((c, i) => {
+        const seg = segments[i];
+        if (!seg) return;
+        seg.style[size] = pc(s.byCategory[c].allocated);
+        seg.title = `${CATEGORY_LABELS[c]}: ${bytes(s.byCategory[c].allocated)} now, ${bytes(s.byCategory[c].peak)} at its peak`;
+      });
+      peak.style[size] = pc(s.peak);
+      peak.title = `peak ${bytes(s.peak)}`;
+    },
+  };
+}
+
+/** The row: name, bar, "now / peak" text. `role` is e.g. "device 0: scatters, gathers, steps". */
+export function memoryBar(name: string, role?: string): BarRow {
+  const bar = stacked('width');
+  const track = h('div', { class: 'track' }, ...bar.parts);
   const text = h('span', { class: 'mem-text' });
   const element = h('div', { class: 'mem-row', role: 'group', 'aria-label': name },
     h('span', { class: 'mem-name' }, name, role ? h('small', {}, role) : null), track, text);
   return {
     element,
     update(s, scale) {
-      const w = (n: number) => `${scale > 0 ? Math.max(0, (100 * n) / scale) : 0}%`;
-      MEMORY_CATEGORIES.forEach((c, i) => {
-        const seg = segments[i];
-        if (!seg) return;
-        const v = s.byCategory[c].allocated;
-        seg.style.width = w(v);
-        seg.title = `${CATEGORY_LABELS[c]}: ${bytes(v)} now, ${bytes(s.byCategory[c].peak)} at its peak`;
-      });
-      peak.style.width = w(s.peak);
-      peak.title = `peak ${bytes(s.peak)}`;
+      bar.set(s, scale);
       text.textContent = `${bytes(s.allocated)} now · peak ${bytes(s.peak)}`;
       element.dataset.allocated = String(s.allocated);
       element.dataset.peak = String(s.peak);
@@ -46,23 +56,15 @@ export function memoryBar(name: string, role?: string): BarRow {
  * table of DataParallel): stacked by category, the peak as a hatched column behind, bytes on top.
  */
 export function memoryColumn(name: string, role: string): BarRow {
-  const segments = MEMORY_CATEGORIES.map((c) => h('span', { class: 'seg', style: `background:${CATEGORY_COLORS[c]}` }));
-  const peak = h('span', { class: 'peak' });
+  const bar = stacked('height');
   const value = h('span', { class: 'col-value' });
-  const stack = h('div', { class: 'col-stack' }, peak, ...segments);
+  const stack = h('div', { class: 'col-stack' }, ...bar.parts);
   const element = h('div', { class: 'mem-col', role: 'group', 'aria-label': name, title: role },
     value, h('div', { class: 'col-track' }, stack), h('span', { class: 'col-name' }, name));
   return {
     element,
     update(s, scale) {
-      const pc = (n: number) => `${scale > 0 ? Math.max(0, (100 * n) / scale) : 0}%`;
-      MEMORY_CATEGORIES.forEach((c, i) => {
-        const seg = segments[i];
-        if (!seg) return;
-        seg.style.height = pc(s.byCategory[c].allocated);
-        seg.title = `${CATEGORY_LABELS[c]}: ${bytes(s.byCategory[c].allocated)}`;
-      });
-      peak.style.height = pc(s.peak);
+      bar.set(s, scale);
       value.textContent = bytes(s.peak);
       element.dataset.allocated = String(s.allocated);
       element.dataset.peak = String(s.peak);
