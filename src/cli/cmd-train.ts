@@ -7,7 +7,8 @@ import { MODES, validateConfig, type TrainConfig } from '../config.ts';
 import { Coordinator } from '../dist/coordinator.ts';
 import { nodeSpawner } from '../dist/spawn-node.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
-import { FAULT_KINDS, type Fault } from '../dist/protocol.ts';
+import { parseFaultSpec } from '../dist/fault.ts';
+import { FAULT_KINDS } from '../dist/protocol.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseAdapter, settleWorkerAdapter } from './device.ts';
 import { intFlag, numberFlag, parseFlags } from './flags.ts';
@@ -28,14 +29,6 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50)  --json (JSON lines)
   --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
   --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)`;
-
-function parseFault(v: string | undefined): (Fault & { rank: number }) | undefined {
-  if (v === undefined) return undefined;
-  const [rank, step, kind] = v.split(':');
-  const k = FAULT_KINDS.find((x) => x === kind);
-  if (rank === undefined || step === undefined || !k) throw new UsageError(`--inject-fault must be RANK:STEP:KIND with KIND one of ${FAULT_KINDS.join(', ')} (got '${v}')`);
-  return { rank: intFlag('--inject-fault rank', rank, 0), step: intFlag('--inject-fault step', step, 0), kind: k };
-}
 
 const num = { type: 'string' } as const;
 
@@ -72,8 +65,9 @@ export const command: Command = {
     const v = validateConfig(Object.fromEntries(Object.entries(partial).filter(([, x]) => x !== undefined)));
     if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
     const config = v.config;
-    const fault = parseFault(values['inject-fault']);
-    if (fault && fault.rank >= config.workers) throw new UsageError(`--inject-fault rank ${fault.rank} does not exist (--workers ${config.workers})`);
+    const parsedFault = values['inject-fault'] === undefined ? undefined : parseFaultSpec(values['inject-fault'], config.workers);
+    if (parsedFault && !parsedFault.ok) throw new UsageError(`--inject-fault ${parsedFault.message}`);
+    const fault = parsedFault?.fault;
     const spec = simpleCnnSpec(config.width);
     const initialParams = values.resume ? loadStateDict(new Uint8Array(await readFile(values.resume)), spec, values.resume) : undefined;
     const data = await prepareData(values.data, values.store ?? defaultStoreDir(), io, values.json);

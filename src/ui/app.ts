@@ -4,6 +4,7 @@
 import type { TrainConfig } from '../config.ts';
 import { IdbDatasetStore } from '../data/store-idb.ts';
 import type { TrainEvent } from '../dist/coordinator-events.ts';
+import { parseFaultSpec, type RankFault } from '../dist/fault.ts';
 import { imbalance } from './compare-runner.ts';
 import { CheckpointPanel } from './controls/checkpoint.ts';
 import { ConfigForm } from './controls/config-form.ts';
@@ -36,7 +37,8 @@ function section(parent: HTMLElement, id: string, ex: Explanation): HTMLElement 
   return c.body;
 }
 
-export function startApp(root: HTMLElement, gpu: WebGpuInfo): void {
+/** Builds the page; `notes` are remarks about this browser's WebGPU (e.g. no cross-origin isolation). */
+export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly string[] = []): void {
   const params = readParams(location.search);
   const software = isSoftwareAdapter(gpu);
   const form = new ConfigForm({ ...(software ? SOFTWARE_DEFAULTS : GPU_DEFAULTS), ...params.values },
@@ -46,13 +48,16 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo): void {
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
   const viewsEl = h('div', { class: 'views' });
-  const notes = h('div', { class: 'notes' });
+  const notesEl = h('div', { class: 'notes' });
+  // The header already says when the adapter is a software one.
+  for (const n of notes.filter((x) => !/software/i.test(x))) notesEl.append(h('p', { class: 'banner' }, n));
   root.replaceChildren(
     h('header', { class: 'top' }, h('h1', {}, 'webddp'), h('p', {}, 'Data-parallel training you can see: DataParallel, DDP and ZeRO on WebGPU, checked against PyTorch.'),
       h('p', { class: 'adapter' }, `GPU: ${gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || 'a WebGPU adapter'}${software ? ' (software renderer: small defaults, expect a few images per second)' : ''}`)),
-    h('main', {}, h('aside', { class: 'panel', 'aria-label': 'Settings' }, buttons.element, form.element, datasets.element, checkpoint.element), h('div', { class: 'views-col' }, notes, viewsEl)),
+    h('main', {}, h('aside', { class: 'panel', 'aria-label': 'Settings' }, buttons.element, form.element, datasets.element, checkpoint.element), h('div', { class: 'views-col' }, notesEl, viewsEl)),
   );
-  if (params.unknown.length > 0) notes.append(h('p', { class: 'banner' }, `Ignored unknown page parameter(s): ${params.unknown.join(', ')}.`));
+  if (params.fault !== undefined) notesEl.append(h('p', { class: 'banner', id: 'fault-note' }, `This page stages a failure (fault=${params.fault}): rank RANK does KIND at its step STEP, to show that the run stops with an error naming the rank instead of hanging or going on with half-reduced gradients.`));
+  if (params.unknown.length > 0) notesEl.append(h('p', { class: 'banner' }, `Ignored unknown page parameter(s): ${params.unknown.join(', ')}.`));
 
   const curves = new CurvesView(section(viewsEl, 'training', trainingExplanation()));
   const memory = new MemoryView(section(viewsEl, 'memory', memoryExplanation()));
@@ -88,8 +93,14 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo): void {
     const config: TrainConfig | null = form.config();
     if (!config || session) return;
     let initialParams: Float32Array | undefined;
+    let fault: RankFault | undefined;
     try {
       initialParams = checkpoint.paramsFor(config);
+      if (params.fault !== undefined) {
+        const f = parseFaultSpec(params.fault, config.workers);
+        if (!f.ok) throw new RangeError(`fault ${f.message}`);
+        fault = f.fault;
+      }
     } catch (e) {
       buttons.set('failed', e instanceof Error ? e.message : String(e));
       return;
@@ -111,7 +122,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo): void {
     try {
       const dataset = await datasets.ensureReady();
       classes = datasets.classes();
-      await s.run(config, dataset, { sampleEveryMs: 1500, keepParams: true, ...(initialParams ? { initialParams } : {}) });
+      await s.run(config, dataset, { sampleEveryMs: 1500, keepParams: true, ...(initialParams ? { initialParams } : {}), ...(fault ? { fault } : {}) });
       checkpoint.setTrained(s.params, config);
     } catch (e) {
       buttons.set('failed', e instanceof Error ? e.message : String(e));

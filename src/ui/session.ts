@@ -6,6 +6,7 @@ import type { TrainConfig } from '../config.ts';
 import { Coordinator } from '../dist/coordinator.ts';
 import type { TrainEvent } from '../dist/coordinator-events.ts';
 import type { BatchSample } from '../dist/protocol.ts';
+import type { RankFault } from '../dist/fault.ts';
 import { browserSpawner } from '../dist/spawn-browser.ts';
 
 export type RunState = 'starting' | 'running' | 'paused' | 'stopping' | 'done' | 'stopped' | 'failed';
@@ -24,6 +25,8 @@ export interface RunOptions {
   readonly recordTransfers?: boolean;
   /** Rank 0's starting parameters (a loaded checkpoint); absent: torch.manual_seed(config.seed) init. */
   readonly initialParams?: Float32Array;
+  /** Stage a failure on one rank (the page's ?fault=, for teaching failure handling). */
+  readonly fault?: RankFault;
   /** Read rank 0's final parameters before the workers close (for a checkpoint download). */
   readonly keepParams?: boolean;
 }
@@ -46,7 +49,7 @@ export class Session {
     try {
       c = await Coordinator.start({
         config, data: { kind: 'idb', dataset }, spawn: browserSpawner(), recordTransfers: opts.recordTransfers ?? true,
-        ...(opts.initialParams ? { initialParams: opts.initialParams } : {}),
+        ...(opts.initialParams ? { initialParams: opts.initialParams } : {}), ...(opts.fault ? { fault: opts.fault } : {}),
       });
       this.coordinator = c;
       if (this.stopRequested) c.stop();

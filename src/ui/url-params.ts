@@ -8,6 +8,8 @@ export interface PageParams {
   readonly values: FormValues;
   /** Also passed to the run but not shown on the form. */
   readonly testLimit?: number;
+  /** A staged failure, RANK:STEP:KIND (e.g. 1:3:throw), to show what a dying worker does to a run. */
+  readonly fault?: string;
   /** Start the run on load (default true: the page teaches without a click). */
   readonly autostart: boolean;
   /** Parameters the page does not know (reported, not silently dropped). */
@@ -20,13 +22,15 @@ export function readParams(search: string): PageParams {
   const unknown: string[] = [];
   let testLimit: number | undefined;
   let autostart = true;
+  let fault: string | undefined;
   for (const [k, raw] of q) {
     const spec = FIELDS.find((f) => f.key === k);
     if (spec) {
       values[k as FieldKey] = spec.kind === 'check' ? raw === '1' || raw === 'true' : spec.kind === 'select' ? raw : Number(raw);
     } else if (k === 'testLimit') testLimit = Number(raw);
+    else if (k === 'fault') fault = raw;
     else if (k === 'autostart') autostart = raw !== '0' && raw !== 'false';
     else unknown.push(k);
   }
-  return { values, ...(testLimit !== undefined ? { testLimit } : {}), autostart, unknown };
+  return { values, ...(testLimit !== undefined ? { testLimit } : {}), ...(fault !== undefined ? { fault } : {}), autostart, unknown };
 }

@@ -107,6 +107,17 @@ describe('the teaching page', () => {
     expect(session.errors).toEqual([]);
   });
 
+  it.each(['ddp', 'dp', 'zero2'])('%s: a worker that fails mid-run stops the run with an error naming the rank; the page stays usable', async (mode) => {
+    await openPage(page, { mode, workers: 2, batchSize: 4, trainLimit: 64, testLimit: 8, epochs: 1, fault: '1:2:throw' });
+    expect(await page.$eval('#fault-note', (el) => el.textContent)).toMatch(/fault=1:2:throw/);
+    expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
+    expect(await statusText(page)).toMatch(/rank 1 failed during step 2 of epoch 0: Error: injected fault: rank 1 throws at step 2/);
+    expect(await read(page, 'losses')).toHaveLength(2);
+    expect((await read(page, 'log')).at(-1)).toMatch(/^error: rank 1 failed/);
+    expect(await page.$eval('#run-start', (b) => (b as HTMLButtonElement).disabled)).toBe(false);
+    expect(session.errors).toEqual([]);
+  });
+
   it('refuses a bad value at its control and never starts a worker with it', async () => {
     await openPage(page, { workers: 9, autostart: 1 });
     expect(await page.$eval('#cfg-workers', (el) => el.getAttribute('aria-invalid'))).toBe('true');

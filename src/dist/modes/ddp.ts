@@ -56,9 +56,10 @@ export class DdpRunner implements ModeRunner {
       const statsBuf = trainer.copyStats(rec);
       const sync = m === micro.length - 1 && world > 1;
       const reduced = sync ? this.backwardWithBuckets(rec, plan) : (trainer.recordBackward(rec, plan), rec.submit(), Promise.resolve());
-      const r = await trainer.readStats(statsBuf, mb.count);
+      // Both awaited together: if one fails (e.g. the rank is disposed mid-step after a peer died),
+      // the other's rejection is still handled instead of surfacing as an unhandled error.
+      const [r] = await Promise.all([trainer.readStats(statsBuf, mb.count), reduced]);
       stats.add(r.loss, r.correct, mb.count);
-      await reduced;
     }
     const rec = new Recorder(this.ctx.gpu, 'ddp.update');
     trainer.recordUpdate(rec, lr);
