@@ -1,0 +1,41 @@
+// Pure parts of the teaching page and the CLI: settings from the page address, and RANK:STEP:KIND
+// fault specs (the page's ?fault= and the CLI's --inject-fault).
+import { describe, expect, it } from 'vitest';
+import { parseFaultSpec } from '../../src/dist/fault.ts';
+import { readParams } from '../../src/ui/url-params.ts';
+
+describe('page address parameters', () => {
+  it('reads form settings by their kind, passes testLimit and fault through, and reports unknown keys', () => {
+    const p = readParams('?mode=dp&workers=4&lr=0.005&augment=1&testLimit=64&fault=1:2:throw&autostart=0&colour=red');
+    expect(p.values).toEqual({ mode: 'dp', workers: 4, lr: 0.005, augment: true });
+    expect(p.testLimit).toBe(64);
+    expect(p.fault).toBe('1:2:throw');
+    expect(p.autostart).toBe(false);
+    expect(p.unknown).toEqual(['colour']);
+  });
+
+  it('starts by itself unless told not to, and leaves bad numbers for the form to refuse', () => {
+    const p = readParams('?workers=lots');
+    expect(p.autostart).toBe(true);
+    expect(p.values.workers).toBeNaN();
+  });
+});
+
+describe('fault specs', () => {
+  it('parses RANK:STEP:KIND', () => {
+    expect(parseFaultSpec('1:3:device-lost', 2)).toEqual({ ok: true, fault: { rank: 1, step: 3, kind: 'device-lost' } });
+  });
+
+  it.each([
+    ['1:3', /must be RANK:STEP:KIND/],
+    ['1:x:throw', /must be RANK:STEP:KIND/],
+    ['-1:0:throw', /must be RANK:STEP:KIND/],
+    ['0:0:explode', /KIND one of throw, exit, hang, device-lost/],
+    ['0:0:throw:extra', /must be RANK:STEP:KIND/],
+    ['2:0:throw', /rank 2 does not exist \(there are 2 workers: 0 to 1\)/],
+  ])('refuses %s', (text, message) => {
+    const r = parseFaultSpec(text, 2);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toMatch(message);
+  });
+});
