@@ -1,7 +1,7 @@
 // The teaching page: settings and dataset on the left, the run's views on the right, every number
 // measured from the run. Wires the form, the dataset panel and the buttons to a Session, and the
 // Session's events to the views (stored at once, drawn once per frame).
-import type { TrainConfig } from '../config.ts';
+import { MAX_WORKERS, type TrainConfig } from '../config.ts';
 import { IdbDatasetStore } from '../data/store-idb.ts';
 import type { TrainEvent } from '../dist/coordinator-events.ts';
 import { parseFaultSpec, type RankFault } from '../dist/fault.ts';
@@ -31,6 +31,15 @@ import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 const GPU_DEFAULTS: FormValues = { mode: 'ddp', workers: 4, batchSize: 32, gpu0Bsz: 16, optimizer: 'sgd', lr: 0.01, epochs: 5, width: 1, trainLimit: 0, seed: 0, augment: false };
 const SOFTWARE_DEFAULTS: FormValues = { ...GPU_DEFAULTS, batchSize: 8, gpu0Bsz: 4, epochs: 3, trainLimit: 2048 };
 
+const FAULT_VERBS = { throw: 'throws an error', exit: 'exits', hang: 'stops answering', 'device-lost': 'loses its GPU device' } as const;
+
+/** The banner of a page that stages a failure (?fault=RANK:STEP:KIND). */
+function faultNote(spec: string): string {
+  const f = parseFaultSpec(spec, MAX_WORKERS);
+  const what = f.ok ? `rank ${f.fault.rank} ${FAULT_VERBS[f.fault.kind]} at its step ${f.fault.step}` : `but fault ${f.message}`;
+  return `This page stages a failure (fault=${spec}): ${what}, to show that the run stops with an error naming the rank instead of hanging or going on with half-reduced gradients.`;
+}
+
 function section(parent: HTMLElement, id: string, ex: Explanation): HTMLElement {
   const c = card(id, ex.title, ex.explanation, ex.links);
   parent.append(c.section);
@@ -56,7 +65,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       h('p', { class: 'adapter' }, `GPU: ${gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || 'a WebGPU adapter'}${software ? ' (software renderer: small defaults, expect a few images per second)' : ''}`)),
     h('main', {}, h('aside', { class: 'panel', 'aria-label': 'Settings' }, buttons.element, form.element, datasets.element, checkpoint.element), h('div', { class: 'views-col' }, notesEl, viewsEl)),
   );
-  if (params.fault !== undefined) notesEl.append(h('p', { class: 'banner', id: 'fault-note' }, `This page stages a failure (fault=${params.fault}): rank RANK does KIND at its step STEP, to show that the run stops with an error naming the rank instead of hanging or going on with half-reduced gradients.`));
+  if (params.fault !== undefined) notesEl.append(h('p', { class: 'banner', id: 'fault-note' }, faultNote(params.fault)));
   if (params.unknown.length > 0) notesEl.append(h('p', { class: 'banner' }, `Ignored unknown page parameter(s): ${params.unknown.join(', ')}.`));
 
   const curves = new CurvesView(section(viewsEl, 'training', trainingExplanation()));

@@ -109,7 +109,7 @@ describe('the teaching page', () => {
 
   it.each(['ddp', 'dp', 'zero2'])('%s: a worker that fails mid-run stops the run with an error naming the rank; the page stays usable', async (mode) => {
     await openPage(page, { mode, workers: 2, batchSize: 4, trainLimit: 64, testLimit: 8, epochs: 1, fault: '1:2:throw' });
-    expect(await page.$eval('#fault-note', (el) => el.textContent)).toMatch(/fault=1:2:throw/);
+    expect(await page.$eval('#fault-note', (el) => el.textContent)).toMatch(/fault=1:2:throw\): rank 1 throws an error at its step 2/);
     expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
     expect(await statusText(page)).toMatch(/rank 1 failed during step 2 of epoch 0: Error: injected fault: rank 1 throws at step 2/);
     expect(await read(page, 'losses')).toHaveLength(2);

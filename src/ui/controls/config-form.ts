@@ -16,11 +16,9 @@ export class ConfigForm {
   readonly element: HTMLFieldSetElement;
   private readonly controls = new Map<FieldKey, Control>();
   private readonly listeners: (() => void)[] = [];
-  private fixed: Partial<TrainConfig>;
 
   /** `fixed` are settings the form does not show (e.g. testLimit, checkEvery), merged in. */
-  constructor(initial: FormValues, fixed: Partial<TrainConfig> = {}) {
-    this.fixed = fixed;
+  constructor(initial: FormValues, private readonly fixed: Partial<TrainConfig> = {}) {
     this.element = h('fieldset', { class: 'config' }, h('legend', {}, 'Training'));
     for (const spec of FIELDS) this.element.append(this.build(spec, initial[spec.key]));
     this.validate();
@@ -31,22 +29,6 @@ export class ConfigForm {
   /** The validated config, or null while any control holds a bad value. */
   config(): TrainConfig | null {
     return this.validate();
-  }
-
-  /** Sets values (e.g. the compare view choosing a mode) and revalidates. */
-  set(values: FormValues): void {
-    for (const [k, v] of Object.entries(values) as [FieldKey, unknown][]) {
-      const c = this.controls.get(k);
-      if (!c) continue;
-      if (c.input instanceof HTMLInputElement && c.input.type === 'checkbox') c.input.checked = v === true;
-      else c.input.value = String(v);
-    }
-    this.changed();
-  }
-
-  setFixed(fixed: Partial<TrainConfig>): void {
-    this.fixed = fixed;
-    this.changed();
   }
 
   setDisabled(disabled: boolean): void {
