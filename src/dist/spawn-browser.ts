@@ -3,24 +3,19 @@
 // closes itself is noticed by its peers' collective timeouts (browsers fire no event for it).
 import { wrap } from 'comlink';
 import type { SpawnWorker, WorkerHandle } from './coordinator.ts';
+import { ExitNotice } from './exit-notice.ts';
 import type { RankApi } from './protocol.ts';
 
 export function browserSpawner(): SpawnWorker {
   return (rank): WorkerHandle => {
     const w = new Worker(new URL('../../workers/rank.worker.ts', import.meta.url), { type: 'module', name: `webddp rank ${rank}` });
-    const callbacks: ((reason: string) => void)[] = [];
-    let dead: string | null = null;
-    const die = (reason: string) => {
-      if (dead) return;
-      dead = reason;
-      for (const cb of callbacks) cb(reason);
-    };
-    w.addEventListener('error', (e) => { e.preventDefault(); die(`worker error: ${e.message || 'the worker script failed to load or threw'}`); });
-    w.addEventListener('messageerror', () => die('worker sent a message that could not be deserialised'));
+    const exit = new ExitNotice();
+    w.addEventListener('error', (e) => { e.preventDefault(); exit.die(`worker error: ${e.message || 'the worker script failed to load or threw'}`); });
+    w.addEventListener('messageerror', () => exit.die('worker sent a message that could not be deserialised'));
     return {
       api: wrap<RankApi>(w),
-      onExit(cb) { if (dead) cb(dead); else callbacks.push(cb); },
-      terminate() { dead ??= 'terminated'; w.terminate(); },
+      onExit(cb) { exit.onExit(cb); },
+      terminate() { exit.terminated(); w.terminate(); },
     };
   };
 }

@@ -5,6 +5,7 @@ import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { AdapterChoice } from '../gpu/device-node.ts';
 import type { SpawnWorker, WorkerHandle } from './coordinator.ts';
+import { ExitNotice } from './exit-notice.ts';
 import type { RankApi } from './protocol.ts';
 
 export interface NodeRankData { readonly adapter: AdapterChoice; readonly device?: string }
@@ -15,19 +16,13 @@ export function nodeSpawner(workerUrl: URL, adapter: AdapterChoice, devices: rea
     const device = devices.length > 0 ? devices[rank % devices.length] : undefined;
     const data: NodeRankData = { adapter, ...(device ? { device } : {}) };
     const w = new Worker(workerUrl, { workerData: data });
-    const callbacks: ((reason: string) => void)[] = [];
-    let dead: string | null = null;
-    const die = (reason: string) => {
-      if (dead) return;
-      dead = reason;
-      for (const cb of callbacks) cb(reason);
-    };
-    w.on('error', (e) => die(`worker error: ${e.message}`));
-    w.on('exit', (code) => die(`worker exited with code ${code}`));
+    const exit = new ExitNotice();
+    w.on('error', (e) => exit.die(`worker error: ${e.message}`));
+    w.on('exit', (code) => exit.die(`worker exited with code ${code}`));
     return {
       api: wrap<RankApi>(nodeEndpoint(w)),
-      onExit(cb) { if (dead) cb(dead); else callbacks.push(cb); },
-      terminate() { dead ??= 'terminated'; void w.terminate(); },
+      onExit(cb) { exit.onExit(cb); },
+      terminate() { exit.terminated(); void w.terminate(); },
     };
   };
 }
