@@ -40,8 +40,20 @@ interface State {
   done: number;
 }
 
+/** How long dispose waits for a call still running on this rank (e.g. a step whose peer died). */
+const DISPOSE_WAIT_MS = 2000;
+
 export function createRankApi(env: RankEnv): RankApi {
   let s: State | null = null;
+  // The GPU work of a call still in flight when dispose comes (the coordinator gives up on a run as
+  // soon as one rank fails): dispose lets it settle before destroying the buffers under it.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    const settled = p.then(() => undefined, () => undefined);
+    inFlight.add(settled);
+    void settled.then(() => inFlight.delete(settled));
+    return p;
+  };
   const need = (): State => {
     if (!s) throw new Error('this rank is not initialised: call init() first');
     s.gpu.assertAlive();
@@ -98,7 +110,7 @@ export function createRankApi(env: RankEnv): RankApi {
       return { epoch, steps: st.schedule.steps.length, samples: st.schedule.samples, indices: st.schedule.indices };
     },
 
-    async step(epoch, step) {
+    step: (epoch, step) => track((async () => {
       const st = need();
       // DataParallel replicas have no data: device 0 sends them their chunks.
       const micro = st.source ? st.schedule?.steps[step] : [];
@@ -115,13 +127,13 @@ export function createRankApi(env: RankEnv): RankApi {
         commMs: st.counters.commMs, commBytes: st.counters.sent, memory: st.gpu.memory.snapshot(),
         ...(st.init.recordTransfers ? { transfers: [...st.transfers] } : {}),
       };
-    },
+    })()),
 
-    async evaluate() {
+    evaluate: () => track((async () => {
       const st = need();
       await st.runner.syncParams();
       return evaluateShard(st.trainer, st.source, st.init);
-    },
+    })()),
 
     async checksum() {
       const st = need();
@@ -158,6 +170,8 @@ export function createRankApi(env: RankEnv): RankApi {
     },
 
     async dispose() {
+      if (!s) return;
+      if (inFlight.size > 0) await Promise.race([Promise.all(inFlight), new Promise((r) => setTimeout(r, DISPOSE_WAIT_MS))]);
       if (!s) return;
       s.runner.dispose();
       s.pg.close();
