@@ -13,6 +13,7 @@ import {
   errorMessages, isCancel, planFiles, planUrl, recordCounts, resultMessages, sourceLabel, startImport, type ImportRequest,
 } from './dataset-import.ts';
 import { wireDropZone } from './drop-files.ts';
+import { choice, type Choice } from './dataset-choice.ts';
 import { ImportProgressView } from './import-progress.ts';
 import './dataset-panel.css';
 
@@ -22,12 +23,6 @@ const SYNTHETIC_TEXT = '10 classes of shapes, stripes and colour patterns, gener
 const CIFAR_PAGE = 'https://www.cs.toronto.edu/~kriz/cifar.html';
 let instances = 0;
 
-interface Choice {
-  readonly radio: HTMLInputElement;
-  readonly label: HTMLLabelElement;
-  /** Record counts and source, or why the choice is not available yet. */
-  readonly note: HTMLElement;
-}
 
 export class DatasetPanel {
   readonly element: HTMLFieldSetElement;
@@ -268,15 +263,4 @@ export class DatasetPanel {
       this.updateDisabled();
     }
   }
-}
-
-function choice(id: string, value: string, title: string, text: string, note: string): Choice {
-  const rid = `${id}-${value}`;
-  const radio = h('input', {
-    type: 'radio', name: `${id}-choice`, value, id: rid, 'aria-labelledby': `${rid}-name`, 'aria-describedby': `${rid}-text ${rid}-note`,
-  });
-  const noteEl = h('span', { class: 'ds-counts', id: `${rid}-note` }, note);
-  const label = h('label', { class: 'ds-choice', for: rid }, radio,
-    h('span', { class: 'ds-choice-body' }, h('span', { class: 'ds-name', id: `${rid}-name` }, title), h('span', { class: 'ds-text', id: `${rid}-text` }, text), noteEl));
-  return { radio, label, note: noteEl };
 }
