@@ -1,10 +1,7 @@
 // Importing cifar-10-binary.tar.gz archives the test builds in the real format (modern-tar packer +
 // CompressionStream) into a real directory store, and every way such an archive can be broken:
 // each failure is a specific error and leaves the previously imported dataset exactly as it was.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDataset } from '../../src/data/dataset.ts';
 import {
   ArchiveContentsError, CorruptGzipError, CorruptTarError, DecompressedTooLargeError, EmptyFileError, LabelError, NotGzipError,
@@ -12,16 +9,12 @@ import {
 } from '../../src/data/errors.ts';
 import { importArchive } from '../../src/data/import.ts';
 import type { ImportProgress } from '../../src/data/import-types.ts';
-import { FileDatasetStore } from '../../src/data/store-file-node.ts';
+import type { FileDatasetStore } from '../../src/data/store-file-node.ts';
+import { useTempStore } from '../helpers/temp-store.ts';
 import { concatFiles, flipByte, gzip, makeArchive, makeFiles, makeRecords, makeTar, readSplit, streamOf, TRAIN_NAMES } from '../helpers/cifar-fixture.ts';
 
-let dir: string;
 let store: FileDatasetStore;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'webddp-import-'));
-  store = await FileDatasetStore.open(dir);
-});
-afterEach(async () => rm(dir, { recursive: true, force: true }));
+useTempStore('webddp-import-', (_dir, s) => { store = s; });
 
 const files = makeFiles(12, 7, 1);
 

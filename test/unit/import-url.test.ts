@@ -1,16 +1,14 @@
 // importFromUrl against a real local HTTP server (node:http): a good download, an HTTP 404, a
 // connection dropped before any response, one dropped mid-body, and a refused connection.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDataset } from '../../src/data/dataset.ts';
 import { HttpStatusError, NetworkError } from '../../src/data/errors.ts';
 import { importFromUrl } from '../../src/data/import.ts';
 import type { ImportProgress } from '../../src/data/import-types.ts';
-import { FileDatasetStore } from '../../src/data/store-file-node.ts';
+import type { FileDatasetStore } from '../../src/data/store-file-node.ts';
+import { useTempStore } from '../helpers/temp-store.ts';
 import { makeArchive, makeFiles } from '../helpers/cifar-fixture.ts';
 
 let server: Server;
@@ -38,13 +36,8 @@ beforeAll(async () => {
 });
 afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
 
-let dir: string;
 let store: FileDatasetStore;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'webddp-url-'));
-  store = await FileDatasetStore.open(dir);
-});
-afterEach(async () => rm(dir, { recursive: true, force: true }));
+useTempStore('webddp-url-', (_dir, s) => { store = s; });
 
 describe('importFromUrl', { timeout: 60_000 }, () => {
   it('downloads and imports, reporting Content-Length as the total', async () => {

@@ -1,24 +1,20 @@
 // The directory store on a real filesystem: atomic replacement (an import whose source fails
 // halfway leaves the old manifest and chunks readable), checksums catching corruption on disk,
 // leftovers of a crashed writer cleaned up, a damaged manifest reported, cancel, delete.
-import { readFile, writeFile, mkdtemp, rm, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deleteDataset, listDatasets, openDataset } from '../../src/data/dataset.ts';
 import { ChecksumMismatchError, DatasetNotFoundError, ImportAbortedError, ManifestError, SourceReadError } from '../../src/data/errors.ts';
 import { importArchive, importFiles } from '../../src/data/import.ts';
 import { FileDatasetStore } from '../../src/data/store-file-node.ts';
+import { useTempStore } from '../helpers/temp-store.ts';
 import { bytesSource } from '../../src/data/synthetic.ts';
 import { concatFiles, failingStream, makeArchive, makeFiles, readSplit, streamOf, TRAIN_NAMES } from '../helpers/cifar-fixture.ts';
 
 let dir: string;
 let store: FileDatasetStore;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'webddp-store-'));
-  store = await FileDatasetStore.open(dir);
-});
-afterEach(async () => rm(dir, { recursive: true, force: true }));
+useTempStore('webddp-store-', (d, s) => { dir = d; store = s; });
 
 const filesA = makeFiles(12, 7, 1);
 const filesB = makeFiles(12, 7, 2);
