@@ -72,8 +72,8 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   const memory = new MemoryView(section(viewsEl, 'memory', memoryExplanation()));
   const ring = new RingView(section(viewsEl, 'ring', ringExplanation()));
   const shards = new ShardsView(section(viewsEl, 'shards', shardsExplanation()));
-  let classes: readonly string[] = [];
-  const samples = new SamplesView(section(viewsEl, 'samples', samplesExplanation()), () => classes);
+  // The dataset cannot change during a run (the panel is locked), so its class names are the run's.
+  const samples = new SamplesView(section(viewsEl, 'samples', samplesExplanation()), () => datasets.classes());
   const compare = new CompareView(section(viewsEl, 'compare', compareExplanation()), {
     config: () => form.config(),
     dataset: () => datasets.ensureReady(),
@@ -130,7 +130,6 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     buttons.set('starting', 'preparing the dataset');
     try {
       const dataset = await datasets.ensureReady();
-      classes = datasets.classes();
       await s.run(config, dataset, { sampleEveryMs: 1500, keepParams: true, ...(initialParams ? { initialParams } : {}), ...(fault ? { fault } : {}) });
       checkpoint.setTrained(s.params, config);
     } catch (e) {

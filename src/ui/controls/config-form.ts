@@ -16,19 +16,21 @@ export class ConfigForm {
   readonly element: HTMLFieldSetElement;
   private readonly controls = new Map<FieldKey, Control>();
   private readonly listeners: (() => void)[] = [];
+  /** The config as of the last edit (null while a value is bad). */
+  private current: TrainConfig | null = null;
 
   /** `fixed` are settings the form does not show (e.g. testLimit, checkEvery), merged in. */
   constructor(initial: FormValues, private readonly fixed: Partial<TrainConfig> = {}) {
     this.element = h('fieldset', { class: 'config' }, h('legend', {}, 'Training'));
     for (const spec of FIELDS) this.element.append(this.build(spec, initial[spec.key]));
-    this.validate();
+    this.current = this.validate();
   }
 
   onChange(cb: () => void): void { this.listeners.push(cb); }
 
   /** The validated config, or null while any control holds a bad value. */
   config(): TrainConfig | null {
-    return this.validate();
+    return this.current;
   }
 
   setDisabled(disabled: boolean): void {
@@ -64,7 +66,7 @@ export class ConfigForm {
   }
 
   private changed(): void {
-    this.validate();
+    this.current = this.validate();
     for (const cb of this.listeners) cb();
   }
 

@@ -9,6 +9,9 @@ import { duration, num, pct, rate } from '../format.ts';
 import { History } from './history.ts';
 import type { View } from './view.ts';
 
+/** Shortest time between two redraws of the charts, ms. */
+const CHART_MS = 100;
+
 interface Stat { readonly value: HTMLElement }
 
 function stat(parent: HTMLElement, key: string): Stat {
@@ -32,6 +35,7 @@ export class CurvesView implements View {
   private readonly root: HTMLElement;
   private epochs = 0;
   private dirty = true;
+  private chartsDrawnAt = -Infinity;
 
   constructor(body: HTMLElement) {
     const strip = h('div', { class: 'stats', 'aria-live': 'off' });
@@ -75,14 +79,22 @@ export class CurvesView implements View {
     if (this.history.handle(e)) this.dirty = true;
   }
 
-  render(): boolean {
+  /**
+   * The charts redraw every point, so they are redrawn at most every CHART_MS (the coordinator
+   * shares this thread: on a fast GPU steps come faster than frames); the numbers every frame.
+   */
+  render(now: number): boolean {
     if (!this.dirty) return false;
-    this.dirty = false;
     const hs = this.history;
-    const [loss, acc, ips] = this.charts;
-    loss?.setData([hs.x, hs.loss, hs.smoothLoss, atEpochEnds(hs, (e) => e.testLoss)]);
-    acc?.setData([hs.x, hs.smoothAccuracy, atEpochEnds(hs, (e) => e.testAccuracy)]);
-    ips?.setData([hs.x, hs.imagesPerSec]);
+    const chartsDue = now - this.chartsDrawnAt >= CHART_MS;
+    if (chartsDue) {
+      this.chartsDrawnAt = now;
+      this.dirty = false;
+      const [loss, acc, ips] = this.charts;
+      loss?.setData([hs.x, hs.loss, hs.smoothLoss, atEpochEnds(hs, (e) => e.testLoss)]);
+      acc?.setData([hs.x, hs.smoothAccuracy, atEpochEnds(hs, (e) => e.testAccuracy)]);
+      ips?.setData([hs.x, hs.imagesPerSec]);
+    }
     const last = hs.epochs.at(-1);
     this.stats.epoch.value.textContent = this.epochs ? `${hs.epoch + 1} / ${this.epochs}` : '–';
     this.stats.step.value.textContent = hs.stepsPerEpoch ? `${hs.x.length ? hs.step + 1 : 0} / ${hs.stepsPerEpoch}` : '–';
@@ -96,11 +108,12 @@ export class CurvesView implements View {
     lossEl?.setAttribute('aria-label', `Loss chart: ${n}, smoothed loss now ${num(hs.smoothLoss.at(-1) ?? NaN, 4)}${last ? `, test loss ${num(last.testLoss, 4)}` : ''}`);
     accEl?.setAttribute('aria-label', `Accuracy chart: ${n}, train accuracy (smoothed) ${pct(hs.smoothAccuracy.at(-1) ?? NaN)}${last ? `, test accuracy ${pct(last.testAccuracy)}` : ''}`);
     ipsEl?.setAttribute('aria-label', `Throughput chart: ${n}, ${rate(hs.imagesPerSec.at(-1) ?? NaN)} images/s now`);
-    return false;
+    return !chartsDue; // still dirty: come back next frame
   }
 
   reset(): void {
     this.history.reset();
+    this.chartsDrawnAt = -Infinity;
     this.epochs = 0;
     this.dirty = true;
   }

@@ -30,6 +30,7 @@ export class MemoryView implements View {
   constructor(body: HTMLElement) {
     this.root = h('div', { class: 'memory' }, categoryLegend(), this.rowsEl, this.details);
     body.append(this.root);
+    this.details.addEventListener('toggle', () => this.fillTable());
     this.rowsEl.append(h('p', { class: 'empty' }, 'Start a run to see each worker’s GPU memory.'));
   }
 
@@ -52,8 +53,15 @@ export class MemoryView implements View {
     }
     this.snapshots.forEach((s, r) => this.rows[r]?.update(s, this.scale));
     this.rowsEl.dataset.mode = this.mode;
-    this.details.replaceChildren(this.details.firstChild ?? '', memoryTable('Bytes allocated now, by category', this.snapshots.map((s, r) => ({ name: `worker ${r}`, s }))));
+    this.fillTable();
     return false;
+  }
+
+  /** The numbers behind the bars, built only while the table is open (it is not needed otherwise). */
+  private fillTable(): void {
+    if (!this.details.open) return;
+    const rows = this.snapshots.map((s, r) => ({ name: `worker ${r}`, s }));
+    this.details.replaceChildren(this.details.firstChild ?? '', memoryTable('Bytes allocated now, by category', rows));
   }
 
   reset(): void {
