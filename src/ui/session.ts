@@ -46,6 +46,7 @@ export class Session {
   async run(config: TrainConfig, dataset: string, opts: RunOptions = {}): Promise<RunState> {
     this.set('starting', `starting ${config.workers} worker${config.workers > 1 ? 's' : ''} (each acquires its own WebGPU device and compiles its kernels)`);
     let c: Coordinator | null = null;
+    let end: [RunState, string?];
     try {
       c = await Coordinator.start({
         config, data: { kind: 'idb', dataset }, spawn: browserSpawner(), recordTransfers: opts.recordTransfers ?? true,
@@ -69,13 +70,15 @@ export class Session {
         }
       }
       if (opts.keepParams) this.params = (await c.readParams())[0] ?? null;
-      this.set(this.stopRequested ? 'stopped' : 'done');
+      end = [this.stopRequested ? 'stopped' : 'done'];
     } catch (e) {
-      this.set('failed', e instanceof Error ? e.message : String(e));
+      end = ['failed', e instanceof Error ? e.message : String(e)];
     } finally {
       this.coordinator = null;
       await c?.close();
     }
+    // The end is told only once the workers are closed, so a page that shows it can start again.
+    this.set(...end);
     return this.current;
   }
 
