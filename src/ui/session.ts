@@ -72,7 +72,9 @@ export class Session {
       if (opts.keepParams) this.params = (await c.readParams())[0] ?? null;
       end = [this.stopRequested ? 'stopped' : 'done'];
     } catch (e) {
-      end = ['failed', e instanceof Error ? e.message : String(e)];
+      const message = e instanceof Error ? e.message : String(e);
+      end = ['failed', message];
+      this.set('stopping', `${message} (closing the workers…)`);
     } finally {
       this.coordinator = null;
       await c?.close();

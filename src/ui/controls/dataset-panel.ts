@@ -15,6 +15,7 @@ import {
 import { wireDropZone } from './drop-files.ts';
 import { choice, type Choice } from './dataset-choice.ts';
 import { ImportProgressView } from './import-progress.ts';
+import { UrlImportForm } from './url-import-form.ts';
 import './dataset-panel.css';
 
 export type ImportState = 'idle' | 'importing' | 'done' | 'error';
@@ -22,7 +23,6 @@ export type ImportState = 'idle' | 'importing' | 'done' | 'error';
 const SYNTHETIC_TEXT = '10 classes of shapes, stripes and colour patterns, generated in your browser, works offline.';
 const CIFAR_PAGE = 'https://www.cs.toronto.edu/~kriz/cifar.html';
 let instances = 0;
-
 
 export class DatasetPanel {
   readonly element: HTMLFieldSetElement;
@@ -32,9 +32,7 @@ export class DatasetPanel {
   private readonly fileInput: HTMLInputElement;
   private readonly chooseButton: HTMLButtonElement;
   private readonly dropZone: HTMLDivElement;
-  private readonly urlInput: HTMLInputElement;
-  private readonly urlButton: HTMLButtonElement;
-  private readonly urlError: HTMLParagraphElement;
+  private readonly url: UrlImportForm;
   private readonly progress = new ImportProgressView();
   private readonly status: HTMLParagraphElement;
   private readonly alert: HTMLDivElement;
@@ -60,15 +58,7 @@ export class DatasetPanel {
       h('p', { id: `${id}-drop-text` }, 'Drop ', h('strong', {}, 'cifar-10-binary.tar.gz'), ', or the ', h('code', {}, '.bin'),
         ' files with ', h('code', {}, 'batches.meta.txt'), ' (or their folder) here'),
       this.chooseButton, this.fileInput);
-    this.urlInput = h('input', {
-      type: 'url', id: `${id}-url`, inputmode: 'url', spellcheck: 'false', autocomplete: 'url',
-      placeholder: 'https://…', 'aria-describedby': `${id}-url-error`,
-    });
-    this.urlButton = h('button', { type: 'submit' }, 'Import');
-    this.urlError = h('p', { class: 'ds-url-error', id: `${id}-url-error` });
-    const urlForm = h('form', { class: 'ds-url', novalidate: true },
-      h('label', { for: `${id}-url` }, 'or from a URL'),
-      h('div', { class: 'ds-url-row' }, this.urlInput, this.urlButton), this.urlError);
+    this.url = new UrlImportForm(id, (text) => this.importUrl(text));
     this.status = h('p', { class: 'ds-status', role: 'status' });
     this.alert = h('div', { class: 'ds-alert', role: 'alert' });
 
@@ -78,7 +68,7 @@ export class DatasetPanel {
         this.choices.synthetic.label, this.choices.cifar10.label),
       h('div', { class: 'ds-import', role: 'group', 'aria-labelledby': `${id}-import-title` },
         h('p', { class: 'ds-import-title', id: `${id}-import-title` }, 'Import CIFAR-10'),
-        this.dropZone, urlForm,
+        this.dropZone, this.url.element,
         h('p', { class: 'ds-hint' }, 'Get ', h('code', {}, 'cifar-10-binary.tar.gz'), ' (163 MB) from the ',
           docLink(CIFAR_PAGE, 'CIFAR-10 page'), '. It is checked as it streams and stored in IndexedDB.'),
         this.progress.element, this.status, this.alert));
@@ -92,11 +82,6 @@ export class DatasetPanel {
     });
     wireDropZone(this.dropZone, () => !this.busy && !this.importing,
       (files) => this.importFiles(files), (err) => this.fail([`Could not read the dropped files: ${describe(err)}`]));
-    urlForm.addEventListener('submit', (e) => {
-      e.preventDefault();
-      this.importUrl();
-    });
-    this.urlInput.addEventListener('input', () => this.showUrlError(''));
     this.progress.cancel.addEventListener('click', () => this.controller?.abort(new Error('cancelled by the user')));
     void this.refresh();
   }
@@ -200,7 +185,8 @@ export class DatasetPanel {
     const noImport = this.busy || this.importing;
     this.choices.synthetic.radio.disabled = this.busy;
     this.choices.cifar10.radio.disabled = this.busy || !this.manifests.has(DEFAULT_DATASET);
-    for (const el of [this.chooseButton, this.urlInput, this.urlButton]) el.disabled = noImport;
+    this.chooseButton.disabled = noImport;
+    this.url.setDisabled(noImport);
     this.dropZone.classList.toggle('disabled', noImport);
     for (const c of Object.values(this.choices)) c.label.classList.toggle('disabled', c.radio.disabled);
   }
@@ -212,17 +198,12 @@ export class DatasetPanel {
     void this.run(plan);
   }
 
-  private importUrl(): void {
-    const plan = planUrl(this.urlInput.value);
-    if (typeof plan === 'string') return this.showUrlError(plan);
-    this.showUrlError('');
+  /** Returns the URL's problem (shown under the field), or null once the import has begun. */
+  private importUrl(text: string): string | null {
+    const plan = planUrl(text);
+    if (typeof plan === 'string') return plan;
     void this.run(plan);
-  }
-
-  private showUrlError(text: string): void {
-    this.urlError.textContent = text;
-    this.urlInput.setAttribute('aria-invalid', String(text !== ''));
-    if (text !== '') this.urlInput.focus();
+    return null;
   }
 
   private fail(lines: readonly string[]): void {
@@ -237,8 +218,7 @@ export class DatasetPanel {
     this.controller = controller;
     const source = sourceLabel(req);
     this.alert.replaceChildren();
-    this.urlError.textContent = '';
-    this.urlInput.removeAttribute('aria-invalid');
+    this.url.showError('');
     this.status.textContent = `Importing ${source}…`;
     this.progress.start(source);
     this.setState('importing');
