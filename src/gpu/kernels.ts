@@ -35,6 +35,11 @@ export const KERNELS = {
     params: { n: u, ci: u, co: u, h: u, w: u, splits: u },
     overrides: { WG_X: 64 },
   },
+  conv2d_backward_weight_tiled: {
+    bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, splits: u },
+    overrides: { TCO: 64, TCI: 16, ROWS: 2, TW: 16 },
+  },
   conv2d_backward_weight_reduce: {
     bindings: [P, ['partial', 'read'], ['grad', 'read_write']],
     params: { co: u, k: u, splits: u, w_off: u, b_off: u },

@@ -3,6 +3,7 @@
 // GPU wants tens of thousands in flight.
 import type { AdapterSummary } from './device.ts';
 import type { KernelTuning } from './kernel-cache.ts';
+import { KERNELS, type KernelName } from './kernels.ts';
 
 export interface Tuning {
   readonly kernels: KernelTuning;
@@ -12,9 +13,17 @@ export interface Tuning {
   readonly maxSplits: number;
   /** Workgroups for the two-stage gradient-norm reduction. */
   readonly normWorkgroups: number;
+  /**
+   * The convolution weight-gradient kernel: 'registers' (conv2d_backward_weight: every invocation
+   * reads its operands from global memory) or 'tiled' (conv2d_backward_weight_tiled: tiles staged
+   * in workgroup memory and shared by a workgroup's invocations).
+   */
+  readonly convWeight: ConvWeightKernel;
 }
 
-export const SOFTWARE_TUNING: Tuning = { kernels: {}, targetThreads: 256, maxSplits: 64, normWorkgroups: 8 };
+export type ConvWeightKernel = 'registers' | 'tiled';
+
+export const SOFTWARE_TUNING: Tuning = { kernels: {}, targetThreads: 256, maxSplits: 64, normWorkgroups: 8, convWeight: 'registers' };
 
 /**
  * For real GPUs. Chosen by `webddp bench --tuning` sweeps on an NVIDIA H200 (Dawn, Vulkan):
@@ -46,6 +55,7 @@ export const GPU_TUNING: Tuning = {
   targetThreads: 65536,
   maxSplits: 256,
   normWorkgroups: 256,
+  convWeight: 'tiled',
 };
 
 export function tuningFor(adapter: AdapterSummary): Tuning {
@@ -54,16 +64,23 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
 
 /**
  * A Tuning from JSON (the CLI's --tuning): {"kernels": {"conv2d_forward": {"WG_X": 128}},
- * "targetThreads": 65536, "normWorkgroups": 256}, over `base` for the fields it omits.
+ * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers"}, over `base` for the
+ * fields it omits.
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
   let v: unknown;
   try { v = JSON.parse(json); } catch (e) { throw new Error(`tuning is not JSON: ${(e as Error).message}`, { cause: e }); }
-  if (typeof v !== 'object' || v === null) throw new Error('tuning must be a JSON object');
-  const o = v as Record<string, unknown>;
+  const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+  if (!isObject(v)) throw new Error('tuning must be a JSON object');
+  const o = v;
   const kernels = (o.kernels ?? {}) as Record<string, Record<string, number>>;
+  if (!isObject(kernels)) throw new Error('tuning kernels must be an object of {kernel: {CONSTANT: value}}');
   for (const [k, ov] of Object.entries(kernels)) {
+    if (!(k in KERNELS)) throw new Error(`tuning names no kernel '${k}' (kernels: ${Object.keys(KERNELS).join(', ')})`);
+    if (!isObject(ov)) throw new Error(`tuning ${k} must be an object of {CONSTANT: value}`);
+    const known = KERNELS[k as KernelName].overrides;
     for (const [c, n] of Object.entries(ov)) {
+      if (!(c in known)) throw new Error(`tuning ${k}.${c}: ${k} has no override constant '${c}' (it has ${Object.keys(known).join(', ')})`);
       if (!Number.isInteger(n) || n < 1) throw new Error(`tuning ${k}.${c} must be a positive integer (got ${JSON.stringify(n)})`);
     }
   }
@@ -72,8 +89,10 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new Error(`tuning ${k} must be a positive integer`);
     return n;
   };
+  const convWeight = o.convWeight ?? base.convWeight;
+  if (convWeight !== 'registers' && convWeight !== 'tiled') throw new Error(`tuning convWeight must be "registers" or "tiled" (got ${JSON.stringify(convWeight)})`);
   return {
     kernels: { ...base.kernels, ...kernels }, targetThreads: num('targetThreads', base.targetThreads),
-    maxSplits: num('maxSplits', base.maxSplits), normWorkgroups: num('normWorkgroups', base.normWorkgroups),
+    maxSplits: num('maxSplits', base.maxSplits), normWorkgroups: num('normWorkgroups', base.normWorkgroups), convWeight,
   };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initSimpleCnn } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 import type { Gpu } from '../../src/gpu/device.ts';
+import { GPU_TUNING } from '../../src/gpu/tuning.ts';
 import { readFixture } from '../../src/parity/fixture.ts';
 import { runGradFixture } from '../../src/parity/grad.ts';
 import { checkTensor } from '../../src/parity/tolerance.ts';
@@ -36,10 +37,12 @@ describe('SimpleCNN against PyTorch (simplecnn_grad.safetensors)', () => {
 });
 
 describe('SimpleCNN against the CPU reference', () => {
-  for (const [width, batch] of [[0.5, 3], [1.5, 2]] as const) {
-    it(`width ${width}, batch ${batch}, uint8 input normalised on the GPU`, async () => {
+  // This device's own tuning, and the one real GPUs get (tiled weight gradients, split-K fc1):
+  // both kernel paths run here, whatever the adapter.
+  for (const [width, batch, tuning] of [[0.5, 3, undefined], [1.5, 2, undefined], [1, 3, GPU_TUNING]] as const) {
+    it(`width ${width}, batch ${batch}, uint8 input normalised on the GPU${tuning ? ', real-GPU tuning' : ''}`, async () => {
       const spec = simpleCnnSpec(width);
-      const t = await Trainer.create(gpu, { spec, maxBatch: 4, optimizer: { name: 'sgd', lr: 0 } });
+      const t = await Trainer.create(gpu, { spec, maxBatch: 4, optimizer: { name: 'sgd', lr: 0 }, ...(tuning ? { tuning } : {}) });
       try {
         const params = initSimpleCnn(spec, 5);
         t.setParams(params);

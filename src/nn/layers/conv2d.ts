@@ -1,9 +1,13 @@
 // Conv2d(ci, co, 3, padding=1) with the bias and (optionally) the ReLU fused into the forward.
 // Forward and backward side by side; every tensor is NCHW.
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
+import { KERNELS } from '../../gpu/kernels.ts';
 import type { Tuning } from '../../gpu/tuning.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
+
+/** Override constants of conv2d_backward_weight_tiled. */
+interface WeightTiles { readonly TCO: number; readonly TCI: number; readonly ROWS: number; readonly TW: number }
 
 export class Conv2dLayer implements Layer {
   readonly inShape: Shape;
@@ -28,14 +32,38 @@ export class Conv2dLayer implements Layer {
   private get ci(): number { return this.inShape[0] ?? 0; }
   private get co(): number { return this.outShape[0] ?? 0; }
 
-  /** Split-K factor of the weight gradient: enough slices of the N*H rows to fill the device. */
-  splits(batch: number, tuning: Tuning): number {
-    const perSlice = this.ci * cdiv(this.co, 4);
-    return Math.max(1, Math.min(batch * this.h, tuning.maxSplits, cdiv(tuning.targetThreads, perSlice)));
+  /**
+   * The tiles of the weight gradient's tiled kernel, or null for the register kernel. Tiles pay
+   * where the tuning asks for them, the layer fills a workgroup's input channels (conv1's 3 do
+   * not: measured slower on the H200) and the device can hold them (workgroup memory, size).
+   */
+  tiles(tuning: Tuning, limits?: GPUSupportedLimits): WeightTiles | null {
+    if (tuning.convWeight !== 'tiled') return null;
+    const t = { ...KERNELS.conv2d_backward_weight_tiled.overrides, ...tuning.kernels.conv2d_backward_weight_tiled } as WeightTiles;
+    if (this.ci < t.TCI) return null;
+    const bytes = 4 * (t.ROWS * t.TW * t.TCO + t.TCI * (t.ROWS + 2) * (t.TW + 2));
+    const fits = !limits || (bytes <= limits.maxComputeWorkgroupStorageSize && (t.TCO / 4) * t.TCI <= limits.maxComputeInvocationsPerWorkgroup);
+    return fits ? t : null;
   }
 
+  /**
+   * Split-K factor of the weight gradient: enough slices of the reduction (image rows for the
+   * register kernel, pixel tiles for the tiled one) to fill the device.
+   */
+  splits(batch: number, tuning: Tuning, tiles: WeightTiles | null): number {
+    let units = batch * this.h;
+    let perSlice = this.ci * cdiv(this.co, 4);
+    if (tiles) {
+      units = batch * cdiv(this.h, tiles.ROWS) * cdiv(this.w, tiles.TW);
+      perSlice = cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI) * (tiles.TCO / 4) * tiles.TCI;
+    }
+    return Math.max(1, Math.min(units, tuning.maxSplits, cdiv(tuning.targetThreads, perSlice)));
+  }
+
+  /** Room for the split-K slices of either kernel (which one runs depends on the device). */
   workspaceBytes(batch: number, tuning: Tuning): number {
-    return this.splits(batch, tuning) * this.co * (this.ci * 9 + 1) * 4;
+    const splits = Math.max(this.splits(batch, tuning, null), this.splits(batch, tuning, this.tiles(tuning)));
+    return splits * this.co * (this.ci * 9 + 1) * 4;
   }
 
   // x [N, ci, h, w] -> y [N, co, h, w] = relu?(conv(x, weight) + bias)
@@ -59,11 +87,17 @@ export class Conv2dLayer implements Layer {
         n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, w_off: this.weight.offset,
       }, { dy: io.dy, theta: ctx.params, dx: io.dx }, [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.ci, 4), WG_Y), batch]));
     }
-    const splits = this.splits(batch, ctx.tuning);
-    const kw = await g.kernels.get('conv2d_backward_weight');
-    ops.push(makeOp(g, kw, `${this.name}.backward_weight`, {
-      n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits,
-    }, { dy: io.dy, x: io.x, partial: ctx.workspace }, [cdiv(this.ci * cdiv(this.co, 4), kw.overrides.WG_X ?? 64), 1, splits]));
+    const tiles = this.tiles(ctx.tuning, g.device.limits);
+    const splits = this.splits(batch, ctx.tuning, tiles);
+    const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
+    const operands = { dy: io.dy, x: io.x, partial: ctx.workspace };
+    if (tiles) {
+      const kt = await g.kernels.get('conv2d_backward_weight_tiled');
+      ops.push(makeOp(g, kt, `${this.name}.backward_weight`, shape, operands, [cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI), 1, splits]));
+    } else {
+      const kw = await g.kernels.get('conv2d_backward_weight');
+      ops.push(makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [cdiv(this.ci * cdiv(this.co, 4), kw.overrides.WG_X ?? 64), 1, splits]));
+    }
     const kr = await g.kernels.get('conv2d_backward_weight_reduce');
     ops.push(makeOp(g, kr, `${this.name}.backward_weight_reduce`, {
       co: this.co, k: this.ci * 9, splits, w_off: ctx.gradOffset(this.weight), b_off: ctx.gradOffset(this.bias),

@@ -1,5 +1,7 @@
 // Conv2d kernels (forward with fused bias/ReLU, backward input, split-K backward weight + reduce)
 // against src/reference/conv2d.ts, on shapes that are not multiples of the 4x4 register tiles.
+import type { Gpu } from '../../../src/gpu/device.ts';
+import { KERNELS } from '../../../src/gpu/kernels.ts';
 import { cdiv } from '../../../src/gpu/op.ts';
 import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../../src/reference/conv2d.ts';
 import { expectClose } from '../../helpers/gradcheck.ts';
@@ -11,6 +13,8 @@ const SHAPES: Conv2dShape[] = [
   { n: 1, ci: 6, co: 8, h: 5, w: 4 },
   { n: 3, ci: 1, co: 2, h: 1, w: 3 },
 ];
+const CONV2: Conv2dShape = { n: 2, ci: 32, co: 64, h: 16, w: 16 };
+const SMALL_TILES = { TCO: 4, TCI: 2, ROWS: 2, TW: 4 };
 const label = (s: Conv2dShape) => `x=[${s.n},${s.ci},${s.h},${s.w}] w=[${s.co},${s.ci},3,3]`;
 
 export const convCases = {
@@ -37,26 +41,24 @@ export const convCases = {
       expectClose('dx', out.dx!, conv2dBackwardInput(dy, w, s), KERNEL_TOL);
     },
   })),
-  conv2d_backward_weight: SHAPES.flatMap((s, k) => [1, 2, 5].map((splits): OpCase => ({
-    name: `${label(s)} splits=${Math.min(splits, s.n * s.h)} (with reduce, accumulating)`,
-    async run(gpu) {
-      const S = Math.min(splits, s.n * s.h);
-      const dy = randn(s.n * s.co * s.h * s.w, 6 + k);
-      const x = randn(s.n * s.ci * s.h * s.w, 7 + k);
-      const k1 = s.ci * 9 + 1;
-      const { partial } = await runOp(gpu, 'conv2d_backward_weight', { ...s, splits: S }, { dy, x, partial: S * s.co * k1 },
-        (o) => [cdiv(s.ci * cdiv(s.co, 4), o.WG_X ?? 64), 1, S]);
-      const before = randn(11 + s.co * s.ci * 9 + s.co, 8 + k);
-      const wOff = 5;
-      const bOff = wOff + s.co * s.ci * 9 + 3;
-      const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co: s.co, k: s.ci * 9, splits: S, w_off: wOff, b_off: bOff },
-        { partial: partial!, grad: before }, (o) => [cdiv(s.co * k1, o.WG ?? 64), 1, 1]);
-      const ref = conv2dBackwardWeight(dy, x, s);
-      const want = before.slice();
-      ref.dw.forEach((v, i) => { want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v); });
-      ref.db.forEach((v, i) => { want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v); });
-      expectClose('grad', grad!, want, KERNEL_TOL);
-    },
+  conv2d_backward_weight: SHAPES.flatMap((s, k) => [1, 2, 5].map((splits): OpCase => {
+    const S = Math.min(splits, s.n * s.h);
+    return {
+      name: `${label(s)} splits=${S} (with reduce, accumulating)`,
+      run: (gpu) => checkWeightGrad(gpu, s, k, S, (p) => runOp(gpu, 'conv2d_backward_weight', { ...s, splits: S }, p,
+        (o) => [cdiv(s.ci * cdiv(s.co, 4), o.WG_X ?? 64), 1, S])),
+    };
+  })),
+  // Tiles of the default size (one tile covers these images) and tiles of 4x2 channels and 2x4
+  // pixels, so that channels, rows and columns all end in a partial tile; then a conv2-sized layer.
+  conv2d_backward_weight_tiled: [...SHAPES, CONV2].flatMap((s, k) => [{}, SMALL_TILES].flatMap((tiles) => [1, 3].map((splits): OpCase => {
+    const o = { ...KERNELS.conv2d_backward_weight_tiled.overrides, ...tiles };
+    const S = Math.min(splits, s.n * cdiv(s.h, o.ROWS) * cdiv(s.w, o.TW));
+    return {
+      name: `${label(s)} tiles co${o.TCO} ci${o.TCI} ${o.ROWS}x${o.TW} splits=${S} (with reduce, accumulating)`,
+      run: (gpu) => checkWeightGrad(gpu, s, k, S, (p) => runOp(gpu, 'conv2d_backward_weight_tiled', { ...s, splits: S }, p,
+        [cdiv(s.co, o.TCO) * cdiv(s.ci, o.TCI), 1, S], tiles)),
+    };
   }))),
   conv2d_backward_weight_reduce: [{
     name: 'sums 4 slices of [co=3, k=5+1] into weight and bias offsets',
@@ -78,3 +80,26 @@ export const convCases = {
     },
   }],
 } satisfies Record<string, OpCase[]>;
+
+/**
+ * Runs a split-K weight-gradient kernel (`stage1` gets dy, x and the partial buffer's length), then
+ * conv2d_backward_weight_reduce into a gradient arena that already holds values, and checks the
+ * arena against the CPU reference added to those values.
+ */
+async function checkWeightGrad(gpu: Gpu, s: Conv2dShape, seed: number, splits: number,
+  stage1: (inputs: { dy: Float32Array; x: Float32Array; partial: number }) => Promise<Record<string, Float32Array>>): Promise<void> {
+  const dy = randn(s.n * s.co * s.h * s.w, 6 + seed);
+  const x = randn(s.n * s.ci * s.h * s.w, 7 + seed);
+  const k1 = s.ci * 9 + 1;
+  const { partial } = await stage1({ dy, x, partial: splits * s.co * k1 });
+  const before = randn(11 + s.co * s.ci * 9 + s.co, 8 + seed);
+  const wOff = 5;
+  const bOff = wOff + s.co * s.ci * 9 + 3;
+  const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co: s.co, k: s.ci * 9, splits, w_off: wOff, b_off: bOff },
+    { partial: partial!, grad: before }, (o) => [cdiv(s.co * k1, o.WG ?? 64), 1, 1]);
+  const ref = conv2dBackwardWeight(dy, x, s);
+  const want = before.slice();
+  ref.dw.forEach((v, i) => { want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v); });
+  ref.db.forEach((v, i) => { want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v); });
+  expectClose('grad', grad!, want, KERNEL_TOL);
+}

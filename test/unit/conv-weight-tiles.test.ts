@@ -1,0 +1,37 @@
+// Which weight-gradient kernel a convolution layer picks, and how many split-K slices it makes:
+// tiles only where the tuning asks for them, the layer fills a tile's input channels and the
+// device's limits hold the tile; the workspace has room for either kernel's slices.
+import { describe, expect, it } from 'vitest';
+import { GPU_TUNING, SOFTWARE_TUNING } from '../../src/gpu/tuning.ts';
+import { Conv2dLayer } from '../../src/nn/layers/conv2d.ts';
+import { simpleCnnLayers } from '../../src/nn/model.ts';
+import { simpleCnnSpec } from '../../src/nn/spec.ts';
+
+const [conv1, , conv2] = simpleCnnLayers(simpleCnnSpec(1)) as [Conv2dLayer, unknown, Conv2dLayer];
+const limits = (storage: number, invocations = 256) => ({ maxComputeWorkgroupStorageSize: storage, maxComputeInvocationsPerWorkgroup: invocations }) as GPUSupportedLimits;
+
+describe('Conv2dLayer weight-gradient kernel', () => {
+  it('tiles conv2 (32 input channels) on a real GPU, within WebGPU default limits', () => {
+    expect(conv2.tiles(GPU_TUNING, limits(16384))).toEqual({ TCO: 64, TCI: 16, ROWS: 2, TW: 16 });
+  });
+
+  it('keeps the register kernel for conv1 (3 input channels), on SwiftShader, and where the tile does not fit', () => {
+    expect(conv1.tiles(GPU_TUNING, limits(16384))).toBeNull();
+    expect(conv2.tiles(SOFTWARE_TUNING, limits(16384))).toBeNull();
+    expect(conv2.tiles(GPU_TUNING, limits(8192))).toBeNull();
+    expect(conv2.tiles(GPU_TUNING, limits(16384, 128))).toBeNull();
+    const big = { ...GPU_TUNING, kernels: { ...GPU_TUNING.kernels, conv2d_backward_weight_tiled: { ROWS: 8 } } };
+    expect(conv2.tiles(big, limits(16384))).toBeNull(); // 8*16*64 + 16*10*18 floats = 44.8 KB
+    expect(conv2.tiles(big, limits(65536))).toEqual({ TCO: 64, TCI: 16, ROWS: 8, TW: 16 });
+  });
+
+  it('splits the reduction into pixel tiles or image rows, capped by the tuning, with workspace for both', () => {
+    const tiles = conv2.tiles(GPU_TUNING);
+    // batch 512: 512 * (16/2) * (16/16) = 4096 tiles; 1 x 2 workgroups of 256 invocations per slice
+    expect(conv2.splits(512, GPU_TUNING, tiles)).toBe(128);
+    expect(conv2.splits(512, GPU_TUNING, null)).toBe(128); // 65536 / (32 * 16) invocations
+    expect(conv2.splits(2, GPU_TUNING, tiles)).toBe(16); // only 2 * 8 tiles
+    expect(conv2.splits(2, SOFTWARE_TUNING, null)).toBe(1); // 256 threads target, 512 per slice
+    expect(conv2.workspaceBytes(2, GPU_TUNING)).toBe(32 * 64 * (32 * 9 + 1) * 4); // the rows: 2 * 16
+  });
+});
