@@ -26,7 +26,21 @@ function help(): string {
  */
 const defaultEnv: CliEnv = { rankWorkerUrl: new URL(['.', 'rank-worker.mjs'].join('/'), import.meta.url) };
 
+/**
+ * `webddp bench | head`: once the reader of stdout (or stderr) has gone, stop quietly, as Unix tools do on
+ * SIGPIPE, instead of dying on an unhandled EPIPE with a stack trace.
+ */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      process.exit(process.exitCode ?? 0);
+    });
+  }
+}
+
 export async function main(argv: readonly string[], out: CliIO = io, env: CliEnv = defaultEnv): Promise<number> {
+  if (out === io) quietOnClosedPipe();
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     out.out(`${help()}\n`);

@@ -32,6 +32,9 @@ export const SOFTWARE_TUNING: Tuning = { kernels: {}, targetThreads: 256, maxSpl
  * forward split 32 ways inside 4x2 workgroups took it from 0.85 to 0.13 ms (144k images/s), and
  * capping the slices at 256 (conv1's second pass sums them serially) with 65536 invocations was
  * the steadiest across batch sizes (bench/results/h200-tuning-sweep.txt; runs vary by +-15%).
+ * The tiled weight gradient (64x16 channels, 2x16 pixels; 12.6 KB of workgroup memory) took conv2's
+ * from 1.31 to 0.26 ms at batch 512 and the step from about 120k to 180k images/s
+ * (bench/results/h200-tiled-conv-weight.txt).
  */
 export const GPU_TUNING: Tuning = {
   kernels: {

@@ -92,7 +92,7 @@ export class Conv2dLayer implements Layer {
     const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
     const operands = { dy: io.dy, x: io.x, partial: ctx.workspace };
     if (tiles) {
-      const kt = await g.kernels.get('conv2d_backward_weight_tiled');
+      const kt = await g.kernels.get('conv2d_backward_weight_tiled', { ...tiles });
       ops.push(makeOp(g, kt, `${this.name}.backward_weight`, shape, operands, [cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI), 1, splits]));
     } else {
       const kw = await g.kernels.get('conv2d_backward_weight');
