@@ -43,7 +43,7 @@ export const KERNELS = {
   conv2d_backward_weight_reduce: {
     bindings: [P, ['partial', 'read'], ['grad', 'read_write']],
     params: { co: u, k: u, splits: u, w_off: u, b_off: u },
-    overrides: WG64,
+    overrides: { OUTS: 64, LANES: 1 },
   },
   maxpool2d_forward: {
     bindings: [P, ['x', 'read'], ['y', 'read_write']],

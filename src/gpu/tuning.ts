@@ -9,7 +9,7 @@ export interface Tuning {
   readonly kernels: KernelTuning;
   /** Invocations a split-K reduction (conv backward-weight) should spread its work over. */
   readonly targetThreads: number;
-  /** At most this many split-K slices (the second pass sums them serially). */
+  /** At most this many split-K slices (the second pass sums each output over them, in LANES lanes). */
   readonly maxSplits: number;
   /** Workgroups for the two-stage gradient-norm reduction. */
   readonly normWorkgroups: number;
@@ -34,13 +34,17 @@ export const SOFTWARE_TUNING: Tuning = { kernels: {}, targetThreads: 256, maxSpl
  * the steadiest across batch sizes (bench/results/h200-tuning-sweep.txt; runs vary by +-15%).
  * The tiled weight gradient (64x16 channels, 2x16 pixels; 12.6 KB of workgroup memory) took conv2's
  * from 1.31 to 0.26 ms at batch 512 and the step from about 120k to 180k images/s
- * (bench/results/h200-tiled-conv-weight.txt).
+ * (bench/results/h200-tiled-conv-weight.txt). conv1's weight gradient (3x32 channels: 24
+ * invocations per slice) then had too few invocations at 256 slices; 4096 slices summed by 16
+ * lanes per output took it from 1.51 to 0.52 ms at batch 2048 and the step to about 190-210k
+ * images/s at batch 512 (bench/results/h200-split-k-lanes.txt).
  */
 export const GPU_TUNING: Tuning = {
   kernels: {
     conv2d_forward: { WG_X: 32, WG_Y: 1 },
     conv2d_backward_input: { WG_X: 32, WG_Y: 1 },
     conv2d_backward_weight: { WG_X: 32 },
+    conv2d_backward_weight_reduce: { OUTS: 16, LANES: 16 },
     linear_forward: { WG_X: 4, WG_Y: 2, KSPLIT: 32 },
     linear_backward_input: { WG_X: 16, WG_Y: 4 },
     linear_backward_weight: { WG_X: 16, WG_Y: 4 },
@@ -56,7 +60,7 @@ export const GPU_TUNING: Tuning = {
     grad_norm: { WG: 256 },
   },
   targetThreads: 65536,
-  maxSplits: 256,
+  maxSplits: 4096,
   normWorkgroups: 256,
   convWeight: 'tiled',
 };

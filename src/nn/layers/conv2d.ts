@@ -101,7 +101,7 @@ export class Conv2dLayer implements Layer {
     const kr = await g.kernels.get('conv2d_backward_weight_reduce');
     ops.push(makeOp(g, kr, `${this.name}.backward_weight_reduce`, {
       co: this.co, k: this.ci * 9, splits, w_off: ctx.gradOffset(this.weight), b_off: ctx.gradOffset(this.bias),
-    }, { partial: ctx.workspace, grad: ctx.grads }, [cdiv(this.co * (this.ci * 9 + 1), kr.overrides.WG ?? 64), 1, 1]));
+    }, { partial: ctx.workspace, grad: ctx.grads }, [cdiv(this.co * (this.ci * 9 + 1), kr.overrides.OUTS ?? 64), 1, 1]));
     return ops;
   }
 }

@@ -60,25 +60,30 @@ export const convCases = {
         [cdiv(s.co, o.TCO) * cdiv(s.ci, o.TCI), 1, S], tiles)),
     };
   }))),
-  conv2d_backward_weight_reduce: [{
-    name: 'sums 4 slices of [co=3, k=5+1] into weight and bias offsets',
+  // Serial (LANES 1, the default), and lanes that do not divide the slices, more lanes than
+  // slices, and outputs that end in a partial workgroup.
+  conv2d_backward_weight_reduce: ([
+    [4, 3, 5, {}], [37, 5, 9, { OUTS: 8, LANES: 4 }], [3, 5, 9, { OUTS: 16, LANES: 8 }], [300, 2, 27, { OUTS: 32, LANES: 8 }],
+  ] as const).map(([S, co, k, tiles]): OpCase => ({
+    name: `sums ${S} slices of [co=${co}, k=${k}+1] into weight and bias offsets, ${JSON.stringify(tiles)}`,
     async run(gpu) {
-      const S = 4, co = 3, k = 5;
-      const partial = randn(S * co * (k + 1), 31);
-      const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co, k, splits: S, w_off: 2, b_off: 20 }, { partial, grad: 24 }, [1, 1, 1]);
-      const want = new Float32Array(24);
-      for (let s = 0; s < S; s++) {
+      const partial = randn(S * co * (k + 1), 31 + S);
+      const wOff = 2, bOff = wOff + co * k + 4;
+      const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co, k, splits: S, w_off: wOff, b_off: bOff },
+        { partial, grad: bOff + co + 3 }, (o) => [cdiv(co * (k + 1), o.OUTS ?? 64), 1, 1], tiles);
+      const want = new Float64Array(bOff + co + 3);
+      for (let sl = 0; sl < S; sl++) {
         for (let c = 0; c < co; c++) {
           for (let j = 0; j <= k; j++) {
-            const v = partial[(s * co + c) * (k + 1) + j] ?? 0;
-            if (j < k) want[2 + c * k + j] = Math.fround((want[2 + c * k + j] ?? 0) + v);
-            else want[20 + c] = Math.fround((want[20 + c] ?? 0) + v);
+            const v = partial[(sl * co + c) * (k + 1) + j] ?? 0;
+            const at = j < k ? wOff + c * k + j : bOff + c;
+            want[at] = (want[at] ?? 0) + v;
           }
         }
       }
-      expectClose('grad', grad!, want, KERNEL_TOL);
+      expectClose('grad', grad!, Float32Array.from(want), KERNEL_TOL);
     },
-  }],
+  })),
 } satisfies Record<string, OpCase[]>;
 
 /**
@@ -96,7 +101,7 @@ async function checkWeightGrad(gpu: Gpu, s: Conv2dShape, seed: number, splits: n
   const wOff = 5;
   const bOff = wOff + s.co * s.ci * 9 + 3;
   const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co: s.co, k: s.ci * 9, splits, w_off: wOff, b_off: bOff },
-    { partial: partial!, grad: before }, (o) => [cdiv(s.co * k1, o.WG ?? 64), 1, 1]);
+    { partial: partial!, grad: before }, (o) => [cdiv(s.co * k1, o.OUTS ?? 64), 1, 1]);
   const ref = conv2dBackwardWeight(dy, x, s);
   const want = before.slice();
   ref.dw.forEach((v, i) => { want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v); });
