@@ -68,7 +68,7 @@ export const KERNELS = {
   linear_backward_weight: {
     bindings: [P, ['dy', 'read'], ['x', 'read'], ['grad', 'read_write']],
     params: { n: u, i: u, o: u, w_off: u, b_off: u },
-    overrides: { WG_X: 16, WG_Y: 4 },
+    overrides: { WG_X: 16, WG_Y: 4, NSPLIT: 1 },
   },
   softmax_xent_forward: {
     bindings: [P, ['logits', 'read'], ['labels', 'read'], ['stats', 'read_write']],

@@ -37,7 +37,9 @@ export const SOFTWARE_TUNING: Tuning = { kernels: {}, targetThreads: 256, maxSpl
  * (bench/results/h200-tiled-conv-weight.txt). conv1's weight gradient (3x32 channels: 24
  * invocations per slice) then had too few invocations at 256 slices; 4096 slices summed by 16
  * lanes per output took it from 1.51 to 0.52 ms at batch 2048 and the step to about 190-210k
- * images/s at batch 512 (bench/results/h200-split-k-lanes.txt).
+ * images/s at batch 512 (bench/results/h200-split-k-lanes.txt). Splitting the linear weight
+ * gradients' batch sums 8 ways inside 8x2 workgroups took fc1's from 0.79-0.85 to 0.39-0.46 ms
+ * and fc2's from 0.46 to 0.07 ms at batch 2048 (bench/results/h200-linear-nsplit.txt).
  */
 export const GPU_TUNING: Tuning = {
   kernels: {
@@ -47,7 +49,7 @@ export const GPU_TUNING: Tuning = {
     conv2d_backward_weight_reduce: { OUTS: 16, LANES: 16 },
     linear_forward: { WG_X: 4, WG_Y: 2, KSPLIT: 32 },
     linear_backward_input: { WG_X: 16, WG_Y: 4 },
-    linear_backward_weight: { WG_X: 16, WG_Y: 4 },
+    linear_backward_weight: { WG_X: 8, WG_Y: 2, NSPLIT: 8 },
     maxpool2d_forward: { WG: 256 },
     maxpool2d_backward: { WG: 256 },
     sgd_step: { WG: 256 },

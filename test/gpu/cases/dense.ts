@@ -59,8 +59,9 @@ export const denseCases = {
       expectClose('dx', dx!, linearBackwardInput(dy, w, x, s, mask), KERNEL_TOL);
     },
   }))),
-  linear_backward_weight: LINEARS.map((s, k): OpCase => ({
-    name: `${ll(s)} (accumulating into existing gradients)`,
+  // Plain register blocking, and NSPLIT lanes per tile (more lanes than samples in one case).
+  linear_backward_weight: LINEARS.flatMap((s, k) => ([{}, { WG_X: 2, WG_Y: 2, NSPLIT: 4 }, { WG_X: 1, WG_Y: 1, NSPLIT: 64 }] as Record<string, number>[]).map((split): OpCase => ({
+    name: `${ll(s)} ${JSON.stringify(split)} (accumulating into existing gradients)`,
     async run(gpu) {
       const dy = randn(s.n * s.o, 27 + k);
       const x = randn(s.n * s.i, 28 + k);
@@ -68,14 +69,14 @@ export const denseCases = {
       const wOff = 4;
       const bOff = wOff + s.o * s.i + 2;
       const { grad } = await runOp(gpu, 'linear_backward_weight', { ...s, w_off: wOff, b_off: bOff }, { dy, x, grad: before },
-        (o) => [cdiv(cdiv(s.i, 4), o.WG_X ?? 16), cdiv(cdiv(s.o, 4), o.WG_Y ?? 4), 1]);
+        (o) => [cdiv(cdiv(s.i, 4), o.WG_X ?? 16), cdiv(cdiv(s.o, 4), o.WG_Y ?? 4), 1], split);
       const ref = linearBackwardWeight(dy, x, s);
       const want = before.slice();
       ref.dw.forEach((v, i) => { want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v); });
       ref.db.forEach((v, i) => { want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v); });
       expectClose('grad', grad!, want, KERNEL_TOL);
     },
-  })),
+  }))),
   softmax_xent_forward: [[7, 10], [70, 3], [1, 1]].map(([n = 1, c = 1], k): OpCase => ({
     name: `logits=[${n},${c}]`,
     async run(gpu) {
