@@ -4,6 +4,7 @@
 import { DeviceLostError } from './errors.ts';
 import { KernelCache } from './kernel-cache.ts';
 import { MemoryTracker } from './memory.ts';
+import { UploadPool } from './upload.ts';
 
 export interface AdapterSummary { vendor: string; architecture: string; device: string; description: string; fallback: boolean }
 
@@ -23,6 +24,8 @@ const RAISED_LIMITS = [
 export class Gpu {
   readonly memory = new MemoryTracker();
   readonly kernels: KernelCache;
+  /** Hot-path uploads through mapped staging buffers (faster than queue.writeBuffer). */
+  readonly uploads: UploadPool;
   /** Set once the device is lost; every later use throws it. */
   lostError: DeviceLostError | null = null;
   private destroyed = false;
@@ -30,6 +33,7 @@ export class Gpu {
   /** `instance` is the GPU object the device came from, held so it lives as long as the device. */
   constructor(readonly device: GPUDevice, readonly label: string, readonly adapter: AdapterSummary, readonly instance?: GPU) {
     this.kernels = new KernelCache(device, label);
+    this.uploads = new UploadPool(this);
     void device.lost.then((info) => {
       if (!this.destroyed) this.lostError = new DeviceLostError(label, info.reason, info.message);
     });
@@ -47,6 +51,7 @@ export class Gpu {
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
+    this.uploads.destroy();
     this.memory.destroyAll();
     this.device.destroy();
   }

@@ -94,15 +94,15 @@ export class Trainer {
     for (const y of b.labels) {
       if (!Number.isInteger(y) || y < 0 || y >= this.spec.classes) throw new RangeError(`label ${y} is outside 0..${this.spec.classes - 1}`);
     }
-    const q = this.gpu.device.queue;
-    q.writeBuffer(this.model.labels, 0, b.labels.buffer, b.labels.byteOffset, b.labels.byteLength);
+    const up = this.gpu.uploads;
+    up.write(this.model.labels, 0, b.labels, 'other', 'input.labels');
     if ('images' in b) {
       if (b.images.length !== n * per) throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
       const padded = b.images.length % 4 === 0 ? b.images : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
-      q.writeBuffer(this.model.bytes, 0, padded.buffer, padded.byteOffset, padded.byteLength);
+      up.write(this.model.bytes, 0, padded, 'other', 'input.bytes');
     } else {
       if (b.x.length !== n * per) throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
-      q.writeBuffer(this.model.x, 0, b.x.buffer, b.x.byteOffset, b.x.byteLength);
+      up.write(this.model.x, 0, b.x, 'other', 'input.x');
     }
     return plan;
   }

@@ -93,7 +93,7 @@ export class DdpRunner implements ModeRunner {
         chain = chain.then(async () => {
           const data = await readStaging(b.staging, b.bucket.count);
           await this.ctx.comm(() => pg.allReduce(data));
-          gpu.device.queue.writeBuffer(trainer.grads, b.bucket.offset * 4, data);
+          gpu.uploads.write(trainer.grads, b.bucket.offset * 4, data, 'communication', `ddp.bucket${b.bucket.index}`);
         });
       }
     }

@@ -43,7 +43,7 @@ export class DataParallelReplica implements ModeRunner {
     rec.submit();
     await this.ctx.comm(() => readStaging(this.logitsStaging, n * 10).then((l) => pairSend(pg, l, false, this.ctx.rank)));
     const dl = await this.ctx.comm(() => pairRecv(pg, n * 10, false, this.ctx.rank));
-    gpu.device.queue.writeBuffer(trainer.model.dlogits, 0, dl);
+    gpu.uploads.write(trainer.model.dlogits, 0, dl, 'communication', 'dp.replica.dlogits');
     rec = new Recorder(gpu, 'dp.replica.backward');
     trainer.recordBackward(rec, plan, undefined, false);
     rec.copy(trainer.grads, 0, this.gradStaging, 0, trainer.spec.total * 4);

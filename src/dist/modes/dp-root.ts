@@ -69,11 +69,11 @@ export class DataParallelRoot implements ModeRunner {
       if (params && (sizes[r] ?? 0) > 0) { await pairSend(pg, params, true, r); await pairSend(pg, e.body, true, r); }
     }));
     // The whole batch on device 0; its own chunk through the model.
-    const q = gpu.device.queue;
     const ops = await this.opsFor(B);
-    if ('images' in batch) q.writeBuffer(this.input.bytes, 0, batch.images.buffer, batch.images.byteOffset, batch.images.byteLength);
-    else q.writeBuffer(this.input.x, 0, batch.x.buffer, batch.x.byteOffset, batch.x.byteLength);
-    q.writeBuffer(this.loss.labels, 0, batch.labels.buffer, batch.labels.byteOffset, batch.labels.byteLength);
+    const up = gpu.uploads;
+    if ('images' in batch) up.write(this.input.bytes, 0, batch.images, 'other', 'dp.input.bytes');
+    else up.write(this.input.x, 0, batch.x, 'other', 'dp.input.x');
+    up.write(this.loss.labels, 0, batch.labels, 'other', 'dp.input.labels');
     const n0 = sizes[0] ?? 0;
     const plan0 = n0 > 0 ? await trainer.model.plan(n0) : null;
     let rec = new Recorder(gpu, 'dp.forward');
@@ -89,7 +89,7 @@ export class DataParallelRoot implements ModeRunner {
     // Gather every replica's outputs, loss over the whole batch, output gradients back out.
     await this.ctx.comm(() => Promise.all(active.map(async (r) => {
       const l = await pairRecv(pairs.get(r)!, (sizes[r] ?? 0) * 10, true, r);
-      q.writeBuffer(this.loss.logits, (offs[r] ?? 0) * 40, l);
+      up.write(this.loss.logits, (offs[r] ?? 0) * 40, l, 'communication', 'dp.gathered_logits');
     })));
     rec = new Recorder(gpu, 'dp.loss_backward');
     rec.dispatch(ops.f);
@@ -107,7 +107,9 @@ export class DataParallelRoot implements ModeRunner {
     // Reduce-add the replicas' gradients into device 0's, in rank order.
     for (const r of active) {
       const g = await this.ctx.comm(() => pairRecv(pairs.get(r)!, trainer.spec.total, true, r));
-      q.writeBuffer(this.reduceBuffer, 0, g);
+      // writeBuffer, not the upload pool: the W-1 writes would each hold a staging buffer the
+      // size of the model in flight at once, memory that device 0 under DataParallel does not need.
+      gpu.device.queue.writeBuffer(this.reduceBuffer, 0, g);
       rec = new Recorder(gpu, 'dp.reduce_add');
       rec.dispatch(this.addOp);
       rec.submit();

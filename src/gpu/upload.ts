@@ -1,0 +1,65 @@
+// Uploads through MAP_WRITE staging buffers, a drop-in for queue.writeBuffer on the hot paths
+// (each step's batch, DDP's reduced buckets, ZeRO's gradient slices, DataParallel's scatter).
+// On the H200 (Dawn, Vulkan) writeBuffer moved a 6.3 MB batch at about 2.7 GB/s; copying into a
+// mapped staging buffer and recording a buffer-to-buffer copy took a quarter of the time.
+//
+// write() is synchronous and submits its copy at once, so it is ordered on the queue exactly as
+// writeBuffer would be: after everything submitted before it, before everything submitted after.
+// A staging buffer is busy from that submit until it is mapped again; a free one of the same size
+// (and memory category) is reused, else a new one is created already mapped, so a write never
+// waits for the GPU. The pool keeps about as many buffers per size as uploads are in flight.
+import type { Gpu } from './device.ts';
+import type { MemoryCategory } from './memory.ts';
+
+export class UploadPool {
+  /** Mapped, ready-to-fill buffers by `${category}:${bytes}`. */
+  private readonly free = new Map<string, GPUBuffer[]>();
+  private readonly all = new Set<GPUBuffer>();
+  private count = 0;
+
+  constructor(private readonly gpu: Gpu) {}
+
+  /** Staging buffers alive now (free or in flight), for tests. */
+  get size(): number { return this.all.size; }
+
+  /**
+   * Copies `data` into `dst` at byte `offset`, like queue.writeBuffer(dst, offset, data). The
+   * byte length and the offset must be multiples of 4 (copyBufferToBuffer's rule).
+   */
+  write(dst: GPUBuffer, offset: number, data: ArrayBufferView, category: MemoryCategory, label = dst.label): void {
+    const bytes = data.byteLength;
+    if (bytes % 4 !== 0 || offset % 4 !== 0) throw new RangeError(`upload to ${label}: ${bytes} bytes at offset ${offset}; both must be multiples of 4`);
+    if (bytes === 0) return;
+    this.gpu.assertAlive();
+    const key = `${category}:${bytes}`;
+    const staging = this.free.get(key)?.pop() ?? this.create(bytes, category, label);
+    new Uint8Array(staging.getMappedRange(0, bytes)).set(new Uint8Array(data.buffer, data.byteOffset, bytes));
+    staging.unmap();
+    const enc = this.gpu.device.createCommandEncoder({ label: `${label}.upload` });
+    enc.copyBufferToBuffer(staging, 0, dst, offset, bytes);
+    this.gpu.device.queue.submit([enc.finish()]);
+    // Back to the pool once the copy has run; a lost or destroyed device leaves it to destroy().
+    staging.mapAsync(GPUMapMode.WRITE).then(() => {
+      if (!this.all.has(staging)) return;
+      const list = this.free.get(key) ?? [];
+      list.push(staging);
+      this.free.set(key, list);
+    }, () => { /* destroyed, or the device is gone: assertAlive() reports that on the next call */ });
+  }
+
+  /** Destroys every staging buffer (in flight or free). */
+  destroy(): void {
+    for (const b of this.all) this.gpu.memory.destroy(b);
+    this.all.clear();
+    this.free.clear();
+  }
+
+  private create(bytes: number, category: MemoryCategory, label: string): GPUBuffer {
+    const b = this.gpu.memory.createBuffer(this.gpu.device, {
+      label: `upload.${label}.${this.count++}`, size: bytes, category, mappedAtCreation: true,
+      usage: GPUBufferUsage.MAP_WRITE | GPUBufferUsage.COPY_SRC,
+    });
+    this.all.add(b);
+    return b;
+  }
+}
