@@ -80,9 +80,9 @@ export function parseTuning(json: string, base: Tuning): Tuning {
   let v: unknown;
   try { v = JSON.parse(json); } catch (e) { throw new Error(`tuning is not JSON: ${(e as Error).message}`, { cause: e }); }
   const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-  if (!isObject(v)) throw new Error('tuning must be a JSON object');
   const o = v;
-  const kernels = (o.kernels ?? {}) as Record<string, Record<string, number>>;
+  if (!isObject(o)) throw new Error('tuning must be a JSON object');
+  const kernels = o.kernels ?? {};
   if (!isObject(kernels)) throw new Error('tuning kernels must be an object of {kernel: {CONSTANT: value}}');
   for (const [k, ov] of Object.entries(kernels)) {
     if (!(k in KERNELS)) throw new Error(`tuning names no kernel '${k}' (kernels: ${Object.keys(KERNELS).join(', ')})`);
@@ -90,7 +90,7 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     const known = KERNELS[k as KernelName].overrides;
     for (const [c, n] of Object.entries(ov)) {
       if (!(c in known)) throw new Error(`tuning ${k}.${c}: ${k} has no override constant '${c}' (it has ${Object.keys(known).join(', ')})`);
-      if (!Number.isInteger(n) || n < 1) throw new Error(`tuning ${k}.${c} must be a positive integer (got ${JSON.stringify(n)})`);
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new Error(`tuning ${k}.${c} must be a positive integer (got ${JSON.stringify(n)})`);
     }
   }
   const num = (k: string, d: number) => {
@@ -101,7 +101,7 @@ export function parseTuning(json: string, base: Tuning): Tuning {
   const convWeight = o.convWeight ?? base.convWeight;
   if (convWeight !== 'registers' && convWeight !== 'tiled') throw new Error(`tuning convWeight must be "registers" or "tiled" (got ${JSON.stringify(convWeight)})`);
   return {
-    kernels: { ...base.kernels, ...kernels }, targetThreads: num('targetThreads', base.targetThreads),
+    kernels: { ...base.kernels, ...(kernels as KernelTuning) }, targetThreads: num('targetThreads', base.targetThreads),
     maxSplits: num('maxSplits', base.maxSplits), normWorkgroups: num('normWorkgroups', base.normWorkgroups), convWeight,
   };
 }

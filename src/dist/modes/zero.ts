@@ -91,8 +91,8 @@ export class ZeroRunner implements ModeRunner {
       const coef = Math.fround(clipCoefficient(Math.sqrt(total), config.clipGradNorm));
       for (let i = 0; i < chunk.length; i++) chunk[i] = (chunk[i] ?? 0) * coef;
     }
-    if (trainer.shardGrads) gpu.uploads.write(trainer.shardGrads, 0, chunk, 'communication', 'zero.grad_shard');
-    else gpu.uploads.write(trainer.grads, start * 4, chunk, 'communication', 'zero.grad_shard');
+    const [dst, at] = trainer.shardGrads ? [trainer.shardGrads, 0] : [trainer.grads, start * 4];
+    gpu.uploads.write(dst, at, chunk, 'communication', 'zero.grad_shard');
     const n = this.part.end - this.part.start;
     const rec = new Recorder(gpu, 'zero.update');
     trainer.recordUpdate(rec, lr);
