@@ -3,7 +3,21 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-e2e/', 'dist-cli/', 'node_modules/', 'coverage/', '.gpu/', '.webddp/', 'scripts/', 'bin/', '*.config.js', '.puppeteerrc.cjs'] },
+  {
+    ignores: [
+      'dist/',
+      'dist-e2e/',
+      'dist-cli/',
+      'node_modules/',
+      'coverage/',
+      '.gpu/',
+      '.webddp/',
+      'scripts/',
+      'bin/',
+      '*.config.js',
+      '.puppeteerrc.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -16,5 +30,8 @@ export default tseslint.config(
       'max-lines': ['error', { max: 250, skipBlankLines: true, skipComments: true }],
     },
   },
-  { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: { 'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }] } },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }] },
+  },
 );

@@ -13,7 +13,11 @@ const isolation = {
 
 const harness = process.env.WEBDDP_HARNESS === '1';
 const harnessPages = harness
-  ? Object.fromEntries(readdirSync('test/e2e/harness').filter((f) => f.endsWith('.html')).map((f) => [`harness-${f.slice(0, -5)}`, `test/e2e/harness/${f}`]))
+  ? Object.fromEntries(
+      readdirSync('test/e2e/harness')
+        .filter((f) => f.endsWith('.html'))
+        .map((f) => [`harness-${f.slice(0, -5)}`, `test/e2e/harness/${f}`]),
+    )
   : {};
 
 export default defineConfig({

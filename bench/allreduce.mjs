@@ -52,7 +52,17 @@ async function main() {
     } else {
       const { build } = await import('vite');
       const entry = join(import.meta.dirname, '../src/dist/comm.ts');
-      await build({ configFile: false, logLevel: 'silent', build: { lib: { entry, formats: ['es'], fileName: () => 'comm.mjs' }, outDir: dir, minify: false, write: true, emptyOutDir: true } });
+      await build({
+        configFile: false,
+        logLevel: 'silent',
+        build: {
+          lib: { entry, formats: ['es'], fileName: () => 'comm.mjs' },
+          outDir: dir,
+          minify: false,
+          write: true,
+          emptyOutDir: true,
+        },
+      });
       bundleUrl = pathToFileURL(join(dir, 'comm.mjs')).href;
     }
     const comm = await loadComm(bundleUrl);
@@ -64,26 +74,57 @@ async function main() {
     /** @type {{ section: string, cfg: Config, sizes: number[] }[]} */
     const plan = [];
     for (const transport of /** @type {const} */ (['port', 'sab'])) {
-      for (const world of worlds) plan.push({ section: 'main', cfg: { transport, world, sliceElems: defaultSlice, wait: 'auto' }, sizes });
+      for (const world of worlds)
+        plan.push({ section: 'main', cfg: { transport, world, sliceElems: defaultSlice, wait: 'auto' }, sizes });
     }
     if (sweep) {
       for (const transport of /** @type {const} */ (['port', 'sab'])) {
         for (const sliceElems of [16_384, 65_536, 262_144, 1_048_576]) {
-          if (sliceElems !== defaultSlice) plan.push({ section: 'slice-sweep', cfg: { transport, world: 4, sliceElems, wait: 'auto' }, sizes: [SIMPLECNN_BYTES, 16 * 2 ** 20] });
+          if (sliceElems !== defaultSlice)
+            plan.push({
+              section: 'slice-sweep',
+              cfg: { transport, world: 4, sliceElems, wait: 'auto' },
+              sizes: [SIMPLECNN_BYTES, 16 * 2 ** 20],
+            });
         }
       }
-      plan.push({ section: 'sab-blocking-wait', cfg: { transport: 'sab', world: 4, sliceElems: defaultSlice, wait: 'block' }, sizes: [SIMPLECNN_BYTES] });
+      plan.push({
+        section: 'sab-blocking-wait',
+        cfg: { transport: 'sab', world: 4, sliceElems: defaultSlice, wait: 'block' },
+        sizes: [SIMPLECNN_BYTES],
+      });
     }
     for (const { section, cfg, sizes: sz } of plan) {
       for (const r of await runConfig(comm, bundleUrl, cfg, sz)) {
         const bw = comm.bandwidth('allReduce', r.bytes, r.ms / 1e3, cfg.world);
         const mc = memcpy(r.bytes);
-        rows.push({ section, transport: cfg.wait === 'block' ? 'sab-block' : cfg.transport, world: cfg.world, bytes: r.bytes, sliceBytes: cfg.sliceElems * 4, ms: r.ms, meanMs: r.meanMs, iters: r.iters, algbwGBs: bw.algbwGBs, busbwGBs: bw.busbwGBs, memcpyMs: mc.ms, memcpyGBs: mc.gbs, wrong: r.wrong });
+        rows.push({
+          section,
+          transport: cfg.wait === 'block' ? 'sab-block' : cfg.transport,
+          world: cfg.world,
+          bytes: r.bytes,
+          sliceBytes: cfg.sliceElems * 4,
+          ms: r.ms,
+          meanMs: r.meanMs,
+          iters: r.iters,
+          algbwGBs: bw.algbwGBs,
+          busbwGBs: bw.busbwGBs,
+          memcpyMs: mc.ms,
+          memcpyGBs: mc.gbs,
+          wrong: r.wrong,
+        });
         printRow(rows.at(-1));
       }
     }
     const os = await import('node:os');
-    const doc = { bench: 'allreduce', node: process.version, cpus: os.cpus().length, loadavg: os.loadavg(), defaultSliceBytes: defaultSlice * 4, rows };
+    const doc = {
+      bench: 'allreduce',
+      node: process.version,
+      cpus: os.cpus().length,
+      loadavg: os.loadavg(),
+      defaultSliceBytes: defaultSlice * 4,
+      rows,
+    };
     console.log(JSON.stringify(doc));
     if (jsonPath !== undefined) writeFileSync(jsonPath, JSON.stringify(doc, null, 2));
     if (rows.some((r) => r.wrong !== 0)) process.exitCode = 1;
@@ -97,10 +138,40 @@ let headerPrinted = false;
 function printRow(r) {
   if (r === undefined) return;
   if (!headerPrinted) {
-    console.log(['section', 'transport', 'W', 'bytes', 'slice', 'median ms', 'mean ms', 'algbw GB/s', 'busbw GB/s', 'memcpy ms', 'memcpy GB/s', '#wrong'].map((h) => h.padStart(12)).join(''));
+    console.log(
+      [
+        'section',
+        'transport',
+        'W',
+        'bytes',
+        'slice',
+        'median ms',
+        'mean ms',
+        'algbw GB/s',
+        'busbw GB/s',
+        'memcpy ms',
+        'memcpy GB/s',
+        '#wrong',
+      ]
+        .map((h) => h.padStart(12))
+        .join(''),
+    );
     headerPrinted = true;
   }
-  const cells = [r.section, r.transport, r.world, r.bytes, r.sliceBytes, r.ms.toFixed(3), r.meanMs.toFixed(3), r.algbwGBs.toFixed(2), r.busbwGBs.toFixed(2), r.memcpyMs.toFixed(3), r.memcpyGBs.toFixed(2), r.wrong];
+  const cells = [
+    r.section,
+    r.transport,
+    r.world,
+    r.bytes,
+    r.sliceBytes,
+    r.ms.toFixed(3),
+    r.meanMs.toFixed(3),
+    r.algbwGBs.toFixed(2),
+    r.busbwGBs.toFixed(2),
+    r.memcpyMs.toFixed(3),
+    r.memcpyGBs.toFixed(2),
+    r.wrong,
+  ];
   console.log(cells.map((c) => String(c).padStart(12)).join(''));
 }
 
@@ -125,7 +196,10 @@ function memcpy(bytes) {
  * @returns {Promise<{ bytes: number, ms: number, meanMs: number, iters: number, wrong: number }[]>}
  */
 async function runConfig(comm, bundleUrl, cfg, sizes) {
-  const workers = Array.from({ length: cfg.world }, () => new Worker(new URL(import.meta.url), { workerData: { bundleUrl } }));
+  const workers = Array.from(
+    { length: cfg.world },
+    () => new Worker(new URL(import.meta.url), { workerData: { bundleUrl } }),
+  );
   try {
     const ports = comm.createRingPorts(cfg.world);
     await Promise.all(
@@ -134,16 +208,23 @@ async function runConfig(comm, bundleUrl, cfg, sizes) {
         if (p === undefined) throw new Error('no ports');
         /** @type {InitMsg} */
         const init = { ...cfg, rank, ports: p };
-        w.postMessage(init, /** @type {import('node:worker_threads').TransferListItem[]} */ (/** @type {unknown} */ ([p.next, p.prev])));
+        w.postMessage(
+          init,
+          /** @type {import('node:worker_threads').TransferListItem[]} */ (/** @type {unknown} */ ([p.next, p.prev])),
+        );
         return reply(w);
       }),
     );
     const out = [];
     for (const bytes of sizes) {
-      const replies = /** @type {RunReply[]} */ (await Promise.all(workers.map((w) => (w.postMessage({ bytes }), reply(w)))));
+      const replies = /** @type {RunReply[]} */ (
+        await Promise.all(workers.map((w) => (w.postMessage({ bytes }), reply(w))))
+      );
       // iteration k took as long as its slowest rank; report the median and the mean over iterations
       const iters = replies[0]?.times.length ?? 0;
-      const perIter = Array.from({ length: iters }, (_, k) => Math.max(...replies.map((r) => r.times[k] ?? 0))).sort((a, b) => a - b);
+      const perIter = Array.from({ length: iters }, (_, k) => Math.max(...replies.map((r) => r.times[k] ?? 0))).sort(
+        (a, b) => a - b,
+      );
       const ms = perIter[Math.floor(iters / 2)] ?? NaN;
       const meanMs = perIter.reduce((a, b) => a + b, 0) / iters;
       out.push({ bytes, ms, meanMs, iters, wrong: replies.reduce((s, r) => s + r.wrong, 0) });
@@ -181,9 +262,17 @@ async function worker() {
   const first = new Promise((resolve) => port.once('message', resolve));
   const init = await first;
   const { rank, world } = init;
-  const opts = { rank, world, timeoutMs: 60_000, maxMessageElems: init.sliceElems, slotElems: init.sliceElems, wait: init.wait };
+  const opts = {
+    rank,
+    world,
+    timeoutMs: 60_000,
+    maxMessageElems: init.sliceElems,
+    slotElems: init.sliceElems,
+    wait: init.wait,
+  };
   try {
-    const link = init.transport === 'sab' ? await comm.createSabLink(opts, init.ports) : comm.createPortLink(opts, init.ports);
+    const link =
+      init.transport === 'sab' ? await comm.createSabLink(opts, init.ports) : comm.createPortLink(opts, init.ports);
     const o = { sliceElems: init.sliceElems };
     port.postMessage({ ready: true });
     port.on('message', (/** @type {{ bytes: number }} */ { bytes }) => {
@@ -203,7 +292,10 @@ async function worker() {
         let t = performance.now();
         for (let i = 0; i < 10; i++) await comm.ringAllReduce(data, rank, world, link, o);
         const [sum = 0] = await comm.allReduceScalars([(performance.now() - t) / 10], rank, world, link);
-        const iters = Math.max(10, Math.min(1000, Math.round(Number(process.env.BENCH_TARGET_MS ?? 1000) / Math.max(sum / world, 1e-3))));
+        const iters = Math.max(
+          10,
+          Math.min(1000, Math.round(Number(process.env.BENCH_TARGET_MS ?? 1000) / Math.max(sum / world, 1e-3))),
+        );
         await comm.barrier(rank, world, link);
         const times = [];
         for (let i = 0; i < iters; i++) {

@@ -33,17 +33,33 @@ export interface DistBenchRow {
 
 const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? (s[(s.length - 1) / 2] ?? NaN) : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
+  return s.length === 0
+    ? NaN
+    : s.length % 2
+      ? (s[(s.length - 1) / 2] ?? NaN)
+      : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
 };
 
-export async function benchmarkDistributed(o: DistBenchOptions, onRow?: (r: DistBenchRow) => void): Promise<DistBenchRow[]> {
+export async function benchmarkDistributed(
+  o: DistBenchOptions,
+  onRow?: (r: DistBenchRow) => void,
+): Promise<DistBenchRow[]> {
   const rows: DistBenchRow[] = [];
   for (const mode of o.modes) {
     for (const workers of o.workers) {
       if (mode === 'balanced-dp' && workers < 2) continue;
       const config = parseConfig({
-        mode, workers, batchSize: o.batch, epochs: 1, trainLimit: (o.warmup + o.steps) * o.batch * workers, testLimit: 1,
-        checkEvery: 0, optimizer: 'sgd', lr: 0.01, width: o.width ?? 1, gpu0Bsz: Math.max(1, Math.floor(o.batch / 2)),
+        mode,
+        workers,
+        batchSize: o.batch,
+        epochs: 1,
+        trainLimit: (o.warmup + o.steps) * o.batch * workers,
+        testLimit: 1,
+        checkEvery: 0,
+        optimizer: 'sgd',
+        lr: 0.01,
+        width: o.width ?? 1,
+        gpu0Bsz: Math.max(1, Math.floor(o.batch / 2)),
       });
       const c = await Coordinator.start({ config, data: o.data, spawn: o.spawn });
       const ms: number[] = [];
@@ -63,8 +79,14 @@ export async function benchmarkDistributed(o: DistBenchOptions, onRow?: (r: Dist
       }
       const stepMs = median(ms);
       const row: DistBenchRow = {
-        mode, workers, batch: o.batch, stepMs, imagesPerSec: (samples * 1000) / stepMs, commMs: comm.reduce((a, b) => a + b, 0) / Math.max(1, comm.length),
-        steps: ms.length, peakBytes: peak,
+        mode,
+        workers,
+        batch: o.batch,
+        stepMs,
+        imagesPerSec: (samples * 1000) / stepMs,
+        commMs: comm.reduce((a, b) => a + b, 0) / Math.max(1, comm.length),
+        steps: ms.length,
+        peakBytes: peak,
       };
       rows.push(row);
       onRow?.(row);
@@ -75,7 +97,17 @@ export async function benchmarkDistributed(o: DistBenchOptions, onRow?: (r: Dist
 
 export function formatDistBench(rows: readonly DistBenchRow[]): string {
   const head = ['mode', 'workers', 'batch/worker', 'step ms', 'images/s', 'comm ms (rank 0)', 'peak MiB (rank 0)'];
-  const body = rows.map((r) => [r.mode, String(r.workers), String(r.batch), r.stepMs.toFixed(1), r.imagesPerSec.toFixed(1), r.commMs.toFixed(1), (r.peakBytes / 2 ** 20).toFixed(1)]);
+  const body = rows.map((r) => [
+    r.mode,
+    String(r.workers),
+    String(r.batch),
+    r.stepMs.toFixed(1),
+    r.imagesPerSec.toFixed(1),
+    r.commMs.toFixed(1),
+    (r.peakBytes / 2 ** 20).toFixed(1),
+  ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  return [head, ...body].map((c) => c.map((x, i) => (i === 0 ? x.padEnd(w[i] ?? 0) : x.padStart(w[i] ?? 0))).join('  ')).join('\n');
+  return [head, ...body]
+    .map((c) => c.map((x, i) => (i === 0 ? x.padEnd(w[i] ?? 0) : x.padStart(w[i] ?? 0))).join('  '))
+    .join('\n');
 }

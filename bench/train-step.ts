@@ -63,12 +63,21 @@ async function phaseWallClock(t: Trainer, b: Batch): Promise<[number, number, nu
 }
 
 /** Measures each batch size in turn; `onRow` sees each result as it is ready. */
-export async function benchmarkTraining(gpu: Gpu, o: TrainBenchOptions, onRow?: (r: TrainBenchRow) => void): Promise<TrainBenchRow[]> {
+export async function benchmarkTraining(
+  gpu: Gpu,
+  o: TrainBenchOptions,
+  onRow?: (r: TrainBenchRow) => void,
+): Promise<TrainBenchRow[]> {
   const spec = simpleCnnSpec(o.width ?? 1);
   const rows: TrainBenchRow[] = [];
   const g = new CpuGenerator(0);
   for (const batch of o.batches) {
-    const t = await Trainer.create(gpu, { spec, maxBatch: batch, optimizer: o.optimizer ?? { name: 'sgd', lr: 0.01, momentum: 0.9 }, ...(o.tuning ? { tuning: o.tuning } : {}) });
+    const t = await Trainer.create(gpu, {
+      spec,
+      maxBatch: batch,
+      optimizer: o.optimizer ?? { name: 'sgd', lr: 0.01, momentum: 0.9 },
+      ...(o.tuning ? { tuning: o.tuning } : {}),
+    });
     try {
       const data = [randomBatch(batch, g), randomBatch(batch, g)];
       for (let i = 0; i < o.warmup; i++) await t.step(data[i % 2] ?? data[0]!);
@@ -83,13 +92,18 @@ export async function benchmarkTraining(gpu: Gpu, o: TrainBenchOptions, onRow?: 
         const n = Math.max(1, Math.min(o.steps, 5));
         for (let i = 0; i < n; i++) {
           const ms = (await t.step(data[0]!, { timer })).gpuMs ?? {};
-          sums.forward += ms.forward ?? 0; sums.backward += ms.backward ?? 0; sums.optimizer += ms.optimizer ?? 0;
+          sums.forward += ms.forward ?? 0;
+          sums.backward += ms.backward ?? 0;
+          sums.optimizer += ms.optimizer ?? 0;
         }
         timer.destroy();
         split = [sums.forward / n, sums.backward / n, sums.optimizer / n];
         how = 'gpu-timestamps';
         // Timestamps of 0 everywhere mean the implementation quantises or disables them.
-        if (split.every((v) => v === 0)) { split = await phaseWallClock(t, data[0]!); how = 'wall-clock-phases'; }
+        if (split.every((v) => v === 0)) {
+          split = await phaseWallClock(t, data[0]!);
+          how = 'wall-clock-phases';
+        }
       } else {
         split = await phaseWallClock(t, data[0]!);
       }
@@ -101,8 +115,15 @@ export async function benchmarkTraining(gpu: Gpu, o: TrainBenchOptions, onRow?: 
         timer.destroy();
       }
       const row: TrainBenchRow = {
-        batch, imagesPerSec: (batch * 1000) / stepMs, stepMs, forwardMs: split[0] ?? 0, backwardMs: split[1] ?? 0,
-        optimizerMs: split[2] ?? 0, split: how, steps: o.steps, ...(kernels ? { kernels } : {}),
+        batch,
+        imagesPerSec: (batch * 1000) / stepMs,
+        stepMs,
+        forwardMs: split[0] ?? 0,
+        backwardMs: split[1] ?? 0,
+        optimizerMs: split[2] ?? 0,
+        split: how,
+        steps: o.steps,
+        ...(kernels ? { kernels } : {}),
       };
       rows.push(row);
       onRow?.(row);
@@ -117,14 +138,26 @@ export async function benchmarkTraining(gpu: Gpu, o: TrainBenchOptions, onRow?: 
 export function formatKernelProfile(r: TrainBenchRow): string {
   const ks = Object.entries(r.kernels ?? {}).sort((a, b) => b[1] - a[1]);
   const total = ks.reduce((a, [, v]) => a + v, 0);
-  return [`batch ${r.batch}: GPU time per kernel (total ${total.toFixed(3)} ms)`,
-    ...ks.map(([k, v]) => `  ${k.padEnd(34)} ${v.toFixed(3).padStart(8)} ms  ${((100 * v) / (total || 1)).toFixed(1).padStart(5)}%`)].join('\n');
+  return [
+    `batch ${r.batch}: GPU time per kernel (total ${total.toFixed(3)} ms)`,
+    ...ks.map(
+      ([k, v]) =>
+        `  ${k.padEnd(34)} ${v.toFixed(3).padStart(8)} ms  ${((100 * v) / (total || 1)).toFixed(1).padStart(5)}%`,
+    ),
+  ].join('\n');
 }
 
 export function formatTrainBench(rows: readonly TrainBenchRow[]): string {
   const head = ['batch', 'images/s', 'step ms', 'forward', 'backward', 'optimizer', 'split by'];
-  const body = rows.map((r) => [String(r.batch), r.imagesPerSec.toFixed(1), r.stepMs.toFixed(2), r.forwardMs.toFixed(2),
-    r.backwardMs.toFixed(2), r.optimizerMs.toFixed(2), r.split]);
+  const body = rows.map((r) => [
+    String(r.batch),
+    r.imagesPerSec.toFixed(1),
+    r.stepMs.toFixed(2),
+    r.forwardMs.toFixed(2),
+    r.backwardMs.toFixed(2),
+    r.optimizerMs.toFixed(2),
+    r.split,
+  ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
   const line = (c: string[]) => c.map((x, i) => (i === c.length - 1 ? x : x.padStart(w[i] ?? 0))).join('  ');
   return [line(head), ...body.map(line)].join('\n');

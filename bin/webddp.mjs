@@ -19,8 +19,14 @@ function newest(dir) {
   return t;
 }
 
-const stale = !existsSync(bundle) ||
-  Math.max(newest(join(root, 'src')), newest(join(root, 'shaders')), newest(join(root, 'workers')), statSync(join(root, 'vite.cli.config.ts')).mtimeMs) > statSync(bundle).mtimeMs;
+const stale =
+  !existsSync(bundle) ||
+  Math.max(
+    newest(join(root, 'src')),
+    newest(join(root, 'shaders')),
+    newest(join(root, 'workers')),
+    statSync(join(root, 'vite.cli.config.ts')).mtimeMs,
+  ) > statSync(bundle).mtimeMs;
 if (stale && existsSync(join(root, 'src'))) {
   process.stderr.write('webddp: building the CLI bundle (dist-cli) ...\n');
   const { build } = await import('vite');

@@ -17,7 +17,9 @@ function hasVulkanLoader() {
   try {
     return execFileSync('/sbin/ldconfig', ['-p'], { encoding: 'utf8' }).includes('libvulkan.so.1');
   } catch {
-    return ['/usr/lib/x86_64-linux-gnu/libvulkan.so.1', '/usr/lib/aarch64-linux-gnu/libvulkan.so.1'].some((p) => existsSync(p));
+    return ['/usr/lib/x86_64-linux-gnu/libvulkan.so.1', '/usr/lib/aarch64-linux-gnu/libvulkan.so.1'].some((p) =>
+      existsSync(p),
+    );
   }
 }
 
@@ -35,12 +37,18 @@ function run(cmd, args) {
 if (need.length > 0) {
   const manual = `sudo apt-get update && sudo apt-get install -y ${need.join(' ')}`;
   if (process.platform !== 'linux') {
-    fail(`missing ${need.join(', ')}. On ${process.platform} install Chromium yourself and set WEBDDP_CHROMIUM to its path; Node + Dawn uses your GPU directly.`);
+    fail(
+      `missing ${need.join(', ')}. On ${process.platform} install Chromium yourself and set WEBDDP_CHROMIUM to its path; Node + Dawn uses your GPU directly.`,
+    );
   }
-  if (!existsSync('/usr/bin/apt-get')) fail(`missing ${need.join(', ')} and this is not a Debian-like system (no apt-get). Install them with your package manager.`);
+  if (!existsSync('/usr/bin/apt-get'))
+    fail(
+      `missing ${need.join(', ')} and this is not a Debian-like system (no apt-get). Install them with your package manager.`,
+    );
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const sudo = !root && spawnSync('sudo', ['-n', 'true']).status === 0;
-  if (!root && !sudo) fail(`missing ${need.join(', ')}; installing them needs root. Run:\n  ${manual}\nthen run 'npm run setup' again.`);
+  if (!root && !sudo)
+    fail(`missing ${need.join(', ')}; installing them needs root. Run:\n  ${manual}\nthen run 'npm run setup' again.`);
   const pre = root ? [] : ['-n'];
   const exe = root ? 'apt-get' : 'sudo';
   const apt = root ? [] : ['apt-get'];

@@ -49,36 +49,92 @@ export interface TrainConfig {
 }
 
 export const DEFAULT_CONFIG: TrainConfig = {
-  mode: 'ddp', workers: 2, batchSize: 32, gpu0Bsz: 8, epochs: 1, optimizer: 'sgd', lr: 0.01, momentum: 0.9,
-  weightDecay: 0, width: 1, seed: 0, augment: false, shuffle: true, dropLast: false, bucketCapMB: 25, gradAccum: 1, clipGradNorm: 0,
-  trainLimit: 0, testLimit: 0, checkEvery: 50, transport: 'auto', stepTimeoutMs: 300_000,
+  mode: 'ddp',
+  workers: 2,
+  batchSize: 32,
+  gpu0Bsz: 8,
+  epochs: 1,
+  optimizer: 'sgd',
+  lr: 0.01,
+  momentum: 0.9,
+  weightDecay: 0,
+  width: 1,
+  seed: 0,
+  augment: false,
+  shuffle: true,
+  dropLast: false,
+  bucketCapMB: 25,
+  gradAccum: 1,
+  clipGradNorm: 0,
+  trainLimit: 0,
+  testLimit: 0,
+  checkEvery: 50,
+  transport: 'auto',
+  stepTimeoutMs: 300_000,
 };
 
-export interface ConfigIssue { readonly field: keyof TrainConfig | 'config'; readonly message: string }
+export interface ConfigIssue {
+  readonly field: keyof TrainConfig | 'config';
+  readonly message: string;
+}
 
 type Check = (v: unknown) => string | null;
-const int = (lo: number, hi: number): Check => (v) =>
-  typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? null : `must be an integer from ${lo} to ${hi}`;
-const num = (lo: number, hi: number, loOpen = false): Check => (v) =>
-  typeof v === 'number' && Number.isFinite(v) && (loOpen ? v > lo : v >= lo) && v <= hi ? null : `must be a number ${loOpen ? '>' : '>='} ${lo} and <= ${hi}`;
-const oneOf = (xs: readonly string[]): Check => (v) => (typeof v === 'string' && xs.includes(v) ? null : `must be one of ${xs.join(', ')}`);
+const int =
+  (lo: number, hi: number): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi
+      ? null
+      : `must be an integer from ${lo} to ${hi}`;
+const num =
+  (lo: number, hi: number, loOpen = false): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isFinite(v) && (loOpen ? v > lo : v >= lo) && v <= hi
+      ? null
+      : `must be a number ${loOpen ? '>' : '>='} ${lo} and <= ${hi}`;
+const oneOf =
+  (xs: readonly string[]): Check =>
+  (v) =>
+    typeof v === 'string' && xs.includes(v) ? null : `must be one of ${xs.join(', ')}`;
 const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
 
 const CHECKS: Record<keyof TrainConfig, Check> = {
-  mode: oneOf(MODES), workers: int(1, MAX_WORKERS), batchSize: int(1, 4096), gpu0Bsz: int(0, 4096 * MAX_WORKERS),
-  epochs: int(1, 1000), optimizer: oneOf(OPTIMIZERS), lr: num(0, 10, true), momentum: num(0, 0.999), weightDecay: num(0, 1),
-  width: num(MIN_WIDTH, MAX_WIDTH), seed: int(0, Number.MAX_SAFE_INTEGER), augment: bool, shuffle: bool, dropLast: bool,
-  bucketCapMB: num(0, 1024, true), gradAccum: int(1, 64), clipGradNorm: num(0, 1e6), trainLimit: int(0, 10_000_000),
-  testLimit: int(0, 10_000_000), checkEvery: int(0, 1_000_000), transport: oneOf(TRANSPORTS), stepTimeoutMs: int(1000, 3_600_000),
+  mode: oneOf(MODES),
+  workers: int(1, MAX_WORKERS),
+  batchSize: int(1, 4096),
+  gpu0Bsz: int(0, 4096 * MAX_WORKERS),
+  epochs: int(1, 1000),
+  optimizer: oneOf(OPTIMIZERS),
+  lr: num(0, 10, true),
+  momentum: num(0, 0.999),
+  weightDecay: num(0, 1),
+  width: num(MIN_WIDTH, MAX_WIDTH),
+  seed: int(0, Number.MAX_SAFE_INTEGER),
+  augment: bool,
+  shuffle: bool,
+  dropLast: bool,
+  bucketCapMB: num(0, 1024, true),
+  gradAccum: int(1, 64),
+  clipGradNorm: num(0, 1e6),
+  trainLimit: int(0, 10_000_000),
+  testLimit: int(0, 10_000_000),
+  checkEvery: int(0, 1_000_000),
+  transport: oneOf(TRANSPORTS),
+  stepTimeoutMs: int(1000, 3_600_000),
 };
 
 /** Validates a partial config over the defaults: the full config, or every problem found. */
-export function validateConfig(input: unknown): { ok: true; config: TrainConfig } | { ok: false; issues: ConfigIssue[] } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, issues: [{ field: 'config', message: 'must be an object' }] };
+export function validateConfig(
+  input: unknown,
+): { ok: true; config: TrainConfig } | { ok: false; issues: ConfigIssue[] } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    return { ok: false, issues: [{ field: 'config', message: 'must be an object' }] };
   const issues: ConfigIssue[] = [];
   const merged: Record<string, unknown> = { ...DEFAULT_CONFIG };
   for (const [k, v] of Object.entries(input)) {
-    if (!(k in CHECKS)) { issues.push({ field: 'config', message: `unknown setting '${k}'` }); continue; }
+    if (!(k in CHECKS)) {
+      issues.push({ field: 'config', message: `unknown setting '${k}'` });
+      continue;
+    }
     if (v !== undefined) merged[k] = v;
   }
   for (const [k, check] of Object.entries(CHECKS) as [keyof TrainConfig, Check][]) {
@@ -87,11 +143,16 @@ export function validateConfig(input: unknown): { ok: true; config: TrainConfig 
   }
   if (issues.length === 0) {
     const c = merged as unknown as TrainConfig;
-    if (c.mode === 'balanced-dp' && c.workers < 2) issues.push({ field: 'workers', message: 'balanced-dp needs at least 2 workers' });
+    if (c.mode === 'balanced-dp' && c.workers < 2)
+      issues.push({ field: 'workers', message: 'balanced-dp needs at least 2 workers' });
     if (c.mode === 'balanced-dp' && c.gpu0Bsz > c.batchSize * c.workers) {
-      issues.push({ field: 'gpu0Bsz', message: `gpu0Bsz (${c.gpu0Bsz}) cannot exceed the global batch (${c.batchSize * c.workers})` });
+      issues.push({
+        field: 'gpu0Bsz',
+        message: `gpu0Bsz (${c.gpu0Bsz}) cannot exceed the global batch (${c.batchSize * c.workers})`,
+      });
     }
-    if ((c.mode === 'dp' || c.mode === 'balanced-dp') && c.gradAccum > 1) issues.push({ field: 'gradAccum', message: 'gradient accumulation (no_sync) is a DDP feature: use mode ddp' });
+    if ((c.mode === 'dp' || c.mode === 'balanced-dp') && c.gradAccum > 1)
+      issues.push({ field: 'gradAccum', message: 'gradient accumulation (no_sync) is a DDP feature: use mode ddp' });
   }
   return issues.length === 0 ? { ok: true, config: merged as unknown as TrainConfig } : { ok: false, issues };
 }

@@ -3,7 +3,8 @@ import { expose } from 'comlink';
 import { createLocalTrainerApi, type LocalTrainerApi } from '../src/train/local-api.ts';
 
 const api: LocalTrainerApi = createLocalTrainerApi(async () => {
-  if (!('gpu' in navigator)) throw new Error('this worker has no navigator.gpu: WebGPU is not available in this browser');
+  if (!('gpu' in navigator))
+    throw new Error('this worker has no navigator.gpu: WebGPU is not available in this browser');
   return navigator.gpu;
 });
 expose(api);

@@ -9,11 +9,17 @@ import { nodeGpu } from '../src/gpu/device-node.ts';
 
 const data = workerData as NodeRankData;
 if (!parentPort) throw new Error('node-rank.worker must run in a worker thread');
-expose(createRankApi({
-  gpu: async () => (await nodeGpu(data.adapter, data.device)).gpu,
-  async openStore(spec) {
-    if (spec.kind !== 'file') throw new Error(`a Node rank reads datasets from a directory store, not '${spec.kind}'`);
-    return FileDatasetStore.open(spec.dir);
-  },
-  exit(code) { process.exit(code); },
-}), nodeEndpoint(parentPort));
+expose(
+  createRankApi({
+    gpu: async () => (await nodeGpu(data.adapter, data.device)).gpu,
+    async openStore(spec) {
+      if (spec.kind !== 'file')
+        throw new Error(`a Node rank reads datasets from a directory store, not '${spec.kind}'`);
+      return FileDatasetStore.open(spec.dir);
+    },
+    exit(code) {
+      process.exit(code);
+    },
+  }),
+  nodeEndpoint(parentPort),
+);

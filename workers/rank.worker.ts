@@ -4,14 +4,19 @@ import { expose } from 'comlink';
 import { IdbDatasetStore } from '../src/data/store-idb.ts';
 import { createRankApi } from '../src/dist/rank.ts';
 
-expose(createRankApi({
-  async gpu() {
-    if (!('gpu' in navigator)) throw new Error('this worker has no navigator.gpu: WebGPU is not available in this browser');
-    return navigator.gpu;
-  },
-  async openStore(spec) {
-    if (spec.kind !== 'idb') throw new Error(`a browser rank reads datasets from IndexedDB, not '${spec.kind}'`);
-    return new IdbDatasetStore();
-  },
-  exit() { self.close(); },
-}));
+expose(
+  createRankApi({
+    async gpu() {
+      if (!('gpu' in navigator))
+        throw new Error('this worker has no navigator.gpu: WebGPU is not available in this browser');
+      return navigator.gpu;
+    },
+    async openStore(spec) {
+      if (spec.kind !== 'idb') throw new Error(`a browser rank reads datasets from IndexedDB, not '${spec.kind}'`);
+      return new IdbDatasetStore();
+    },
+    exit() {
+      self.close();
+    },
+  }),
+);

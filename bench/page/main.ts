@@ -10,18 +10,33 @@ import { benchmarkDistributed, formatDistBench } from '../dist-step.ts';
 import { benchmarkTraining, formatTrainBench } from '../train-step.ts';
 
 declare global {
-  interface Window { webddpBench?: { done: boolean; result?: unknown; error?: string } }
+  interface Window {
+    webddpBench?: { done: boolean; result?: unknown; error?: string };
+  }
 }
 
 const q = new URLSearchParams(location.search);
 /** A comma-separated list of positive integers from the URL, or `d`. */
 const list = (k: string, d: number[]) => {
-  const v = (q.get(k) ?? '').split(',').filter(Boolean).map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const v = (q.get(k) ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
   return v.length > 0 ? v : d;
 };
-const num = (k: string, d: number) => { const n = Number(q.get(k)); return Number.isInteger(n) && n >= 0 && q.has(k) ? n : d; };
-const status = (t: string) => { const el = document.querySelector('#status'); if (el) el.textContent = t; };
-const show = (sel: string, t: string) => { const el = document.querySelector(sel); if (el) el.textContent = t; };
+const num = (k: string, d: number) => {
+  const n = Number(q.get(k));
+  return Number.isInteger(n) && n >= 0 && q.has(k) ? n : d;
+};
+const status = (t: string) => {
+  const el = document.querySelector('#status');
+  if (el) el.textContent = t;
+};
+const show = (sel: string, t: string) => {
+  const el = document.querySelector(sel);
+  if (el) el.textContent = t;
+};
 
 async function run(): Promise<unknown> {
   if (!('gpu' in navigator)) throw new Error('WebGPU is not available in this browser');
@@ -29,17 +44,28 @@ async function run(): Promise<unknown> {
     const modes = (q.get('modes') ?? 'ddp,dp').split(',').map((m) => parseConfig({ mode: m }).mode);
     status('importing the synthetic dataset into IndexedDB...');
     await importSynthetic(new IdbDatasetStore());
-    const rows = await benchmarkDistributed({
-      workers: list('workers', [1, 2, 4]), modes, batch: num('batch', 16), steps: num('steps', 5), warmup: num('warmup', 1),
-      data: { kind: 'idb', dataset: SYNTHETIC_DATASET }, spawn: browserSpawner(),
-    }, (r) => status(`${r.mode} x${r.workers}: ${r.stepMs.toFixed(1)} ms/step`));
+    const rows = await benchmarkDistributed(
+      {
+        workers: list('workers', [1, 2, 4]),
+        modes,
+        batch: num('batch', 16),
+        steps: num('steps', 5),
+        warmup: num('warmup', 1),
+        data: { kind: 'idb', dataset: SYNTHETIC_DATASET },
+        spawn: browserSpawner(),
+      },
+      (r) => status(`${r.mode} x${r.workers}: ${r.stepMs.toFixed(1)} ms/step`),
+    );
     show('#table', formatDistBench(rows));
     return { runtime: 'chromium', kind: 'dist', userAgent: navigator.userAgent, rows };
   }
   const gpu = await acquireDevice(navigator.gpu, { label: 'bench' });
   try {
-    const rows = await benchmarkTraining(gpu, { batches: list('batches', [8, 32]), steps: num('steps', 3), warmup: num('warmup', 1) },
-      (r) => status(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s`));
+    const rows = await benchmarkTraining(
+      gpu,
+      { batches: list('batches', [8, 32]), steps: num('steps', 3), warmup: num('warmup', 1) },
+      (r) => status(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s`),
+    );
     show('#table', formatTrainBench(rows));
     return { runtime: 'chromium', kind: 'train', adapter: gpu.adapter, userAgent: navigator.userAgent, rows };
   } finally {
@@ -48,12 +74,15 @@ async function run(): Promise<unknown> {
 }
 
 window.webddpBench = { done: false };
-run().then((result) => {
-  window.webddpBench = { done: true, result };
-  show('#json', JSON.stringify(result));
-  status('done');
-}, (e: unknown) => {
-  const error = e instanceof Error ? e.message : String(e);
-  window.webddpBench = { done: true, error };
-  status(`error: ${error}`);
-});
+run().then(
+  (result) => {
+    window.webddpBench = { done: true, result };
+    show('#json', JSON.stringify(result));
+    status('done');
+  },
+  (e: unknown) => {
+    const error = e instanceof Error ? e.message : String(e);
+    window.webddpBench = { done: true, error };
+    status(`error: ${error}`);
+  },
+);

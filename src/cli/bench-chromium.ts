@@ -6,29 +6,59 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CliEnv, CliIO } from './command.ts';
 
-const FLAGS = ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--enable-unsafe-swiftshader',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--enable-unsafe-swiftshader',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
-interface BenchState { done: boolean; result?: unknown; error?: string }
+interface BenchState {
+  done: boolean;
+  result?: unknown;
+  error?: string;
+}
 
-export async function runChromiumBench(query: string, io: CliIO, env: CliEnv, json: boolean, timeoutMs: number): Promise<number> {
+export async function runChromiumBench(
+  query: string,
+  io: CliIO,
+  env: CliEnv,
+  json: boolean,
+  timeoutMs: number,
+): Promise<number> {
   const root = fileURLToPath(new URL('../', env.rankWorkerUrl));
   const chromium = process.env.WEBDDP_CHROMIUM ?? '/usr/bin/chromium';
   if (!existsSync(chromium)) throw new Error(`no Chromium at ${chromium}: run 'npm run setup' or set WEBDDP_CHROMIUM`);
-  const vite = await import('vite').catch(() => { throw new Error('--runtime chromium needs the development dependencies (npm install in a checkout)'); });
+  const vite = await import('vite').catch(() => {
+    throw new Error('--runtime chromium needs the development dependencies (npm install in a checkout)');
+  });
   const puppeteer = (await import('puppeteer')).default;
   io.err('building the pages (vite) ...\n');
   await vite.build({ root, logLevel: 'warn', build: { outDir: 'dist' } });
-  const server = await vite.preview({ root, logLevel: 'warn', build: { outDir: 'dist' }, preview: { host: 'localhost', port: 0, strictPort: true, open: false } });
+  const server = await vite.preview({
+    root,
+    logLevel: 'warn',
+    build: { outDir: 'dist' },
+    preview: { host: 'localhost', port: 0, strictPort: true, open: false },
+  });
   const address = server.httpServer.address();
   const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: FLAGS });
   try {
     if (address === null || typeof address === 'string') throw new Error('vite preview reported no port');
     const page = await browser.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') io.err(`page: ${m.text()}\n`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') io.err(`page: ${m.text()}\n`);
+    });
     await page.goto(`http://localhost:${address.port}/bench.html?${query}`);
     io.err(`running bench.html?${query} in headless Chromium ...\n`);
-    await page.waitForFunction(() => (window as { webddpBench?: BenchState }).webddpBench?.done === true, { timeout: timeoutMs, polling: 1000 });
+    await page.waitForFunction(() => (window as { webddpBench?: BenchState }).webddpBench?.done === true, {
+      timeout: timeoutMs,
+      polling: 1000,
+    });
     const state = await page.evaluate(() => (window as { webddpBench?: BenchState }).webddpBench);
     if (!state || state.error) throw new Error(`the benchmark page failed: ${state?.error ?? 'no result'}`);
     if (!json) io.out(`${await page.$eval('#table', (el) => el.textContent ?? '')}\n`);

@@ -27,11 +27,24 @@ export async function runDistBench(a: DistBenchArgs, io: CliIO, env: CliEnv | un
   if (bad.length > 0) throw new UsageError(`--modes: unknown mode(s) ${bad.join(', ')} (use ${MODES.join(', ')})`);
   const data = await prepareData('synthetic', a.store, io, a.json);
   const adapter = await settleWorkerAdapter(a.adapter);
-  const rows = await benchmarkDistributed({
-    workers: a.workers, modes: modes as Mode[], batch: a.batch, steps: a.steps, warmup: a.warmup, width: a.width, data,
-    spawn: nodeSpawner(env.rankWorkerUrl, adapter),
-  }, (r) => { if (!a.json) io.err(`${r.mode} x${r.workers}: ${r.stepMs.toFixed(1)} ms/step\n`); });
+  const rows = await benchmarkDistributed(
+    {
+      workers: a.workers,
+      modes: modes as Mode[],
+      batch: a.batch,
+      steps: a.steps,
+      warmup: a.warmup,
+      width: a.width,
+      data,
+      spawn: nodeSpawner(env.rankWorkerUrl, adapter),
+    },
+    (r) => {
+      if (!a.json) io.err(`${r.mode} x${r.workers}: ${r.stepMs.toFixed(1)} ms/step\n`);
+    },
+  );
   if (!a.json) io.out(`${formatDistBench(rows)}\n`);
-  io.out(`${JSON.stringify({ runtime: 'node-dawn', adapter, batch: a.batch, steps: a.steps, warmup: a.warmup, rows })}\n`);
+  io.out(
+    `${JSON.stringify({ runtime: 'node-dawn', adapter, batch: a.batch, steps: a.steps, warmup: a.warmup, rows })}\n`,
+  );
   return 0;
 }

@@ -2,7 +2,12 @@
 // into forward, backward and optimizer; with --workers, data-parallel step times (bench-dist.ts).
 // A table, then one JSON line.
 import { parseArgs } from 'node:util';
-import { benchmarkTraining, formatKernelProfile, formatTrainBench, type TrainBenchRow } from '../../bench/train-step.ts';
+import {
+  benchmarkTraining,
+  formatKernelProfile,
+  formatTrainBench,
+  type TrainBenchRow,
+} from '../../bench/train-step.ts';
 import { UsageError, type Command } from './command.ts';
 import { runChromiumBench } from './bench-chromium.ts';
 import { cliDevice, parseAdapter } from './device.ts';
@@ -30,33 +35,67 @@ export const command: Command = {
   summary: 'measure training throughput of one worker (images/s, forward/backward/optimizer split)',
   usage,
   async run(argv, io, env) {
-    const { values } = parseFlags(() => parseArgs({
-      args: [...argv], strict: true,
-      options: {
-        batches: { type: 'string' }, steps: { type: 'string' }, warmup: { type: 'string' }, width: { type: 'string' },
-        adapter: { type: 'string' }, tuning: { type: 'string' }, profile: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-        workers: { type: 'string' }, modes: { type: 'string', default: 'ddp,dp' }, batch: { type: 'string' }, store: { type: 'string' },
-        runtime: { type: 'string', default: 'node' },
-      },
-    }));
-    if (values.help) { io.out(`${usage}\n`); return 0; }
+    const { values } = parseFlags(() =>
+      parseArgs({
+        args: [...argv],
+        strict: true,
+        options: {
+          batches: { type: 'string' },
+          steps: { type: 'string' },
+          warmup: { type: 'string' },
+          width: { type: 'string' },
+          adapter: { type: 'string' },
+          tuning: { type: 'string' },
+          profile: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          help: { type: 'boolean', default: false },
+          workers: { type: 'string' },
+          modes: { type: 'string', default: 'ddp,dp' },
+          batch: { type: 'string' },
+          store: { type: 'string' },
+          runtime: { type: 'string', default: 'node' },
+        },
+      }),
+    );
+    if (values.help) {
+      io.out(`${usage}\n`);
+      return 0;
+    }
     const width = values.width === undefined ? 1 : numberFlag('--width', values.width);
-    if (values.runtime !== 'node' && values.runtime !== 'chromium') throw new UsageError(`--runtime must be node or chromium (got '${values.runtime}')`);
+    if (values.runtime !== 'node' && values.runtime !== 'chromium')
+      throw new UsageError(`--runtime must be node or chromium (got '${values.runtime}')`);
     if (values.runtime === 'chromium') {
       if (!env) throw new Error('--runtime chromium needs the bundled CLI (bin/webddp.mjs)');
       const q = new URLSearchParams();
-      if (values.workers) { q.set('kind', 'dist'); q.set('workers', values.workers); q.set('modes', values.modes); if (values.batch) q.set('batch', values.batch); }
-      else { q.set('kind', 'train'); if (values.batches) q.set('batches', values.batches); }
+      if (values.workers) {
+        q.set('kind', 'dist');
+        q.set('workers', values.workers);
+        q.set('modes', values.modes);
+        if (values.batch) q.set('batch', values.batch);
+      } else {
+        q.set('kind', 'train');
+        if (values.batches) q.set('batches', values.batches);
+      }
       if (values.steps) q.set('steps', values.steps);
       if (values.warmup) q.set('warmup', values.warmup);
       return runChromiumBench(q.toString(), io, env, values.json, 60 * 60_000);
     }
     if (values.workers) {
-      return runDistBench({
-        workers: intListFlag('--workers', values.workers), modes: values.modes, batch: values.batch ? intFlag('--batch', values.batch, 1) : 32,
-        steps: values.steps ? intFlag('--steps', values.steps, 1) : 10, warmup: values.warmup ? intFlag('--warmup', values.warmup, 0) : 2, width,
-        store: values.store ?? defaultStoreDir(), adapter: parseAdapter(values.adapter), json: values.json,
-      }, io, env);
+      return runDistBench(
+        {
+          workers: intListFlag('--workers', values.workers),
+          modes: values.modes,
+          batch: values.batch ? intFlag('--batch', values.batch, 1) : 32,
+          steps: values.steps ? intFlag('--steps', values.steps, 1) : 10,
+          warmup: values.warmup ? intFlag('--warmup', values.warmup, 0) : 2,
+          width,
+          store: values.store ?? defaultStoreDir(),
+          adapter: parseAdapter(values.adapter),
+          json: values.json,
+        },
+        io,
+        env,
+      );
     }
     const gpu = await cliDevice(parseAdapter(values.adapter), io, 'bench');
     try {
@@ -65,10 +104,22 @@ export const command: Command = {
       const steps = values.steps ? intFlag('--steps', values.steps, 1) : soft ? 3 : 50;
       const warmup = values.warmup ? intFlag('--warmup', values.warmup, 0) : soft ? 1 : 10;
       const tuning = values.tuning ? parseTuning(values.tuning, tuningFor(gpu.adapter)) : undefined;
-      const rows: TrainBenchRow[] = await benchmarkTraining(gpu, { batches, steps, warmup, width, profile: values.profile, ...(tuning ? { tuning } : {}) }, (r) => {
-        if (!values.json) io.err(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s\n`);
-      });
-      const result = { runtime: 'node-dawn', adapter: gpu.adapter, width, steps, warmup, tuning: tuning ?? tuningFor(gpu.adapter), rows };
+      const rows: TrainBenchRow[] = await benchmarkTraining(
+        gpu,
+        { batches, steps, warmup, width, profile: values.profile, ...(tuning ? { tuning } : {}) },
+        (r) => {
+          if (!values.json) io.err(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s\n`);
+        },
+      );
+      const result = {
+        runtime: 'node-dawn',
+        adapter: gpu.adapter,
+        width,
+        steps,
+        warmup,
+        tuning: tuning ?? tuningFor(gpu.adapter),
+        rows,
+      };
       if (!values.json) io.out(`${formatTrainBench(rows)}\n`);
       if (!values.json && values.profile) for (const r of rows) io.out(`${formatKernelProfile(r)}\n`);
       io.out(`${JSON.stringify(result)}\n`);

@@ -33,7 +33,8 @@ function parseWidth(v: string | undefined): number {
 /** The state_dict of the arena: F32 tensors in spec (state_dict) order with PyTorch shapes. */
 function stateDict(spec: ModelSpec, arena: Float32Array): Record<string, TensorInput> {
   const out: Record<string, TensorInput> = {};
-  for (const p of spec.params) out[p.name] = { dtype: 'F32', shape: p.shape, data: arena.subarray(p.offset, p.offset + p.size) };
+  for (const p of spec.params)
+    out[p.name] = { dtype: 'F32', shape: p.shape, data: arena.subarray(p.offset, p.offset + p.size) };
   return out;
 }
 
@@ -55,11 +56,24 @@ export const command: Command = {
   summary: 'write PyTorch-identical initial SimpleCNN parameters to a safetensors file',
   usage,
   async run(argv, io) {
-    const values = parseFlags(() => parseArgs({
-      args: [...argv], strict: true, allowPositionals: false,
-      options: { seed: { type: 'string' }, width: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', default: false } },
-    }).values);
-    if (values.help) { io.out(`${usage}\n`); return 0; }
+    const values = parseFlags(
+      () =>
+        parseArgs({
+          args: [...argv],
+          strict: true,
+          allowPositionals: false,
+          options: {
+            seed: { type: 'string' },
+            width: { type: 'string' },
+            out: { type: 'string' },
+            help: { type: 'boolean', default: false },
+          },
+        }).values,
+    );
+    if (values.help) {
+      io.out(`${usage}\n`);
+      return 0;
+    }
     const seed = seedFlag('--seed', required('--seed', values.seed));
     const width = parseWidth(values.width);
     const out = required('--out', values.out);
@@ -67,11 +81,16 @@ export const command: Command = {
     const spec = simpleCnnSpec(width);
     const arena = initSimpleCnn(spec, seed);
     const bytes = serializeSafetensors(stateDict(spec, arena), {
-      format: 'pt', producer: 'webddp', seed: seed.toString(), width: String(width),
+      format: 'pt',
+      producer: 'webddp',
+      seed: seed.toString(),
+      width: String(width),
       init: `torch.manual_seed(${seed}); SimpleCNN(width=${width})`,
     });
     await writeAtomic(out, bytes);
-    io.err(`webddp init: wrote ${out}: ${spec.params.length} tensors, ${spec.total.toLocaleString('en-US')} parameters (seed ${seed}, width ${width}), ${bytes.byteLength} bytes\n`);
+    io.err(
+      `webddp init: wrote ${out}: ${spec.params.length} tensors, ${spec.total.toLocaleString('en-US')} parameters (seed ${seed}, width ${width}), ${bytes.byteLength} bytes\n`,
+    );
     return 0;
   },
 };

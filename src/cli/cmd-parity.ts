@@ -25,9 +25,18 @@ Tolerances: rtol 1e-4 / atol 1e-5; Adam/AdamW parameters all within 5e-3 and at 
   --out    write the outputs (fixture tensor names; ddp: shards/losses in the metadata) to a file
   --json   print the per-tensor results as one JSON line instead of the table`;
 
-interface Replay { outputs: ParityOutput[]; rows: ParityRow[]; meta: Record<string, string> }
+interface Replay {
+  outputs: ParityOutput[];
+  rows: ParityRow[];
+  meta: Record<string, string>;
+}
 
-async function replay(f: Fixture, adapter: ReturnType<typeof parseAdapter>, io: CliIO, env: CliEnv | undefined): Promise<Replay> {
+async function replay(
+  f: Fixture,
+  adapter: ReturnType<typeof parseAdapter>,
+  io: CliIO,
+  env: CliEnv | undefined,
+): Promise<Replay> {
   const progress = (what: string) => io.err(`parity: ${what}\n`);
   if (f.kind === 'grad') {
     const gpu = await cliDevice(adapter, io, 'parity');
@@ -43,7 +52,11 @@ async function replay(f: Fixture, adapter: ReturnType<typeof parseAdapter>, io: 
   const expect = (key: string) => {
     const raw = f.st.metadata[key];
     if (raw === undefined) return undefined;
-    try { return JSON.parse(raw) as Record<string, unknown[]>; } catch { throw new FixtureError(f.source, `metadata '${key}' is not JSON`); }
+    try {
+      return JSON.parse(raw) as Record<string, unknown[]>;
+    } catch {
+      throw new FixtureError(f.source, `metadata '${key}' is not JSON`);
+    }
   };
   const shards = expect('shards');
   const losses = expect('losses');
@@ -61,14 +74,28 @@ export const command: Command = {
   summary: 'check that this build on this GPU computes what PyTorch computes (fixture replay)',
   usage,
   async run(argv, io, env) {
-    const { values, positionals } = parseFlags(() => parseArgs({
-      args: [...argv], strict: true, allowPositionals: true,
-      options: { out: { type: 'string' }, adapter: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-    }));
-    if (values.help) { io.out(`${usage}\n`); return 0; }
+    const { values, positionals } = parseFlags(() =>
+      parseArgs({
+        args: [...argv],
+        strict: true,
+        allowPositionals: true,
+        options: {
+          out: { type: 'string' },
+          adapter: { type: 'string' },
+          json: { type: 'boolean', default: false },
+          help: { type: 'boolean', default: false },
+        },
+      }),
+    );
+    if (values.help) {
+      io.out(`${usage}\n`);
+      return 0;
+    }
     if (positionals.length !== 1) throw new UsageError('give exactly one FIXTURE file');
     const path = positionals[0] ?? '';
-    const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => { throw new UsageError(`cannot read ${path}: ${e.code ?? e.message}`); });
+    const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
+    });
     const fixture = readFixture(new Uint8Array(bytes), path);
     const { outputs, rows: extra, meta } = await replay(fixture, parseAdapter(values.adapter), io, env);
     const rows: ParityRow[] = [];
@@ -78,18 +105,34 @@ export const command: Command = {
     }
     rows.push(...extra);
     const failed = rows.filter((r) => !r.ok);
-    if (values.out) await writeResult(values.out, outputs, { fixture: path, kind: fixture.kind, ok: String(failed.length === 0), ...meta });
+    if (values.out)
+      await writeResult(values.out, outputs, {
+        fixture: path,
+        kind: fixture.kind,
+        ok: String(failed.length === 0),
+        ...meta,
+      });
     if (values.json) {
-      io.out(`${JSON.stringify({ fixture: path, kind: fixture.kind, ok: failed.length === 0, tensors: rows.map((r) => ({ name: r.name, rule: r.rule, ok: r.ok, maxAbs: r.main.maxAbs, maxRel: r.main.maxRel, mismatches: r.main.mismatches, count: r.main.count, ...(r.fraction !== undefined ? { fraction: r.fraction } : {}) })) })}\n`);
+      io.out(
+        `${JSON.stringify({ fixture: path, kind: fixture.kind, ok: failed.length === 0, tensors: rows.map((r) => ({ name: r.name, rule: r.rule, ok: r.ok, maxAbs: r.main.maxAbs, maxRel: r.main.maxRel, mismatches: r.main.mismatches, count: r.main.count, ...(r.fraction !== undefined ? { fraction: r.fraction } : {}) })) })}\n`,
+      );
     } else {
       io.out(`${formatRows(rows)}\n`);
-      io.out(failed.length === 0 ? `parity OK: ${rows.length} checks match PyTorch\n` : `parity FAILED: ${failed.length} of ${rows.length} checks out of tolerance (${failed.map((r) => r.name).join(', ')})\n`);
+      io.out(
+        failed.length === 0
+          ? `parity OK: ${rows.length} checks match PyTorch\n`
+          : `parity FAILED: ${failed.length} of ${rows.length} checks out of tolerance (${failed.map((r) => r.name).join(', ')})\n`,
+      );
     }
     return failed.length === 0 ? 0 : 1;
   },
 };
 
-async function writeResult(path: string, outputs: readonly ParityOutput[], meta: Record<string, string>): Promise<void> {
+async function writeResult(
+  path: string,
+  outputs: readonly ParityOutput[],
+  meta: Record<string, string>,
+): Promise<void> {
   const tensors: Record<string, TensorInput> = {};
   for (const o of outputs) tensors[o.name] = { dtype: 'F32', shape: o.shape, data: o.data };
   const tmp = `${path}.tmp-${process.pid}`;

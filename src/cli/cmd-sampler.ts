@@ -26,20 +26,40 @@ export const command: Command = {
   summary: "print one rank's DistributedSampler indices for an epoch (JSON, identical to PyTorch)",
   usage,
   async run(argv, io) {
-    const values = parseFlags(() => parseArgs({
-      args: [...argv], strict: true, allowPositionals: false,
-      options: {
-        n: { type: 'string' }, replicas: { type: 'string' }, rank: { type: 'string' }, seed: { type: 'string' }, epoch: { type: 'string' },
-        'no-shuffle': { type: 'boolean', default: false }, 'drop-last': { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-      },
-    }).values);
-    if (values.help) { io.out(`${usage}\n`); return 0; }
+    const values = parseFlags(
+      () =>
+        parseArgs({
+          args: [...argv],
+          strict: true,
+          allowPositionals: false,
+          options: {
+            n: { type: 'string' },
+            replicas: { type: 'string' },
+            rank: { type: 'string' },
+            seed: { type: 'string' },
+            epoch: { type: 'string' },
+            'no-shuffle': { type: 'boolean', default: false },
+            'drop-last': { type: 'boolean', default: false },
+            help: { type: 'boolean', default: false },
+          },
+        }).values,
+    );
+    if (values.help) {
+      io.out(`${usage}\n`);
+      return 0;
+    }
     const n = intFlag('--n', required('--n', values.n), 0, MAX_DATASET_LENGTH);
     const replicas = intFlag('--replicas', required('--replicas', values.replicas), 1);
     const rank = intFlag('--rank', required('--rank', values.rank), 0, replicas - 1);
     const seed = values.seed === undefined ? 0n : seedFlag('--seed', values.seed);
     const epoch = values.epoch === undefined ? 0 : intFlag('--epoch', values.epoch);
-    const sampler = new DistributedSampler(n, { numReplicas: replicas, rank, shuffle: !values['no-shuffle'], seed, dropLast: values['drop-last'] });
+    const sampler = new DistributedSampler(n, {
+      numReplicas: replicas,
+      rank,
+      shuffle: !values['no-shuffle'],
+      seed,
+      dropLast: values['drop-last'],
+    });
     try {
       sampler.setEpoch(epoch);
     } catch (e) {

@@ -37,45 +37,108 @@ export const command: Command = {
   summary: 'data-parallel training (DDP, DP, BalancedDP, ZeRO-1/2) on W workers with their own devices',
   usage,
   async run(argv, io, env) {
-    const { values } = parseFlags(() => parseArgs({
-      args: [...argv], strict: true,
-      options: {
-        data: { type: 'string', default: 'synthetic' }, store: num, workers: num, mode: num, epochs: num, 'batch-size': num, optimizer: num,
-        lr: num, momentum: num, 'weight-decay': num, seed: num, width: num, augment: { type: 'boolean' }, 'no-shuffle': { type: 'boolean' }, 'drop-last': { type: 'boolean' },
-        'train-limit': num, 'test-limit': num, 'gpu0-bsz': num, 'bucket-cap-mb': num, 'grad-accum': num, 'clip-grad-norm': num,
-        'check-every': num, transport: num, adapter: num, devices: num, 'step-timeout': num, 'log-every': num, json: { type: 'boolean', default: false },
-        save: num, resume: num, 'inject-fault': num, help: { type: 'boolean', default: false },
-      },
-    }));
-    if (values.help) { io.out(`${usage}\n`); return 0; }
+    const { values } = parseFlags(() =>
+      parseArgs({
+        args: [...argv],
+        strict: true,
+        options: {
+          data: { type: 'string', default: 'synthetic' },
+          store: num,
+          workers: num,
+          mode: num,
+          epochs: num,
+          'batch-size': num,
+          optimizer: num,
+          lr: num,
+          momentum: num,
+          'weight-decay': num,
+          seed: num,
+          width: num,
+          augment: { type: 'boolean' },
+          'no-shuffle': { type: 'boolean' },
+          'drop-last': { type: 'boolean' },
+          'train-limit': num,
+          'test-limit': num,
+          'gpu0-bsz': num,
+          'bucket-cap-mb': num,
+          'grad-accum': num,
+          'clip-grad-norm': num,
+          'check-every': num,
+          transport: num,
+          adapter: num,
+          devices: num,
+          'step-timeout': num,
+          'log-every': num,
+          json: { type: 'boolean', default: false },
+          save: num,
+          resume: num,
+          'inject-fault': num,
+          help: { type: 'boolean', default: false },
+        },
+      }),
+    );
+    if (values.help) {
+      io.out(`${usage}\n`);
+      return 0;
+    }
     if (!env) throw new Error('webddp train needs the bundled rank worker (run it through bin/webddp.mjs)');
-    const int = (flag: string, v: string | undefined, min = 0) => (v === undefined ? undefined : intFlag(`--${flag}`, v, min));
-    const real = (flag: string, v: string | undefined, zero = true) => (v === undefined ? undefined : numberFlag(`--${flag}`, v, zero));
+    const int = (flag: string, v: string | undefined, min = 0) =>
+      v === undefined ? undefined : intFlag(`--${flag}`, v, min);
+    const real = (flag: string, v: string | undefined, zero = true) =>
+      v === undefined ? undefined : numberFlag(`--${flag}`, v, zero);
     const optimizer = values.optimizer;
     const partial: Partial<Record<keyof TrainConfig, unknown>> = {
-      workers: int('workers', values.workers, 1), mode: values.mode, epochs: int('epochs', values.epochs, 1), batchSize: int('batch-size', values['batch-size'], 1),
-      optimizer, lr: real('lr', values.lr, false) ?? (optimizer === 'adam' || optimizer === 'adamw' ? 1e-3 : undefined),
-      momentum: real('momentum', values.momentum), weightDecay: real('weight-decay', values['weight-decay']), seed: int('seed', values.seed),
-      width: real('width', values.width, false), augment: values.augment, shuffle: values['no-shuffle'] ? false : undefined, dropLast: values['drop-last'], trainLimit: int('train-limit', values['train-limit']),
-      testLimit: int('test-limit', values['test-limit']), gpu0Bsz: int('gpu0-bsz', values['gpu0-bsz']), bucketCapMB: real('bucket-cap-mb', values['bucket-cap-mb'], false),
-      gradAccum: int('grad-accum', values['grad-accum'], 1), clipGradNorm: real('clip-grad-norm', values['clip-grad-norm']),
-      checkEvery: int('check-every', values['check-every']), transport: values.transport,
-      stepTimeoutMs: values['step-timeout'] === undefined ? undefined : Math.round(numberFlag('--step-timeout', values['step-timeout']) * 1000),
+      workers: int('workers', values.workers, 1),
+      mode: values.mode,
+      epochs: int('epochs', values.epochs, 1),
+      batchSize: int('batch-size', values['batch-size'], 1),
+      optimizer,
+      lr: real('lr', values.lr, false) ?? (optimizer === 'adam' || optimizer === 'adamw' ? 1e-3 : undefined),
+      momentum: real('momentum', values.momentum),
+      weightDecay: real('weight-decay', values['weight-decay']),
+      seed: int('seed', values.seed),
+      width: real('width', values.width, false),
+      augment: values.augment,
+      shuffle: values['no-shuffle'] ? false : undefined,
+      dropLast: values['drop-last'],
+      trainLimit: int('train-limit', values['train-limit']),
+      testLimit: int('test-limit', values['test-limit']),
+      gpu0Bsz: int('gpu0-bsz', values['gpu0-bsz']),
+      bucketCapMB: real('bucket-cap-mb', values['bucket-cap-mb'], false),
+      gradAccum: int('grad-accum', values['grad-accum'], 1),
+      clipGradNorm: real('clip-grad-norm', values['clip-grad-norm']),
+      checkEvery: int('check-every', values['check-every']),
+      transport: values.transport,
+      stepTimeoutMs:
+        values['step-timeout'] === undefined
+          ? undefined
+          : Math.round(numberFlag('--step-timeout', values['step-timeout']) * 1000),
     };
     const v = validateConfig(Object.fromEntries(Object.entries(partial).filter(([, x]) => x !== undefined)));
     if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
     const config = v.config;
-    const parsedFault = values['inject-fault'] === undefined ? undefined : parseFaultSpec(values['inject-fault'], config.workers);
+    const parsedFault =
+      values['inject-fault'] === undefined ? undefined : parseFaultSpec(values['inject-fault'], config.workers);
     if (parsedFault && !parsedFault.ok) throw new UsageError(`--inject-fault ${parsedFault.message}`);
     const fault = parsedFault?.fault;
     const spec = simpleCnnSpec(config.width);
-    const initialParams = values.resume ? loadStateDict(new Uint8Array(await readFile(values.resume)), spec, values.resume) : undefined;
+    const initialParams = values.resume
+      ? loadStateDict(new Uint8Array(await readFile(values.resume)), spec, values.resume)
+      : undefined;
     const data = await prepareData(values.data, values.store ?? defaultStoreDir(), io, values.json);
-    const devices = values.devices ? values.devices.split(',').map((d) => d.trim()).filter(Boolean) : [];
+    const devices = values.devices
+      ? values.devices
+          .split(',')
+          .map((d) => d.trim())
+          .filter(Boolean)
+      : [];
     const out = new TrainOutput(io, values.json, int('log-every', values['log-every']) ?? 50);
     const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
     const coordinator = await Coordinator.start({
-      config, data, spawn: nodeSpawner(env.rankWorkerUrl, adapter, devices), ...(initialParams ? { initialParams } : {}),
+      config,
+      data,
+      spawn: nodeSpawner(env.rankWorkerUrl, adapter, devices),
+      ...(initialParams ? { initialParams } : {}),
       ...(fault ? { fault } : {}),
     });
     const onSignal = () => coordinator.stop();

@@ -12,7 +12,8 @@ export function parseFlags<T>(parse: () => T): T {
   try {
     return parse();
   } catch (e) {
-    if (e instanceof Error && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError(e.message);
+    if (e instanceof Error && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+      throw new UsageError(e.message);
     throw e;
   }
 }
@@ -28,7 +29,12 @@ export function intFlag(flag: string, v: string, min = Number.MIN_SAFE_INTEGER, 
   const s = v.trim();
   const n = Number(s);
   if (!/^[+-]?\d+$/.test(s) || !Number.isSafeInteger(n) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? (min === Number.MIN_SAFE_INTEGER ? 'an integer' : `an integer >= ${min}`) : `an integer in [${min}, ${max}]`;
+    const range =
+      max === Number.MAX_SAFE_INTEGER
+        ? min === Number.MIN_SAFE_INTEGER
+          ? 'an integer'
+          : `an integer >= ${min}`
+        : `an integer in [${min}, ${max}]`;
     throw new UsageError(`${flag} must be ${range} (got '${v}')`);
   }
   return n;
@@ -51,7 +57,10 @@ export function seedFlag(flag: string, v: string): bigint {
 
 /** A comma-separated list of integers >= 1, e.g. --batches 32,128,512. */
 export function intListFlag(flag: string, v: string): number[] {
-  const parts = v.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+  const parts = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
   if (parts.length === 0) throw new UsageError(`${flag} needs a comma-separated list of integers (got '${v}')`);
   return parts.map((p) => intFlag(flag, p, 1));
 }

@@ -10,14 +10,23 @@ import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts'
 const COMMANDS: readonly Command[] = [train, parity, bench, sampler, init];
 
 const io: CliIO = {
-  out: (t) => { process.stdout.write(t); },
-  err: (t) => { process.stderr.write(t); },
+  out: (t) => {
+    process.stdout.write(t);
+  },
+  err: (t) => {
+    process.stderr.write(t);
+  },
 };
 
 function help(): string {
   const w = Math.max(...COMMANDS.map((c) => c.name.length));
-  return ['webddp: data-parallel training on WebGPU, checked against PyTorch', '', 'usage: webddp <command> [options]   (webddp <command> --help for details)', '',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`)].join('\n');
+  return [
+    'webddp: data-parallel training on WebGPU, checked against PyTorch',
+    '',
+    'usage: webddp <command> [options]   (webddp <command> --help for details)',
+    '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
+  ].join('\n');
 }
 
 /**

@@ -15,24 +15,46 @@ export function defaultStoreDir(): string {
   return join(process.env.WEBDDP_HOME ?? join(homedir(), '.cache', 'webddp'), 'datasets');
 }
 
-export async function prepareData(data: string, storeDir: string, io: CliIO, quiet: boolean): Promise<DataSpec & { kind: 'file' }> {
+export async function prepareData(
+  data: string,
+  storeDir: string,
+  io: CliIO,
+  quiet: boolean,
+): Promise<DataSpec & { kind: 'file' }> {
   const store = await FileDatasetStore.open(storeDir);
   if (data === 'synthetic') {
     const r = await importSynthetic(store);
-    if (!quiet) io.err(`data: built-in synthetic dataset (${r.manifest.splits.train.records} train, ${r.manifest.splits.test.records} test) in ${storeDir}\n`);
+    if (!quiet)
+      io.err(
+        `data: built-in synthetic dataset (${r.manifest.splits.train.records} train, ${r.manifest.splits.test.records} test) in ${storeDir}\n`,
+      );
     return { kind: 'file', dir: storeDir, dataset: SYNTHETIC_DATASET };
   }
-  const bar = quiet ? null : new SingleBar({ format: 'import {bar} {percentage}% | {value}/{total} MiB | {file}', hideCursor: true, stream: process.stderr });
+  const bar = quiet
+    ? null
+    : new SingleBar({
+        format: 'import {bar} {percentage}% | {value}/{total} MiB | {file}',
+        hideCursor: true,
+        stream: process.stderr,
+      });
   let started = false;
   const r = await importFromPath(data, store, {
     name: 'cifar10',
     onProgress(p) {
       if (!bar || p.totalBytes === undefined) return;
       const mib = (b: number) => Math.round(b / 2 ** 20);
-      if (!started) { bar.start(mib(p.totalBytes), 0, { file: '' }); started = true; }
+      if (!started) {
+        bar.start(mib(p.totalBytes), 0, { file: '' });
+        started = true;
+      }
       bar.update(mib(p.bytesRead), { file: p.file ?? p.phase });
     },
-  }).finally(() => { if (started) bar?.stop(); });
-  if (!quiet) io.err(`data: ${data} -> dataset 'cifar10' (${r.manifest.splits.train.records} train, ${r.manifest.splits.test.records} test)${r.unchanged ? ', already imported' : ''}\n`);
+  }).finally(() => {
+    if (started) bar?.stop();
+  });
+  if (!quiet)
+    io.err(
+      `data: ${data} -> dataset 'cifar10' (${r.manifest.splits.train.records} train, ${r.manifest.splits.test.records} test)${r.unchanged ? ', already imported' : ''}\n`,
+    );
   return { kind: 'file', dir: storeDir, dataset: 'cifar10' };
 }

@@ -6,23 +6,46 @@ import { formatBytes } from '../gpu/memory.ts';
 import type { CliIO } from './command.ts';
 
 const workersJson = (ws: readonly WorkerStat[]) =>
-  ws.map((w) => ({ rank: w.rank, memory_allocated: w.memory.allocated, max_memory_allocated: w.memory.peak,
-    by_category: Object.fromEntries(Object.entries(w.memory.byCategory).map(([k, v]) => [k, { allocated: v.allocated, peak: v.peak }])) }));
+  ws.map((w) => ({
+    rank: w.rank,
+    memory_allocated: w.memory.allocated,
+    max_memory_allocated: w.memory.peak,
+    by_category: Object.fromEntries(
+      Object.entries(w.memory.byCategory).map(([k, v]) => [k, { allocated: v.allocated, peak: v.peak }]),
+    ),
+  }));
 
 export class TrainOutput {
   private bars: MultiBar | null = null;
   private bar: SingleBar | null = null;
 
-  constructor(private readonly io: CliIO, private readonly json: boolean, private readonly logEvery: number) {}
+  constructor(
+    private readonly io: CliIO,
+    private readonly json: boolean,
+    private readonly logEvery: number,
+  ) {}
 
   event(e: TrainEvent): void {
-    if (this.json) { this.jsonLine(e); return; }
+    if (this.json) {
+      this.jsonLine(e);
+      return;
+    }
     switch (e.type) {
       case 'start':
-        this.io.err(`training ${e.config.mode} on ${e.ranks.length} worker(s): ${e.ranks.map((r) => `rank ${r.rank} ${r.adapter.description || r.adapter.architecture}`).join('; ')}\n`);
+        this.io.err(
+          `training ${e.config.mode} on ${e.ranks.length} worker(s): ${e.ranks.map((r) => `rank ${r.rank} ${r.adapter.description || r.adapter.architecture}`).join('; ')}\n`,
+        );
         break;
       case 'epoch-start':
-        this.bars = new MultiBar({ format: `epoch ${e.epoch} {bar} {value}/{total} | loss {loss} | {ips} img/s`, hideCursor: true, stream: process.stderr, clearOnComplete: true }, Presets.shades_classic);
+        this.bars = new MultiBar(
+          {
+            format: `epoch ${e.epoch} {bar} {value}/{total} | loss {loss} | {ips} img/s`,
+            hideCursor: true,
+            stream: process.stderr,
+            clearOnComplete: true,
+          },
+          Presets.shades_classic,
+        );
         this.bar = this.bars.create(e.steps, 0, { loss: '-', ips: '-' });
         break;
       case 'step':
@@ -37,8 +60,13 @@ export class TrainOutput {
       case 'epoch':
         this.bars?.stop();
         this.bars = null;
-        this.io.out(`epoch ${e.epoch}: train loss ${e.trainLoss.toFixed(4)} acc ${(100 * e.trainAccuracy).toFixed(1)}% | test loss ${e.testLoss.toFixed(4)} acc ${(100 * e.testAccuracy).toFixed(1)}% (${e.testSamples}) | ${e.imagesPerSec.toFixed(1)} img/s | ${e.seconds.toFixed(1)} s\n`);
-        for (const w of e.workers) this.io.out(`  rank ${w.rank}: memory ${formatBytes(w.memory.allocated)} now, ${formatBytes(w.memory.peak)} peak\n`);
+        this.io.out(
+          `epoch ${e.epoch}: train loss ${e.trainLoss.toFixed(4)} acc ${(100 * e.trainAccuracy).toFixed(1)}% | test loss ${e.testLoss.toFixed(4)} acc ${(100 * e.testAccuracy).toFixed(1)}% (${e.testSamples}) | ${e.imagesPerSec.toFixed(1)} img/s | ${e.seconds.toFixed(1)} s\n`,
+        );
+        for (const w of e.workers)
+          this.io.out(
+            `  rank ${w.rank}: memory ${formatBytes(w.memory.allocated)} now, ${formatBytes(w.memory.peak)} peak\n`,
+          );
         break;
       case 'check':
         break;
@@ -52,13 +80,42 @@ export class TrainOutput {
   private jsonLine(e: TrainEvent): void {
     const line = (o: object) => this.io.out(`${JSON.stringify(o)}\n`);
     if (e.type === 'epoch') {
-      line({ type: 'epoch', epoch: e.epoch, train_loss: e.trainLoss, train_accuracy: e.trainAccuracy, test_loss: e.testLoss, test_accuracy: e.testAccuracy,
-        test_samples: e.testSamples, images_per_s: e.imagesPerSec, seconds: e.seconds, workers: workersJson(e.workers) });
+      line({
+        type: 'epoch',
+        epoch: e.epoch,
+        train_loss: e.trainLoss,
+        train_accuracy: e.trainAccuracy,
+        test_loss: e.testLoss,
+        test_accuracy: e.testAccuracy,
+        test_samples: e.testSamples,
+        images_per_s: e.imagesPerSec,
+        seconds: e.seconds,
+        workers: workersJson(e.workers),
+      });
     } else if (e.type === 'step' && this.logEvery > 0 && (e.step % this.logEvery === 0 || e.step === e.steps - 1)) {
-      line({ type: 'step', epoch: e.epoch, step: e.step, steps: e.steps, loss: e.loss, accuracy: e.accuracy, samples: e.samples,
-        images_per_s: e.imagesPerSec, ms: e.ms, workers: workersJson(e.workers).map((w, i) => ({ ...w, ms: e.workers[i]?.ms, comm_ms: e.workers[i]?.commMs, comm_bytes: e.workers[i]?.commBytes })) });
+      line({
+        type: 'step',
+        epoch: e.epoch,
+        step: e.step,
+        steps: e.steps,
+        loss: e.loss,
+        accuracy: e.accuracy,
+        samples: e.samples,
+        images_per_s: e.imagesPerSec,
+        ms: e.ms,
+        workers: workersJson(e.workers).map((w, i) => ({
+          ...w,
+          ms: e.workers[i]?.ms,
+          comm_ms: e.workers[i]?.commMs,
+          comm_bytes: e.workers[i]?.commBytes,
+        })),
+      });
     } else if (e.type === 'start') {
-      line({ type: 'start', mode: e.config.mode, workers: e.ranks.map((r) => ({ rank: r.rank, adapter: r.adapter, transport: r.transport })) });
+      line({
+        type: 'start',
+        mode: e.config.mode,
+        workers: e.ranks.map((r) => ({ rank: r.rank, adapter: r.adapter, transport: r.transport })),
+      });
     } else if (e.type === 'check') {
       line({ type: 'check', epoch: e.epoch, step: e.step, identical: e.identical });
     } else if (e.type === 'done') {

@@ -3,8 +3,15 @@
 // streaming decoder (strict: header checksums checked), and turn every failure into a typed error.
 import { createTarDecoder, type ParsedTarEntry } from 'modern-tar';
 import {
-  CorruptGzipError, CorruptTarError, DataError, DecompressedTooLargeError, EmptyFileError, type GzipError, NotGzipError,
-  NotTarError, TruncatedGzipError,
+  CorruptGzipError,
+  CorruptTarError,
+  DataError,
+  DecompressedTooLargeError,
+  EmptyFileError,
+  type GzipError,
+  NotGzipError,
+  NotTarError,
+  TruncatedGzipError,
 } from './errors.ts';
 import { gunzipStream } from './gunzip.ts';
 import { forEachChunk, mapStream, peek } from './streams.ts';
@@ -32,7 +39,8 @@ export interface ArchiveReadOptions {
 export function classifyGzipError(e: unknown, source: string, compressedBytes: number): GzipError {
   const msg = e instanceof Error ? e.message : String(e);
   const code = (e as { code?: unknown } | null)?.code;
-  if (code === 'Z_BUF_ERROR' || /unexpected end of file|truncated/i.test(msg)) return new TruncatedGzipError(source, compressedBytes, e);
+  if (code === 'Z_BUF_ERROR' || /unexpected end of file|truncated/i.test(msg))
+    return new TruncatedGzipError(source, compressedBytes, e);
   return new CorruptGzipError(source, compressedBytes, msg.replace(/^The compressed data was not valid: /, ''), e);
 }
 
@@ -46,7 +54,10 @@ function looksLikeTar(head: Uint8Array): boolean {
 }
 
 /** Gunzips `stream` unless it is already a tar; maps every gzip failure to a GzipError. */
-async function tarBytes(stream: ReadableStream<Uint8Array>, opts: ArchiveReadOptions): Promise<ReadableStream<Uint8Array>> {
+async function tarBytes(
+  stream: ReadableStream<Uint8Array>,
+  opts: ArchiveReadOptions,
+): Promise<ReadableStream<Uint8Array>> {
   const { head, stream: whole } = await peek(stream, 512);
   if (head.byteLength === 0) throw new EmptyFileError(opts.source);
   const gzip = head[0] === 0x1f && head[1] === 0x8b;
@@ -72,7 +83,9 @@ async function tarBytes(stream: ReadableStream<Uint8Array>, opts: ArchiveReadOpt
  * NotTarError, CorruptTarError, or whatever `onEntry` throws.
  */
 export async function forEachArchiveEntry(
-  stream: ReadableStream<Uint8Array>, opts: ArchiveReadOptions, onEntry: (entry: ArchiveEntry) => Promise<void>,
+  stream: ReadableStream<Uint8Array>,
+  opts: ArchiveReadOptions,
+  onEntry: (entry: ArchiveEntry) => Promise<void>,
 ): Promise<void> {
   let seen = 0;
   let last = '';
@@ -96,7 +109,12 @@ export async function forEachArchiveEntry(
       const { header, body } = r.value;
       seen++;
       last = header.name.replace(/^(\.\/)+/, '');
-      await onEntry({ name: last, type: header.type ?? 'file', size: header.size, body: mapStream(body, { mapError: tarError }) });
+      await onEntry({
+        name: last,
+        type: header.type ?? 'file',
+        size: header.size,
+        body: mapStream(body, { mapError: tarError }),
+      });
     }
   } catch (e) {
     await reader.cancel(e).catch(() => undefined);

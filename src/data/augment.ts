@@ -55,7 +55,8 @@ export class Augmenter {
     this.padding = opts.padding ?? 4;
     this.crop = opts.crop ?? true;
     this.flip = opts.flip ?? true;
-    if (!Number.isInteger(this.padding) || this.padding < 0 || this.padding > SIDE) throw new RangeError(`padding must be an integer in 0..${SIDE}`);
+    if (!Number.isInteger(this.padding) || this.padding < 0 || this.padding > SIDE)
+      throw new RangeError(`padding must be an integer in 0..${SIDE}`);
   }
 
   /** The next image's parameters (top, left, flip), in that draw order. */
@@ -80,7 +81,8 @@ export class Augmenter {
  * `src` with `padding` zero pixels on every side.
  */
 export function cropFlip(src: Uint8Array, dst: Uint8Array, d: AugmentDraw, padding = 4): void {
-  if (src.byteLength < IMAGE_BYTES || dst.byteLength < IMAGE_BYTES) throw new RangeError('cropFlip: images are 3072 bytes');
+  if (src.byteLength < IMAGE_BYTES || dst.byteLength < IMAGE_BYTES)
+    throw new RangeError('cropFlip: images are 3072 bytes');
   const dy = d.top - padding;
   const dx = d.left - padding;
   for (let c = 0; c < 3; c++) {

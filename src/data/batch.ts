@@ -22,7 +22,8 @@ export function batch(shard: Shard, positions: ArrayLike<number>, augment?: Augm
   const labels = new Int32Array(b);
   for (let i = 0; i < b; i++) {
     const p = positions[i] ?? -1;
-    if (!Number.isInteger(p) || p < 0 || p >= n) throw new RangeError(`batch: position ${p} (batch item ${i}) is outside the shard's ${n} positions`);
+    if (!Number.isInteger(p) || p < 0 || p >= n)
+      throw new RangeError(`batch: position ${p} (batch item ${i}) is outside the shard's ${n} positions`);
     const src = shard.images.subarray(p * IMAGE_BYTES, (p + 1) * IMAGE_BYTES);
     const dst = images.subarray(i * IMAGE_BYTES, (i + 1) * IMAGE_BYTES);
     if (augment) augment.apply(src, dst);

@@ -17,14 +17,31 @@ export const NUM_CLASSES = 10;
 /** The directory every member of cifar-10-binary.tar.gz lives in. */
 export const ARCHIVE_DIR = 'cifar-10-batches-bin';
 /** Training files, in dataset order (torchvision concatenates them in this order). */
-export const TRAIN_FILES = ['data_batch_1.bin', 'data_batch_2.bin', 'data_batch_3.bin', 'data_batch_4.bin', 'data_batch_5.bin'] as const;
+export const TRAIN_FILES = [
+  'data_batch_1.bin',
+  'data_batch_2.bin',
+  'data_batch_3.bin',
+  'data_batch_4.bin',
+  'data_batch_5.bin',
+] as const;
 export const TEST_FILE = 'test_batch.bin';
 export const META_FILE = 'batches.meta.txt';
 export type CifarBinFile = (typeof TRAIN_FILES)[number] | typeof TEST_FILE;
 export type CifarFile = CifarBinFile | typeof META_FILE;
 
 /** The class names batches.meta.txt lists, in label order. */
-export const CIFAR10_CLASSES: readonly string[] = ['airplane', 'automobile', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck'];
+export const CIFAR10_CLASSES: readonly string[] = [
+  'airplane',
+  'automobile',
+  'bird',
+  'cat',
+  'deer',
+  'dog',
+  'frog',
+  'horse',
+  'ship',
+  'truck',
+];
 
 /** Which split a .bin file belongs to. */
 export function splitOfFile(file: CifarBinFile): 'train' | 'test' {
@@ -101,15 +118,20 @@ export const MAX_META_BYTES = 64 * 1024;
 
 /** Parses batches.meta.txt: one class name per line, blank lines ignored; exactly 10 names. */
 export function parseMeta(bytes: Uint8Array, file = META_FILE): string[] {
-  if (bytes.byteLength > MAX_META_BYTES) throw new MetaError(file, `${bytes.byteLength} bytes is too large for a list of class names`);
+  if (bytes.byteLength > MAX_META_BYTES)
+    throw new MetaError(file, `${bytes.byteLength} bytes is too large for a list of class names`);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new MetaError(file, 'not valid UTF-8 text');
   }
-  const names = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0);
-  if (names.length !== NUM_CLASSES) throw new MetaError(file, `lists ${names.length} class names, expected ${NUM_CLASSES}`);
+  const names = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
+  if (names.length !== NUM_CLASSES)
+    throw new MetaError(file, `lists ${names.length} class names, expected ${NUM_CLASSES}`);
   return names;
 }
 

@@ -50,8 +50,12 @@ export class DatasetWriter {
   /** Problems that did not fail the import (e.g. old chunks that could not be deleted). */
   readonly warnings: string[] = [];
 
-  constructor(private readonly store: DatasetStore, readonly name: string) {
-    if (!DATASET_NAME.test(name)) throw new RangeError(`dataset name '${name}' must be 1-64 letters, digits, '-' or '_'`);
+  constructor(
+    private readonly store: DatasetStore,
+    readonly name: string,
+  ) {
+    if (!DATASET_NAME.test(name))
+      throw new RangeError(`dataset name '${name}' must be 1-64 letters, digits, '-' or '_'`);
   }
 
   /** Chunks written / found already stored, and bytes written. */
@@ -106,7 +110,9 @@ export class DatasetWriter {
       if (dead.length > 0) await this.store.deleteChunks(dead);
       deletedChunks = dead.length;
     } catch (e) {
-      this.warnings.push(`could not delete the previous version's chunks (they will be collected by the next import): ${describe(e)}`);
+      this.warnings.push(
+        `could not delete the previous version's chunks (they will be collected by the next import): ${describe(e)}`,
+      );
     }
     return { manifest, unchanged: false, deletedChunks };
   }

@@ -10,7 +10,10 @@ import type { DatasetManifest, DatasetStore, Split } from './store.ts';
 export class Dataset {
   private readonly indices: Record<Split, ChunkIndex>;
 
-  constructor(readonly store: DatasetStore, readonly manifest: DatasetManifest) {
+  constructor(
+    readonly store: DatasetStore,
+    readonly manifest: DatasetManifest,
+  ) {
     this.indices = { train: new ChunkIndex(manifest.splits.train), test: new ChunkIndex(manifest.splits.test) };
   }
 
@@ -34,11 +37,15 @@ export class Dataset {
    */
   async readChunk(split: Split, i: number): Promise<Uint8Array> {
     const info = this.manifest.splits[split].chunks[i];
-    if (!info) throw new RangeError(`dataset '${this.name}': ${split} has ${this.manifest.splits[split].chunks.length} chunks, no chunk ${i}`);
+    if (!info)
+      throw new RangeError(
+        `dataset '${this.name}': ${split} has ${this.manifest.splits[split].chunks.length} chunks, no chunk ${i}`,
+      );
     const bytes = await this.store.getChunk(info.sha256);
     if (!bytes) throw new ChecksumMismatchError(this.name, split, i, info.sha256, 'missing');
     const actual = await sha256Hex(bytes);
-    if (actual !== info.sha256 || bytes.byteLength !== info.bytes) throw new ChecksumMismatchError(this.name, split, i, info.sha256, actual);
+    if (actual !== info.sha256 || bytes.byteLength !== info.bytes)
+      throw new ChecksumMismatchError(this.name, split, i, info.sha256, actual);
     return bytes;
   }
 

@@ -34,21 +34,29 @@ export function gunzipStream(input: ReadableStream<Uint8Array>): ReadableStream<
     return p;
   };
 
-  return new ReadableStream<Uint8Array>({
-    async pull(ctrl) {
-      reading ??= quiet(output.read());
-      for (;;) {
-        if (!inputDone) feeding ??= quiet(feed().finally(() => { feeding = undefined; }));
-        const next = feeding ? await Promise.race([reading, feeding]) : await reading;
-        if (next === 'fed') continue;
-        reading = undefined;
-        if (next.done) return ctrl.close();
-        return ctrl.enqueue(next.value);
-      }
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(ctrl) {
+        reading ??= quiet(output.read());
+        for (;;) {
+          if (!inputDone)
+            feeding ??= quiet(
+              feed().finally(() => {
+                feeding = undefined;
+              }),
+            );
+          const next = feeding ? await Promise.race([reading, feeding]) : await reading;
+          if (next === 'fed') continue;
+          reading = undefined;
+          if (next.done) return ctrl.close();
+          return ctrl.enqueue(next.value);
+        }
+      },
+      async cancel(reason) {
+        await source.cancel(reason).catch(() => undefined);
+        await output.cancel(reason).catch(() => undefined);
+      },
     },
-    async cancel(reason) {
-      await source.cancel(reason).catch(() => undefined);
-      await output.cancel(reason).catch(() => undefined);
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }

@@ -20,22 +20,25 @@ export function fileStream(path: string, pieceBytes = 1 << 20): ReadableStream<U
     fh = undefined;
     await h?.close();
   };
-  return new ReadableStream<Uint8Array>({
-    async start() {
-      fh = await open(path, 'r');
+  return new ReadableStream<Uint8Array>(
+    {
+      async start() {
+        fh = await open(path, 'r');
+      },
+      async pull(ctrl) {
+        if (!fh) return ctrl.close();
+        const buf = new Uint8Array(pieceBytes);
+        const { bytesRead } = await fh.read(buf, 0, pieceBytes, null);
+        if (bytesRead === 0) {
+          await close();
+          return ctrl.close();
+        }
+        ctrl.enqueue(bytesRead === pieceBytes ? buf : buf.slice(0, bytesRead));
+      },
+      cancel: close,
     },
-    async pull(ctrl) {
-      if (!fh) return ctrl.close();
-      const buf = new Uint8Array(pieceBytes);
-      const { bytesRead } = await fh.read(buf, 0, pieceBytes, null);
-      if (bytesRead === 0) {
-        await close();
-        return ctrl.close();
-      }
-      ctrl.enqueue(bytesRead === pieceBytes ? buf : buf.slice(0, bytesRead));
-    },
-    cancel: close,
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }
 
 /** A file as a ByteSource (name = its base name). */
@@ -48,7 +51,11 @@ export async function fileSource(path: string): Promise<ByteSource> {
  * Imports from `path`: a .tar.gz/.tar archive, or a directory of .bin files (the rules of
  * importFiles: at least one data_batch file; other files ignored).
  */
-export async function importFromPath(path: string, store: DatasetStore, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importFromPath(
+  path: string,
+  store: DatasetStore,
+  opts: ImportOptions = {},
+): Promise<ImportResult> {
   let st;
   try {
     st = await stat(path);
@@ -58,8 +65,17 @@ export async function importFromPath(path: string, store: DatasetStore, opts: Im
   if (st.isDirectory()) {
     let dir = path;
     const inner = join(path, ARCHIVE_DIR);
-    if (await stat(inner).then((s) => s.isDirectory(), () => false)) dir = inner;
-    const names = (await readdir(dir, { withFileTypes: true })).filter((d) => d.isFile()).map((d) => d.name).sort();
+    if (
+      await stat(inner).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    )
+      dir = inner;
+    const names = (await readdir(dir, { withFileTypes: true }))
+      .filter((d) => d.isFile())
+      .map((d) => d.name)
+      .sort();
     const sources = await Promise.all(names.map((n) => fileSource(join(dir, n))));
     return importFiles(sources, store, { sourceName: dir, ...opts });
   }

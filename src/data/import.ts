@@ -5,10 +5,22 @@
 import { ARCHIVE_DIR, META_FILE, cifarFileOf } from './cifar.ts';
 import { forEachArchiveEntry, skipEntry } from './archive.ts';
 import { DatasetWriter } from './dataset-writer.ts';
-import { ArchiveContentsError, HttpStatusError, ImportAbortedError, NetworkError, SourceReadError, StorageQuotaError } from './errors.ts';
+import {
+  ArchiveContentsError,
+  HttpStatusError,
+  ImportAbortedError,
+  NetworkError,
+  SourceReadError,
+  StorageQuotaError,
+} from './errors.ts';
 import { CifarIngest, type Completeness } from './ingest.ts';
 import {
-  DEFAULT_DATASET, DEFAULT_MAX_DECOMPRESSED, type ByteSource, type ImportOptions, type ImportPhase, type ImportResult,
+  DEFAULT_DATASET,
+  DEFAULT_MAX_DECOMPRESSED,
+  type ByteSource,
+  type ImportOptions,
+  type ImportPhase,
+  type ImportResult,
 } from './import-types.ts';
 import { DEFAULT_RECORDS_PER_CHUNK } from './records.ts';
 import type { DatasetSource, DatasetStore } from './store.ts';
@@ -20,14 +32,26 @@ class Progress {
   file: string | undefined;
   ingest: CifarIngest | undefined;
 
-  constructor(private readonly opts: ImportOptions, readonly totalBytes: number | undefined) {}
+  constructor(
+    private readonly opts: ImportOptions,
+    readonly totalBytes: number | undefined,
+  ) {}
 
   report(phase: ImportPhase): void {
-    this.opts.onProgress?.({ phase, bytesRead: this.bytesRead, totalBytes: this.totalBytes, file: this.file, records: this.ingest?.records ?? 0 });
+    this.opts.onProgress?.({
+      phase,
+      bytesRead: this.bytesRead,
+      totalBytes: this.totalBytes,
+      file: this.file,
+      records: this.ingest?.records ?? 0,
+    });
   }
 
   /** Wraps a source stream: counts and reports bytes, maps its failures, honours the signal. */
-  guard(stream: ReadableStream<Uint8Array>, mapError: (e: unknown, bytesRead: number) => unknown): ReadableStream<Uint8Array> {
+  guard(
+    stream: ReadableStream<Uint8Array>,
+    mapError: (e: unknown, bytesRead: number) => unknown,
+  ): ReadableStream<Uint8Array> {
     return mapStream(stream, {
       signal: this.opts.signal,
       onChunk: (c) => {
@@ -42,7 +66,11 @@ class Progress {
 type Body = (ingest: CifarIngest, progress: Progress) => Promise<void>;
 
 async function runImport(
-  store: DatasetStore, opts: ImportOptions, source: Omit<DatasetSource, 'ignored'>, need: Completeness, body: Body,
+  store: DatasetStore,
+  opts: ImportOptions,
+  source: Omit<DatasetSource, 'ignored'>,
+  need: Completeness,
+  body: Body,
   unused?: ReadableStream<Uint8Array>,
 ): Promise<ImportResult> {
   const progress = new Progress(opts, opts.totalBytes);
@@ -59,7 +87,11 @@ async function runImport(
       throw e;
     }
     const ingest = new CifarIngest(
-      writer, opts.sourceName ?? source.description, opts.recordsPerChunk ?? DEFAULT_RECORDS_PER_CHUNK, () => progress.report('reading'), opts.recordsPerFile,
+      writer,
+      opts.sourceName ?? source.description,
+      opts.recordsPerChunk ?? DEFAULT_RECORDS_PER_CHUNK,
+      () => progress.report('reading'),
+      opts.recordsPerFile,
     );
     progress.ingest = ingest;
     try {
@@ -73,8 +105,14 @@ async function runImport(
       progress.report('done');
       const s = writer.stats;
       return {
-        manifest: commit.manifest, unchanged: commit.unchanged, ignored: ingest.ignored, persisted,
-        chunksWritten: s.written, chunksReused: s.reused, bytesWritten: s.bytesWritten, warnings: writer.warnings,
+        manifest: commit.manifest,
+        unchanged: commit.unchanged,
+        ignored: ingest.ignored,
+        persisted,
+        chunksWritten: s.written,
+        chunksReused: s.reused,
+        bytesWritten: s.bytesWritten,
+        warnings: writer.warnings,
       };
     } catch (e) {
       await writer.abort();
@@ -95,25 +133,35 @@ function memberFile(path: string): ReturnType<typeof cifarFileOf> {
   return path.startsWith(prefix) ? cifarFileOf(path.slice(prefix.length)) : undefined;
 }
 
-async function archiveBody(stream: ReadableStream<Uint8Array>, opts: ImportOptions, sourceName: string, progress: Progress, ingest: CifarIngest): Promise<void> {
-  await forEachArchiveEntry(stream, {
-    source: sourceName,
-    maxDecompressedBytes: opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED,
-    compressedBytes: () => progress.bytesRead,
-  }, async (entry) => {
-    const file = memberFile(entry.name);
-    if (file === undefined) {
-      if (entry.type !== 'directory') ingest.ignore(entry.name);
-      return skipEntry(entry);
-    }
-    if (entry.type !== 'file') {
-      await skipEntry(entry);
-      throw new ArchiveContentsError(sourceName, [file], `${entry.name} is a ${entry.type}, not a regular file`);
-    }
-    progress.file = entry.name;
-    if (file === META_FILE) return ingest.addMeta(entry.name, entry.body);
-    return ingest.addBin(file, entry.name, entry.body, entry.size);
-  });
+async function archiveBody(
+  stream: ReadableStream<Uint8Array>,
+  opts: ImportOptions,
+  sourceName: string,
+  progress: Progress,
+  ingest: CifarIngest,
+): Promise<void> {
+  await forEachArchiveEntry(
+    stream,
+    {
+      source: sourceName,
+      maxDecompressedBytes: opts.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED,
+      compressedBytes: () => progress.bytesRead,
+    },
+    async (entry) => {
+      const file = memberFile(entry.name);
+      if (file === undefined) {
+        if (entry.type !== 'directory') ingest.ignore(entry.name);
+        return skipEntry(entry);
+      }
+      if (entry.type !== 'file') {
+        await skipEntry(entry);
+        throw new ArchiveContentsError(sourceName, [file], `${entry.name} is a ${entry.type}, not a regular file`);
+      }
+      progress.file = entry.name;
+      if (file === META_FILE) return ingest.addMeta(entry.name, entry.body);
+      return ingest.addBin(file, entry.name, entry.body, entry.size);
+    },
+  );
 }
 
 /**
@@ -121,12 +169,23 @@ async function archiveBody(stream: ReadableStream<Uint8Array>, opts: ImportOptio
  * cifar-10-batches-bin/{data_batch_1..5.bin, test_batch.bin, batches.meta.txt}, each once; other
  * entries are ignored and listed in the result.
  */
-export async function importArchive(stream: ReadableStream<Uint8Array>, store: DatasetStore, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importArchive(
+  stream: ReadableStream<Uint8Array>,
+  store: DatasetStore,
+  opts: ImportOptions = {},
+): Promise<ImportResult> {
   const sourceName = opts.sourceName ?? 'cifar-10-binary.tar.gz';
-  return runImport(store, opts, { kind: 'archive', description: sourceName }, 'archive', (ingest, progress) => {
-    const guarded = progress.guard(stream, (e, n) => new SourceReadError(sourceName, n, e));
-    return archiveBody(guarded, opts, sourceName, progress, ingest);
-  }, stream);
+  return runImport(
+    store,
+    opts,
+    { kind: 'archive', description: sourceName },
+    'archive',
+    (ingest, progress) => {
+      const guarded = progress.guard(stream, (e, n) => new SourceReadError(sourceName, n, e));
+      return archiveBody(guarded, opts, sourceName, progress, ingest);
+    },
+    stream,
+  );
 }
 
 /**
@@ -149,11 +208,22 @@ export async function importFromUrl(url: string, store: DatasetStore, opts: Impo
   if (!body) throw new NetworkError(url, 0, new Error('the response has no body'));
   const length = Number(res.headers.get('content-length') ?? NaN);
   const sourceName = opts.sourceName ?? url;
-  const withTotal: ImportOptions = { ...opts, sourceName, totalBytes: opts.totalBytes ?? (Number.isFinite(length) ? length : undefined) };
-  return runImport(store, withTotal, { kind: 'url', description: url }, 'archive', (ingest, progress) => {
-    const guarded = progress.guard(body, (e, n) => new NetworkError(url, n, e));
-    return archiveBody(guarded, withTotal, sourceName, progress, ingest);
-  }, body);
+  const withTotal: ImportOptions = {
+    ...opts,
+    sourceName,
+    totalBytes: opts.totalBytes ?? (Number.isFinite(length) ? length : undefined),
+  };
+  return runImport(
+    store,
+    withTotal,
+    { kind: 'url', description: url },
+    'archive',
+    (ingest, progress) => {
+      const guarded = progress.guard(body, (e, n) => new NetworkError(url, n, e));
+      return archiveBody(guarded, withTotal, sourceName, progress, ingest);
+    },
+    body,
+  );
 }
 
 /**
@@ -162,7 +232,11 @@ export async function importFromUrl(url: string, store: DatasetStore, opts: Impo
  * CIFAR-10's); training files are ordered data_batch_1..5 whatever the order given. Files with other
  * names are ignored and listed in the result; a name given twice is an error.
  */
-export async function importFiles(files: readonly ByteSource[], store: DatasetStore, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importFiles(
+  files: readonly ByteSource[],
+  store: DatasetStore,
+  opts: ImportOptions = {},
+): Promise<ImportResult> {
   const names = files.map((f) => f.name).join(', ');
   const description = opts.sourceName ?? `files: ${names}`;
   const sizes = files.map((f) => f.size);

@@ -13,8 +13,15 @@ export { DEFAULT_DATASET, DEFAULT_MAX_DECOMPRESSED } from './import-types.ts';
 export { importArchive, importFiles, importFromUrl } from './import.ts';
 export { DEFAULT_RECORDS_PER_CHUNK } from './records.ts';
 export {
-  SYNTHETIC_CLASSES, SYNTHETIC_DATASET, SYNTHETIC_DEFAULTS, bytesSource, generateRecords, generateSynthetic, importSynthetic,
-  syntheticSources, type SyntheticOptions,
+  SYNTHETIC_CLASSES,
+  SYNTHETIC_DATASET,
+  SYNTHETIC_DEFAULTS,
+  bytesSource,
+  generateRecords,
+  generateSynthetic,
+  importSynthetic,
+  syntheticSources,
+  type SyntheticOptions,
 } from './synthetic.ts';
 export { loadShard, shardSize, type LoadShardOptions, type Shard } from './shard.ts';
 export { batch, batchPositions, type Batch } from './batch.ts';

@@ -2,7 +2,14 @@
 // validate and chunk their records into the DatasetWriter, remember the class names, and build the
 // manifest draft with the training files in dataset order. Checks names, duplicates and counts.
 import {
-  CIFAR10_CLASSES, MAX_META_BYTES, META_FILE, RECORD_BYTES, TEST_FILE, TRAIN_FILES, checkFileLength, parseMeta,
+  CIFAR10_CLASSES,
+  MAX_META_BYTES,
+  META_FILE,
+  RECORD_BYTES,
+  TEST_FILE,
+  TRAIN_FILES,
+  checkFileLength,
+  parseMeta,
   type CifarBinFile,
 } from './cifar.ts';
 import type { DatasetWriter } from './dataset-writer.ts';
@@ -43,7 +50,12 @@ export class CifarIngest {
 
   private claim(file: string, path: string): void {
     const before = this.seen.get(file);
-    if (before !== undefined) throw new ArchiveContentsError(this.source, [], `${file} appears twice (${before} and ${path}); refusing to guess which one is right`);
+    if (before !== undefined)
+      throw new ArchiveContentsError(
+        this.source,
+        [],
+        `${file} appears twice (${before} and ${path}); refusing to guess which one is right`,
+      );
     this.seen.set(file, path);
   }
 
@@ -71,7 +83,8 @@ export class CifarIngest {
   }
 
   private checkCount(records: number, path: string): void {
-    if (this.recordsPerFile !== undefined && records !== this.recordsPerFile) throw new RecordCountError(path, records, this.recordsPerFile);
+    if (this.recordsPerFile !== undefined && records !== this.recordsPerFile)
+      throw new RecordCountError(path, records, this.recordsPerFile);
   }
 
   /** Reads batches.meta.txt (exactly 10 class names). */
@@ -90,22 +103,38 @@ export class CifarIngest {
   draft(name: string, source: Omit<DatasetSource, 'ignored'>, need: Completeness): ManifestDraft {
     const required = need === 'archive' ? [...TRAIN_FILES, TEST_FILE, META_FILE] : [];
     const missing = required.filter((f) => !this.seen.has(f));
-    const ignoredNote = this.ignored.length > 0 ? `; ignored: ${this.ignored.slice(0, 8).join(', ')}${this.ignored.length > 8 ? ', ...' : ''}` : '';
+    const ignoredNote =
+      this.ignored.length > 0
+        ? `; ignored: ${this.ignored.slice(0, 8).join(', ')}${this.ignored.length > 8 ? ', ...' : ''}`
+        : '';
     if (missing.length > 0) {
-      throw new ArchiveContentsError(this.source, missing,
-        `not the CIFAR-10 binary archive: missing ${missing.map((f) => `cifar-10-batches-bin/${f}`).join(', ')}${ignoredNote}`);
+      throw new ArchiveContentsError(
+        this.source,
+        missing,
+        `not the CIFAR-10 binary archive: missing ${missing.map((f) => `cifar-10-batches-bin/${f}`).join(', ')}${ignoredNote}`,
+      );
     }
     const trainFiles = TRAIN_FILES.filter((f) => this.files.has(f));
     if (trainFiles.length === 0) {
-      throw new ArchiveContentsError(this.source, [...TRAIN_FILES], `no training file: give at least one of data_batch_1.bin .. data_batch_5.bin${ignoredNote}`);
+      throw new ArchiveContentsError(
+        this.source,
+        [...TRAIN_FILES],
+        `no training file: give at least one of data_batch_1.bin .. data_batch_5.bin${ignoredNote}`,
+      );
     }
     const split = (files: readonly CifarBinFile[]): SplitInfo => {
       const parts = files.map((f) => this.files.get(f)).filter((p): p is FileResult => p !== undefined);
-      return { files: [...files], records: parts.reduce((a, p) => a + p.records, 0), chunks: parts.flatMap((p) => p.chunks) };
+      return {
+        files: [...files],
+        records: parts.reduce((a, p) => a + p.records, 0),
+        chunks: parts.flatMap((p) => p.chunks),
+      };
     };
-    const testFiles = this.files.has(TEST_FILE) ? [TEST_FILE] as const : [];
+    const testFiles = this.files.has(TEST_FILE) ? ([TEST_FILE] as const) : [];
     return {
-      format: 1, name, recordBytes: RECORD_BYTES,
+      format: 1,
+      name,
+      recordBytes: RECORD_BYTES,
       classes: this.classes ?? [...CIFAR10_CLASSES],
       source: { ...source, ignored: [...this.ignored] },
       splits: { train: split(trainFiles), test: split(testFiles) },

@@ -19,8 +19,12 @@ export async function computeVersion(m: ManifestDraft | DatasetManifest): Promis
     chunks: s.chunks.map((c) => [c.sha256, c.records, c.bytes, c.file]),
   });
   const canonical = JSON.stringify({
-    format: m.format, name: m.name, recordBytes: m.recordBytes, classes: [...m.classes],
-    train: split(m.splits.train), test: split(m.splits.test),
+    format: m.format,
+    name: m.name,
+    recordBytes: m.recordBytes,
+    classes: [...m.classes],
+    train: split(m.splits.train),
+    test: split(m.splits.test),
   });
   return sha256Hex(new TextEncoder().encode(canonical));
 }
@@ -35,7 +39,8 @@ function parseChunk(v: unknown, where: string, name: string): ChunkInfo {
   if (!isObj(v) || !isHex(v.sha256) || !isCount(v.records) || !isCount(v.bytes) || typeof v.file !== 'string') {
     throw new ManifestError(name, `${where} is not {sha256, records, bytes, file}`);
   }
-  if (v.records === 0 || v.bytes !== v.records * RECORD_BYTES) throw new ManifestError(name, `${where}: ${v.bytes} bytes for ${v.records} records`);
+  if (v.records === 0 || v.bytes !== v.records * RECORD_BYTES)
+    throw new ManifestError(name, `${where}: ${v.bytes} bytes for ${v.records} records`);
   return { sha256: v.sha256, records: v.records, bytes: v.bytes, file: v.file };
 }
 
@@ -45,7 +50,8 @@ function parseSplit(v: unknown, split: Split, name: string): SplitInfo {
   }
   const chunks = v.chunks.map((c, i) => parseChunk(c, `splits.${split}.chunks[${i}]`, name));
   const sum = chunks.reduce((a, c) => a + c.records, 0);
-  if (sum !== v.records) throw new ManifestError(name, `splits.${split} says ${v.records} records but its chunks hold ${sum}`);
+  if (sum !== v.records)
+    throw new ManifestError(name, `splits.${split} says ${v.records} records but its chunks hold ${sum}`);
   const files = v.files.map((f) => {
     if (typeof f !== 'string') throw new ManifestError(name, `splits.${split}.files holds a non-string`);
     return f;
@@ -58,23 +64,44 @@ export async function parseManifest(raw: unknown, name: string): Promise<Dataset
   if (!isObj(raw)) throw new ManifestError(name, 'not an object');
   if (raw.format !== 1) throw new ManifestError(name, `unknown format ${String(raw.format)}`);
   if (raw.name !== name) throw new ManifestError(name, `names dataset '${String(raw.name)}'`);
-  if (raw.recordBytes !== RECORD_BYTES) throw new ManifestError(name, `record size ${String(raw.recordBytes)}, expected ${RECORD_BYTES}`);
-  if (typeof raw.version !== 'string' || typeof raw.created !== 'string') throw new ManifestError(name, 'version or created missing');
-  if (!Array.isArray(raw.classes) || !raw.classes.every((c) => typeof c === 'string')) throw new ManifestError(name, 'classes is not a list of names');
+  if (raw.recordBytes !== RECORD_BYTES)
+    throw new ManifestError(name, `record size ${String(raw.recordBytes)}, expected ${RECORD_BYTES}`);
+  if (typeof raw.version !== 'string' || typeof raw.created !== 'string')
+    throw new ManifestError(name, 'version or created missing');
+  if (!Array.isArray(raw.classes) || !raw.classes.every((c) => typeof c === 'string'))
+    throw new ManifestError(name, 'classes is not a list of names');
   const src = raw.source;
-  if (!isObj(src) || typeof src.kind !== 'string' || typeof src.description !== 'string' || !Array.isArray(src.ignored)) {
+  if (
+    !isObj(src) ||
+    typeof src.kind !== 'string' ||
+    typeof src.description !== 'string' ||
+    !Array.isArray(src.ignored)
+  ) {
     throw new ManifestError(name, 'source is not {kind, description, ignored}');
   }
   if (!isObj(raw.splits)) throw new ManifestError(name, 'splits missing');
   const rawSplits = raw.splits;
   const [train, test] = SPLITS.map((s) => parseSplit(rawSplits[s], s, name)) as [SplitInfo, SplitInfo];
   const m: DatasetManifest = {
-    format: 1, name, version: raw.version, created: raw.created,
-    source: { kind: src.kind as DatasetManifest['source']['kind'], description: src.description, ignored: src.ignored.map(String) },
-    recordBytes: RECORD_BYTES, classes: raw.classes, splits: { train, test },
+    format: 1,
+    name,
+    version: raw.version,
+    created: raw.created,
+    source: {
+      kind: src.kind as DatasetManifest['source']['kind'],
+      description: src.description,
+      ignored: src.ignored.map(String),
+    },
+    recordBytes: RECORD_BYTES,
+    classes: raw.classes,
+    splits: { train, test },
   };
   const expected = await computeVersion(m);
-  if (expected !== m.version) throw new ManifestError(name, `version ${m.version.slice(0, 16)}... does not match its content (${expected.slice(0, 16)}...)`);
+  if (expected !== m.version)
+    throw new ManifestError(
+      name,
+      `version ${m.version.slice(0, 16)}... does not match its content (${expected.slice(0, 16)}...)`,
+    );
   return m;
 }
 
@@ -85,7 +112,9 @@ export class ChunkIndex {
 
   constructor(readonly info: SplitInfo) {
     this.starts = new Float64Array(info.chunks.length + 1);
-    info.chunks.forEach((c, i) => { this.starts[i + 1] = (this.starts[i] ?? 0) + c.records; });
+    info.chunks.forEach((c, i) => {
+      this.starts[i + 1] = (this.starts[i] ?? 0) + c.records;
+    });
   }
 
   get records(): number {

@@ -16,8 +16,10 @@ const PLANE = IMAGE_BYTES / 3;
  * after each step reproduces float32 arithmetic.)
  */
 export function normalize(bytes: Uint8Array, out: Float32Array = new Float32Array(bytes.byteLength)): Float32Array {
-  if (bytes.byteLength % IMAGE_BYTES !== 0) throw new RangeError(`normalize: ${bytes.byteLength} bytes is not a whole number of ${IMAGE_BYTES}-byte images`);
-  if (out.length < bytes.byteLength) throw new RangeError(`normalize: output holds ${out.length} values, need ${bytes.byteLength}`);
+  if (bytes.byteLength % IMAGE_BYTES !== 0)
+    throw new RangeError(`normalize: ${bytes.byteLength} bytes is not a whole number of ${IMAGE_BYTES}-byte images`);
+  if (out.length < bytes.byteLength)
+    throw new RangeError(`normalize: output holds ${out.length} values, need ${bytes.byteLength}`);
   const f = Math.fround;
   const tables = [0, 1, 2].map((c) => {
     const mean = f(CIFAR10_MEAN[c] ?? 0);

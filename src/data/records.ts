@@ -16,8 +16,13 @@ export class RecordChunker {
   /** Records already handed to the sink. */
   private done = 0;
 
-  constructor(private readonly file: string, private readonly recordsPerChunk: number, private readonly sink: ChunkSink) {
-    if (!Number.isSafeInteger(recordsPerChunk) || recordsPerChunk < 1) throw new RangeError(`recordsPerChunk must be a positive integer (got ${recordsPerChunk})`);
+  constructor(
+    private readonly file: string,
+    private readonly recordsPerChunk: number,
+    private readonly sink: ChunkSink,
+  ) {
+    if (!Number.isSafeInteger(recordsPerChunk) || recordsPerChunk < 1)
+      throw new RangeError(`recordsPerChunk must be a positive integer (got ${recordsPerChunk})`);
     this.buf = new Uint8Array(recordsPerChunk * RECORD_BYTES);
   }
 

@@ -30,7 +30,12 @@ export function shardSize(shard: Shard): number {
  * Loads records `indices` of `split`. Throws RangeError for an index outside the split (naming the
  * position), ChecksumMismatchError for a corrupt chunk.
  */
-export async function loadShard(dataset: Dataset, split: Split, indices: Int32Array, opts: LoadShardOptions = {}): Promise<Shard> {
+export async function loadShard(
+  dataset: Dataset,
+  split: Split,
+  indices: Int32Array,
+  opts: LoadShardOptions = {},
+): Promise<Shard> {
   const n = indices.length;
   const index = dataset.index(split);
   const chunkCount = dataset.manifest.splits[split].chunks.length;
@@ -40,7 +45,9 @@ export async function loadShard(dataset: Dataset, split: Split, indices: Int32Ar
   for (let p = 0; p < n; p++) {
     const d = indices[p] ?? -1;
     if (!Number.isInteger(d) || d < 0 || d >= index.records) {
-      throw new RangeError(`loadShard: position ${p} asks for ${split} record ${d}, but '${dataset.name}' ${split} has ${index.records} records`);
+      throw new RangeError(
+        `loadShard: position ${p} asks for ${split} record ${d}, but '${dataset.name}' ${split} has ${index.records} records`,
+      );
     }
     const c = index.chunkOf(d);
     chunkOf[p] = c;

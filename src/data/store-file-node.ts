@@ -101,7 +101,12 @@ export class FileDatasetStore implements DatasetStore {
 
   async putManifest(manifest: DatasetManifest): Promise<void> {
     const bytes = new TextEncoder().encode(`${JSON.stringify(manifest, null, 1)}\n`);
-    await this.atomicWrite(this.manifestPath(manifest.name), this.manifests, bytes, `writing manifest '${manifest.name}'`);
+    await this.atomicWrite(
+      this.manifestPath(manifest.name),
+      this.manifests,
+      bytes,
+      `writing manifest '${manifest.name}'`,
+    );
   }
 
   async deleteManifest(name: string): Promise<void> {
@@ -136,7 +141,10 @@ export class FileDatasetStore implements DatasetStore {
   }
 
   async listChunks(): Promise<string[]> {
-    return (await readdir(this.chunks)).filter((f) => f.endsWith('.bin')).map((f) => f.slice(0, -4)).filter((k) => HEX.test(k));
+    return (await readdir(this.chunks))
+      .filter((f) => f.endsWith('.bin'))
+      .map((f) => f.slice(0, -4))
+      .filter((k) => HEX.test(k));
   }
 
   /** Path of a chunk's file (for tools and tests). */

@@ -45,7 +45,10 @@ export class IdbDatasetStore implements DatasetStore {
   readonly where: string;
   private readonly kv: UseStore;
 
-  constructor(readonly database = IDB_DATABASE, readonly objectStore = IDB_OBJECT_STORE) {
+  constructor(
+    readonly database = IDB_DATABASE,
+    readonly objectStore = IDB_OBJECT_STORE,
+  ) {
     this.kv = createStore(database, objectStore);
     this.where = `IndexedDB ${database}/${objectStore}`;
   }
@@ -64,7 +67,9 @@ export class IdbDatasetStore implements DatasetStore {
   }
 
   async listManifests(): Promise<unknown[]> {
-    const ks = (await this.call('listing keys', () => keys<IDBValidKey>(this.kv))).filter((k): k is string => typeof k === 'string' && k.startsWith(MANIFEST));
+    const ks = (await this.call('listing keys', () => keys<IDBValidKey>(this.kv))).filter(
+      (k): k is string => typeof k === 'string' && k.startsWith(MANIFEST),
+    );
     const values = await this.call('reading manifests', () => getMany<unknown>(ks, this.kv));
     return values.filter((v) => v !== undefined);
   }
@@ -88,7 +93,12 @@ export class IdbDatasetStore implements DatasetStore {
   async putChunk(sha256: string, bytes: Uint8Array): Promise<void> {
     // Structured clone copies a view's whole buffer: store an exact-size copy.
     const exact = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-    await this.write(`writing chunk ${sha256.slice(0, 16)}... (${bytes.byteLength} bytes)`, CHUNK + sha256, exact, bytes.byteLength);
+    await this.write(
+      `writing chunk ${sha256.slice(0, 16)}... (${bytes.byteLength} bytes)`,
+      CHUNK + sha256,
+      exact,
+      bytes.byteLength,
+    );
   }
 
   private async write(what: string, key: string, value: unknown, bytes: number): Promise<void> {
@@ -104,12 +114,19 @@ export class IdbDatasetStore implements DatasetStore {
   }
 
   deleteChunks(sha256s: readonly string[]): Promise<void> {
-    return this.call('deleting chunks', () => delMany(sha256s.map((k) => CHUNK + k), this.kv));
+    return this.call('deleting chunks', () =>
+      delMany(
+        sha256s.map((k) => CHUNK + k),
+        this.kv,
+      ),
+    );
   }
 
   async listChunks(): Promise<string[]> {
     const ks = await this.call('listing keys', () => keys<IDBValidKey>(this.kv));
-    return ks.filter((k): k is string => typeof k === 'string' && k.startsWith(CHUNK)).map((k) => k.slice(CHUNK.length));
+    return ks
+      .filter((k): k is string => typeof k === 'string' && k.startsWith(CHUNK))
+      .map((k) => k.slice(CHUNK.length));
   }
 
   /** navigator.storage.persist(): true when granted; undefined where unavailable (workers, Node). */

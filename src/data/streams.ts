@@ -23,32 +23,38 @@ export function mapStream(inner: ReadableStream<Uint8Array>, opts: MapStreamOpti
     ctrl.error(e);
     reader.cancel(e).catch(() => undefined);
   };
-  return new ReadableStream<Uint8Array>({
-    async pull(ctrl) {
-      if (opts.signal?.aborted) return fail(ctrl, new ImportAbortedError(opts.signal.reason));
-      let r: ReadableStreamReadResult<Uint8Array>;
-      try {
-        r = await reader.read();
-      } catch (e) {
-        ctrl.error(opts.mapError && !(e instanceof DataError) ? opts.mapError(e) : e);
-        return;
-      }
-      if (r.done) return ctrl.close();
-      try {
-        opts.onChunk?.(r.value);
-      } catch (e) {
-        return fail(ctrl, e);
-      }
-      ctrl.enqueue(r.value);
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(ctrl) {
+        if (opts.signal?.aborted) return fail(ctrl, new ImportAbortedError(opts.signal.reason));
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          ctrl.error(opts.mapError && !(e instanceof DataError) ? opts.mapError(e) : e);
+          return;
+        }
+        if (r.done) return ctrl.close();
+        try {
+          opts.onChunk?.(r.value);
+        } catch (e) {
+          return fail(ctrl, e);
+        }
+        ctrl.enqueue(r.value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
     },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }
 
 /** Reads `stream` to the end, awaiting `fn` on each chunk; on any error the stream is cancelled. */
-export async function forEachChunk(stream: ReadableStream<Uint8Array>, fn: (chunk: Uint8Array) => Promise<void> | void): Promise<void> {
+export async function forEachChunk(
+  stream: ReadableStream<Uint8Array>,
+  fn: (chunk: Uint8Array) => Promise<void> | void,
+): Promise<void> {
   const reader = stream.getReader();
   try {
     for (;;) {
@@ -65,7 +71,11 @@ export async function forEachChunk(stream: ReadableStream<Uint8Array>, fn: (chun
 }
 
 /** Reads a whole stream into one buffer; throws `tooLarge()` past `maxBytes`. */
-export async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+export async function readAll(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let n = 0;
   await forEachChunk(stream, (c) => {
@@ -91,7 +101,10 @@ export function concat(parts: readonly Uint8Array[], total = parts.reduce((a, p)
  * Reads up to `n` bytes from the front of `stream` (fewer only when it ends) and returns them with
  * a stream that yields the whole original content, those bytes included.
  */
-export async function peek(stream: ReadableStream<Uint8Array>, n: number): Promise<{ head: Uint8Array; stream: ReadableStream<Uint8Array> }> {
+export async function peek(
+  stream: ReadableStream<Uint8Array>,
+  n: number,
+): Promise<{ head: Uint8Array; stream: ReadableStream<Uint8Array> }> {
   const reader = stream.getReader();
   const parts: Uint8Array[] = [];
   let have = 0;
@@ -107,20 +120,23 @@ export async function peek(stream: ReadableStream<Uint8Array>, n: number): Promi
   }
   const buffered = concat(parts, have);
   let first = true;
-  const rest = new ReadableStream<Uint8Array>({
-    async pull(ctrl) {
-      if (first) {
-        first = false;
-        if (buffered.byteLength > 0) return ctrl.enqueue(buffered);
-      }
-      if (ended) return ctrl.close();
-      const r = await reader.read();
-      if (r.done) ctrl.close();
-      else ctrl.enqueue(r.value);
+  const rest = new ReadableStream<Uint8Array>(
+    {
+      async pull(ctrl) {
+        if (first) {
+          first = false;
+          if (buffered.byteLength > 0) return ctrl.enqueue(buffered);
+        }
+        if (ended) return ctrl.close();
+        const r = await reader.read();
+        if (r.done) ctrl.close();
+        else ctrl.enqueue(r.value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
     },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { head: buffered.subarray(0, Math.min(n, have)), stream: rest };
 }

@@ -6,8 +6,16 @@
 import type { CpuGenerator } from '../dist/rng.ts';
 
 export const SYNTHETIC_CLASSES: readonly string[] = [
-  'circle', 'square', 'triangle', 'horizontal_stripes', 'vertical_stripes',
-  'diagonal_stripes', 'checkerboard', 'ring', 'cross', 'gradient',
+  'circle',
+  'square',
+  'triangle',
+  'horizontal_stripes',
+  'vertical_stripes',
+  'diagonal_stripes',
+  'checkerboard',
+  'ring',
+  'cross',
+  'gradient',
 ];
 
 const SIDE = 32;
@@ -24,22 +32,31 @@ function coverage(cls: number, x: number, y: number, p: Geometry): number {
   const dy = y - p.cy;
   const r = p.r;
   switch (cls) {
-    case 0: return dx * dx + dy * dy <= r * r ? 1 : 0; // circle
-    case 1: return Math.max(Math.abs(dx), Math.abs(dy)) <= r * 0.8 ? 1 : 0; // square
-    case 2: { // triangle, apex up, base 2r
+    case 0:
+      return dx * dx + dy * dy <= r * r ? 1 : 0; // circle
+    case 1:
+      return Math.max(Math.abs(dx), Math.abs(dy)) <= r * 0.8 ? 1 : 0; // square
+    case 2: {
+      // triangle, apex up, base 2r
       const t = (dy + r) / (2 * r);
       return t >= 0 && t <= 1 && Math.abs(dx) <= t * r ? 1 : 0;
     }
-    case 3: return Math.floor((y + p.phase) / p.width) & 1; // horizontal stripes
-    case 4: return Math.floor((x + p.phase) / p.width) & 1; // vertical stripes
-    case 5: return Math.floor((x + p.sign * y + 64 + p.phase) / p.width) & 1; // diagonal stripes
-    case 6: return (Math.floor((x + p.phase) / (p.width + 2)) + Math.floor((y + p.phase) / (p.width + 2))) & 1; // checkerboard
-    case 7: { // ring
+    case 3:
+      return Math.floor((y + p.phase) / p.width) & 1; // horizontal stripes
+    case 4:
+      return Math.floor((x + p.phase) / p.width) & 1; // vertical stripes
+    case 5:
+      return Math.floor((x + p.sign * y + 64 + p.phase) / p.width) & 1; // diagonal stripes
+    case 6:
+      return (Math.floor((x + p.phase) / (p.width + 2)) + Math.floor((y + p.phase) / (p.width + 2))) & 1; // checkerboard
+    case 7: {
+      // ring
       const d2 = dx * dx + dy * dy;
       const inner = r - Math.max(2, r * 0.4);
       return d2 <= r * r && d2 >= inner * inner ? 1 : 0;
     }
-    case 8: { // cross
+    case 8: {
+      // cross
       const t = Math.max(1.5, r * 0.28);
       const ax = Math.abs(dx);
       const ay = Math.abs(dy);
@@ -51,7 +68,14 @@ function coverage(cls: number, x: number, y: number, p: Geometry): number {
 }
 
 interface Geometry {
-  cx: number; cy: number; r: number; width: number; phase: number; sign: number; cos: number; sin: number;
+  cx: number;
+  cy: number;
+  r: number;
+  width: number;
+  phase: number;
+  sign: number;
+  cos: number;
+  sin: number;
 }
 
 /**
@@ -62,8 +86,22 @@ const C1 = 0.9238795325112867;
 const C2 = 0.7071067811865476;
 const C3 = 0.3826834323650898;
 const DIRECTIONS: readonly (readonly [number, number])[] = [
-  [1, 0], [C1, C3], [C2, C2], [C3, C1], [0, 1], [-C3, C1], [-C2, C2], [-C1, C3],
-  [-1, 0], [-C1, -C3], [-C2, -C2], [-C3, -C1], [0, -1], [C3, -C1], [C2, -C2], [C1, -C3],
+  [1, 0],
+  [C1, C3],
+  [C2, C2],
+  [C3, C1],
+  [0, 1],
+  [-C3, C1],
+  [-C2, C2],
+  [-C1, C3],
+  [-1, 0],
+  [-C1, -C3],
+  [-C2, -C2],
+  [-C3, -C1],
+  [0, -1],
+  [C3, -C1],
+  [C2, -C2],
+  [C1, -C3],
 ];
 
 /** The random geometry of one image (the same draws for every class, so streams stay aligned). */
@@ -93,9 +131,15 @@ const mask = new Float32Array(PLANE);
 export function paintImage(cls: number, g: CpuGenerator, noise: number, out: Uint8Array, at = 0): void {
   const bg = colour(g);
   let fg = colour(g);
-  for (let tries = 0; tries < 64 && Math.abs(fg[0] - bg[0]) + Math.abs(fg[1] - bg[1]) + Math.abs(fg[2] - bg[2]) < 240; tries++) fg = colour(g);
+  for (
+    let tries = 0;
+    tries < 64 && Math.abs(fg[0] - bg[0]) + Math.abs(fg[1] - bg[1]) + Math.abs(fg[2] - bg[2]) < 240;
+    tries++
+  )
+    fg = colour(g);
   const geo = geometry(g);
-  for (let y = 0; y < SIDE; y++) for (let x = 0; x < SIDE; x++) mask[y * SIDE + x] = coverage(cls, x + 0.5, y + 0.5, geo);
+  for (let y = 0; y < SIDE; y++)
+    for (let x = 0; x < SIDE; x++) mask[y * SIDE + x] = coverage(cls, x + 0.5, y + 0.5, geo);
   const span = 2 * noise + 1;
   for (let c = 0; c < 3; c++) {
     const b = bg[c] ?? 0;

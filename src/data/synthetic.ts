@@ -27,8 +27,10 @@ export const SYNTHETIC_DATASET = 'synthetic';
 
 /** `count` records whose labels are exactly balanced (count/10 each, +-1) in a seeded random order. */
 export function generateRecords(count: number, seed: number, noise: number = SYNTHETIC_DEFAULTS.noise): Uint8Array {
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`record count must be a non-negative integer (got ${count})`);
-  if (!Number.isInteger(noise) || noise < 0 || noise > 127) throw new RangeError(`noise must be an integer in 0..127 (got ${noise})`);
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new RangeError(`record count must be a non-negative integer (got ${count})`);
+  if (!Number.isInteger(noise) || noise < 0 || noise > 127)
+    throw new RangeError(`noise must be an integer in 0..127 (got ${noise})`);
   const g = new CpuGenerator(seed);
   const perm = randperm(count, g);
   const out = new Uint8Array(count * RECORD_BYTES);
@@ -41,7 +43,11 @@ export function generateRecords(count: number, seed: number, noise: number = SYN
 }
 
 /** Both splits' records (CIFAR .bin format) and the class names. */
-export function generateSynthetic(opts: SyntheticOptions = {}): { train: Uint8Array; test: Uint8Array; classes: readonly string[] } {
+export function generateSynthetic(opts: SyntheticOptions = {}): {
+  train: Uint8Array;
+  test: Uint8Array;
+  classes: readonly string[];
+} {
   const seed = Number(BigInt.asUintN(32, BigInt(opts.seed ?? SYNTHETIC_DEFAULTS.seed)));
   const noise = opts.noise ?? SYNTHETIC_DEFAULTS.noise;
   return {
@@ -79,8 +85,15 @@ export function syntheticSources(opts: SyntheticOptions = {}): ByteSource[] {
 }
 
 /** Generates the synthetic dataset and stores it as dataset 'synthetic' (re-running with the same options is a no-op). */
-export async function importSynthetic(store: DatasetStore, opts: SyntheticOptions & ImportOptions = {}): Promise<ImportResult> {
+export async function importSynthetic(
+  store: DatasetStore,
+  opts: SyntheticOptions & ImportOptions = {},
+): Promise<ImportResult> {
   const o = { ...SYNTHETIC_DEFAULTS, ...opts };
   const description = `synthetic shapes: seed ${o.seed}, ${o.train} train, ${o.test} test, noise ${o.noise}`;
-  return importFiles(syntheticSources(o), store, { name: SYNTHETIC_DATASET, ...opts, source: { kind: 'synthetic', description } });
+  return importFiles(syntheticSources(o), store, {
+    name: SYNTHETIC_DATASET,
+    ...opts,
+    source: { kind: 'synthetic', description },
+  });
 }

@@ -10,7 +10,12 @@ export function storageBuffer(gpu: Gpu, label: string, bytes: number, category: 
 }
 
 /** A storage buffer holding `data`. */
-export function bufferFrom(gpu: Gpu, label: string, data: Float32Array | Int32Array | Uint32Array, category: MemoryCategory): GPUBuffer {
+export function bufferFrom(
+  gpu: Gpu,
+  label: string,
+  data: Float32Array | Int32Array | Uint32Array,
+  category: MemoryCategory,
+): GPUBuffer {
   const b = storageBuffer(gpu, label, data.byteLength, category);
   gpu.device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength);
   return b;
@@ -20,11 +25,19 @@ export function bufferFrom(gpu: Gpu, label: string, data: Float32Array | Int32Ar
  * Copies `bytes` from `src` at `offset` into a fresh staging buffer and reads them back. For tests,
  * checkpoints and one-off reads; hot paths keep their own staging buffers.
  */
-export async function readBuffer(gpu: Gpu, src: GPUBuffer, offset = 0, bytes = src.size - offset): Promise<ArrayBuffer> {
+export async function readBuffer(
+  gpu: Gpu,
+  src: GPUBuffer,
+  offset = 0,
+  bytes = src.size - offset,
+): Promise<ArrayBuffer> {
   gpu.assertAlive();
   const size = Math.ceil(bytes / 4) * 4;
   const staging = gpu.memory.createBuffer(gpu.device, {
-    label: `${src.label}.readback`, size, category: 'communication', usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    label: `${src.label}.readback`,
+    size,
+    category: 'communication',
+    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
   });
   try {
     const enc = gpu.device.createCommandEncoder({ label: `${src.label}.readback` });
@@ -40,7 +53,12 @@ export async function readBuffer(gpu: Gpu, src: GPUBuffer, offset = 0, bytes = s
   }
 }
 
-export async function readFloats(gpu: Gpu, src: GPUBuffer, offsetFloats = 0, count?: number): Promise<Float32Array<ArrayBuffer>> {
+export async function readFloats(
+  gpu: Gpu,
+  src: GPUBuffer,
+  offsetFloats = 0,
+  count?: number,
+): Promise<Float32Array<ArrayBuffer>> {
   const bytes = count === undefined ? src.size - offsetFloats * 4 : count * 4;
   return new Float32Array(await readBuffer(gpu, src, offsetFloats * 4, bytes));
 }

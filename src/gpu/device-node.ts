@@ -8,7 +8,10 @@ export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 /** 'gpu': the system's drivers only; 'swiftshader': software only; 'auto': the system's, else software. */
 export type AdapterChoice = 'auto' | 'gpu' | 'swiftshader';
 
-interface DawnModule { create(this: void, flags: string[]): GPU; globals: Record<string, unknown> }
+interface DawnModule {
+  create(this: void, flags: string[]): GPU;
+  globals: Record<string, unknown>;
+}
 
 let dawn: DawnModule | null = null;
 /**
@@ -36,7 +39,9 @@ async function loadDawn(): Promise<DawnModule> {
 
 function useSwiftShader(): void {
   if (!existsSync(SWIFTSHADER_ICD)) {
-    throw new Error(`no GPU adapter found and no SwiftShader driver at ${SWIFTSHADER_ICD}: run 'npm run setup' (installs Debian's chromium, which ships it)`);
+    throw new Error(
+      `no GPU adapter found and no SwiftShader driver at ${SWIFTSHADER_ICD}: run 'npm run setup' (installs Debian's chromium, which ships it)`,
+    );
   }
   process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
   delete process.env.VK_DRIVER_FILES;
@@ -47,7 +52,10 @@ function useSwiftShader(): void {
  * `choice`; VK_ICD_FILENAMES / VK_DRIVER_FILES, when set, are respected as given. `device`
  * narrows the adapter to one whose device name contains it (Dawn cannot tell identical GPUs apart).
  */
-export async function nodeGpu(choice: AdapterChoice = 'auto', device?: string): Promise<{ gpu: GPU; software: boolean }> {
+export async function nodeGpu(
+  choice: AdapterChoice = 'auto',
+  device?: string,
+): Promise<{ gpu: GPU; software: boolean }> {
   const env = process.env.WEBDDP_ADAPTER;
   if (env === 'auto' || env === 'gpu' || env === 'swiftshader') choice = env;
   else if (env) throw new Error(`WEBDDP_ADAPTER must be auto, gpu or swiftshader (got '${env}')`);
@@ -59,7 +67,10 @@ export async function nodeGpu(choice: AdapterChoice = 'auto', device?: string): 
   const gpu = createInstance(create, device);
   const adapter = await gpu.requestAdapter();
   if (adapter) return { gpu, software: adapter.info.isFallbackAdapter || adapter.info.architecture === 'swiftshader' };
-  if (choice === 'gpu') throw new Error('no GPU adapter found through Dawn (Vulkan/Metal/D3D12); check the GPU driver, or use --adapter swiftshader');
+  if (choice === 'gpu')
+    throw new Error(
+      'no GPU adapter found through Dawn (Vulkan/Metal/D3D12); check the GPU driver, or use --adapter swiftshader',
+    );
   useSwiftShader();
   return { gpu: createInstance(create, device), software: true };
 }

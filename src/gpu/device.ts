@@ -6,7 +6,13 @@ import { KernelCache } from './kernel-cache.ts';
 import { MemoryTracker } from './memory.ts';
 import { UploadPool } from './upload.ts';
 
-export interface AdapterSummary { vendor: string; architecture: string; device: string; description: string; fallback: boolean }
+export interface AdapterSummary {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+  fallback: boolean;
+}
 
 export interface AcquireOptions {
   /** Names the device in labels and errors, e.g. "rank 0". */
@@ -16,9 +22,14 @@ export interface AcquireOptions {
 
 /** Limits raised to the adapter's maximum: the engine's big activations and fused kernels need them. */
 const RAISED_LIMITS = [
-  'maxStorageBufferBindingSize', 'maxBufferSize', 'maxStorageBuffersPerShaderStage',
-  'maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup',
-  'maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupsPerDimension',
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxStorageBuffersPerShaderStage',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupSizeY',
+  'maxComputeWorkgroupsPerDimension',
 ] as const;
 
 export class Gpu {
@@ -31,7 +42,12 @@ export class Gpu {
   private destroyed = false;
 
   /** `instance` is the GPU object the device came from, held so it lives as long as the device. */
-  constructor(readonly device: GPUDevice, readonly label: string, readonly adapter: AdapterSummary, readonly instance?: GPU) {
+  constructor(
+    readonly device: GPUDevice,
+    readonly label: string,
+    readonly adapter: AdapterSummary,
+    readonly instance?: GPU,
+  ) {
     this.kernels = new KernelCache(device, label);
     this.uploads = new UploadPool(this);
     void device.lost.then((info) => {
@@ -39,7 +55,9 @@ export class Gpu {
     });
   }
 
-  get hasTimestamps(): boolean { return this.device.features.has('timestamp-query'); }
+  get hasTimestamps(): boolean {
+    return this.device.features.has('timestamp-query');
+  }
 
   /** Throws the DeviceLostError if the device is gone. Call before recording work. */
   assertAlive(): void {
@@ -58,10 +76,14 @@ export class Gpu {
 }
 
 export async function acquireDevice(gpu: GPU, opts: AcquireOptions): Promise<Gpu> {
-  const adapter = await gpu.requestAdapter(opts.powerPreference ? { powerPreference: opts.powerPreference } : undefined);
+  const adapter = await gpu.requestAdapter(
+    opts.powerPreference ? { powerPreference: opts.powerPreference } : undefined,
+  );
   if (!adapter) {
-    throw new Error(`${opts.label}: no WebGPU adapter is available (navigator.gpu.requestAdapter() returned null). ` +
-      'In Chromium enable WebGPU (chrome://flags/#enable-unsafe-webgpu) or, without a GPU, start it with --enable-unsafe-swiftshader.');
+    throw new Error(
+      `${opts.label}: no WebGPU adapter is available (navigator.gpu.requestAdapter() returned null). ` +
+        'In Chromium enable WebGPU (chrome://flags/#enable-unsafe-webgpu) or, without a GPU, start it with --enable-unsafe-swiftshader.',
+    );
   }
   const requiredLimits: Record<string, number> = {};
   for (const k of RAISED_LIMITS) requiredLimits[k] = adapter.limits[k];
@@ -69,7 +91,10 @@ export async function acquireDevice(gpu: GPU, opts: AcquireOptions): Promise<Gpu
   const device = await adapter.requestDevice({ label: opts.label, requiredLimits, requiredFeatures });
   const info = adapter.info;
   const summary: AdapterSummary = {
-    vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description,
+    vendor: info.vendor,
+    architecture: info.architecture,
+    device: info.device,
+    description: info.description,
     fallback: info.isFallbackAdapter || info.architecture === 'swiftshader',
   };
   return new Gpu(device, opts.label, summary, gpu);

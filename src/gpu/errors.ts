@@ -1,7 +1,10 @@
 // Errors the GPU layer raises: each names the device (and the kernel or buffer) it concerns.
 
 export class GpuError extends Error {
-  constructor(message: string, readonly device: string) {
+  constructor(
+    message: string,
+    readonly device: string,
+  ) {
     super(message);
     this.name = 'GpuError';
   }
@@ -9,7 +12,11 @@ export class GpuError extends Error {
 
 /** A WGSL kernel failed to compile; the message quotes file, line, column and the source line. */
 export class ShaderCompileError extends GpuError {
-  constructor(readonly kernel: string, device: string, readonly details: string) {
+  constructor(
+    readonly kernel: string,
+    device: string,
+    readonly details: string,
+  ) {
     super(`shader ${kernel}.wgsl failed to compile on ${device}:\n${details}`, device);
     this.name = 'ShaderCompileError';
   }
@@ -17,7 +24,12 @@ export class ShaderCompileError extends GpuError {
 
 /** A validation error or an out-of-memory error caught by an error scope. */
 export class GpuScopeError extends GpuError {
-  constructor(readonly kind: 'validation' | 'out-of-memory' | 'internal', readonly what: string, device: string, detail: string) {
+  constructor(
+    readonly kind: 'validation' | 'out-of-memory' | 'internal',
+    readonly what: string,
+    device: string,
+    detail: string,
+  ) {
     super(`${kind} error on ${device} during ${what}: ${detail}`, device);
     this.name = kind === 'out-of-memory' ? 'GpuOutOfMemoryError' : 'GpuValidationError';
   }
@@ -25,7 +37,11 @@ export class GpuScopeError extends GpuError {
 
 /** The device was lost (driver reset, destroy(), process limits); nothing on it can be trusted. */
 export class DeviceLostError extends GpuError {
-  constructor(device: string, readonly reason: string, detail: string) {
+  constructor(
+    device: string,
+    readonly reason: string,
+    detail: string,
+  ) {
     super(`GPU device '${device}' was lost (${reason})${detail ? `: ${detail}` : ''}`, device);
     this.name = 'DeviceLostError';
   }
@@ -35,7 +51,12 @@ export class DeviceLostError extends GpuError {
  * Runs `fn` inside validation, out-of-memory and internal error scopes and throws the first error
  * they caught, naming `what` (e.g. "build model plan for batch 32").
  */
-export async function withErrorScopes<T>(device: GPUDevice, deviceLabel: string, what: string, fn: () => T | Promise<T>): Promise<T> {
+export async function withErrorScopes<T>(
+  device: GPUDevice,
+  deviceLabel: string,
+  what: string,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   device.pushErrorScope('internal');
   device.pushErrorScope('out-of-memory');
   device.pushErrorScope('validation');

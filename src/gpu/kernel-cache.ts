@@ -20,11 +20,13 @@ const BUFFER_TYPE = { uniform: 'uniform', read: 'read-only-storage', read_write:
 
 export function formatCompileMessages(name: string, code: string, messages: readonly GPUCompilationMessage[]): string {
   const lines = code.split('\n');
-  return messages.map((m) => {
-    const src = lines[m.lineNum - 1] ?? '';
-    const caret = m.linePos > 0 ? `${' '.repeat(m.linePos - 1)}^` : '';
-    return `shaders/${name}.wgsl:${m.lineNum}:${m.linePos}: ${m.type}: ${m.message}\n  ${src}\n  ${caret}`;
-  }).join('\n');
+  return messages
+    .map((m) => {
+      const src = lines[m.lineNum - 1] ?? '';
+      const caret = m.linePos > 0 ? `${' '.repeat(m.linePos - 1)}^` : '';
+      return `shaders/${name}.wgsl:${m.lineNum}:${m.linePos}: ${m.type}: ${m.message}\n  ${src}\n  ${caret}`;
+    })
+    .join('\n');
 }
 
 export class KernelCache {
@@ -33,7 +35,10 @@ export class KernelCache {
   private readonly modules = new Map<KernelName, Promise<GPUShaderModule>>();
   tuning: KernelTuning = {};
 
-  constructor(private readonly device: GPUDevice, private readonly deviceLabel: string) {}
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly deviceLabel: string,
+  ) {}
 
   /** The compiled kernel for `name` with its overrides (registry defaults < tuning < `overrides`). */
   get<K extends KernelName>(name: K, overrides: Record<string, number> = {}): Promise<Kernel<K>> {
@@ -57,7 +62,9 @@ export class KernelCache {
       l = this.device.createBindGroupLayout({
         label: `${name}.bind_group_layout`,
         entries: KERNELS[name].bindings.map(([, kind], binding) => ({
-          binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: BUFFER_TYPE[kind] },
+          binding,
+          visibility: GPUShaderStage.COMPUTE,
+          buffer: { type: BUFFER_TYPE[kind] },
         })),
       });
       this.layouts.set(name, l);
@@ -73,7 +80,8 @@ export class KernelCache {
         const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
         const info = await module.getCompilationInfo();
         const errors = info.messages.filter((x) => x.type === 'error');
-        if (errors.length > 0) throw new ShaderCompileError(name, this.deviceLabel, formatCompileMessages(name, code, errors));
+        if (errors.length > 0)
+          throw new ShaderCompileError(name, this.deviceLabel, formatCompileMessages(name, code, errors));
         return module;
       })();
       this.modules.set(name, m);

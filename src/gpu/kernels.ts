@@ -88,8 +88,18 @@ export const KERNELS = {
   adam_step: {
     bindings: [P, ['grad', 'read'], ['theta', 'read_write'], ['m', 'read_write'], ['v', 'read_write']],
     params: {
-      count: u, p_off: u, g_off: u, decoupled: u, one_minus_beta1: f, beta2: f, one_minus_beta2: f, eps: f,
-      step_size: f, bc2_sqrt: f, weight_decay: f, decay: f,
+      count: u,
+      p_off: u,
+      g_off: u,
+      decoupled: u,
+      one_minus_beta1: f,
+      beta2: f,
+      one_minus_beta2: f,
+      eps: f,
+      step_size: f,
+      bc2_sqrt: f,
+      weight_decay: f,
+      decay: f,
     },
     overrides: WG64,
   },
@@ -132,5 +142,7 @@ export const KERNEL_NAMES = Object.keys(KERNELS) as KernelName[];
 export type BindingName<K extends KernelName> = Exclude<(typeof KERNELS)[K]['bindings'][number][0], 'params'>;
 /** The values of a kernel's Params fields: numbers, or 4-tuples for vec4f fields. */
 export type ParamValues<K extends KernelName> = {
-  readonly [F in keyof (typeof KERNELS)[K]['params']]: (typeof KERNELS)[K]['params'][F] extends 'vec4f' ? readonly number[] : number;
+  readonly [F in keyof (typeof KERNELS)[K]['params']]: (typeof KERNELS)[K]['params'][F] extends 'vec4f'
+    ? readonly number[]
+    : number;
 };

@@ -2,10 +2,20 @@
 // so that memoryAllocated()/maxMemoryAllocated() mean what torch.cuda.memory_allocated() and
 // torch.cuda.max_memory_allocated() mean (WebGPU itself has no memory query).
 
-export const MEMORY_CATEGORIES = ['parameters', 'gradients', 'optimizer', 'activations', 'communication', 'other'] as const;
+export const MEMORY_CATEGORIES = [
+  'parameters',
+  'gradients',
+  'optimizer',
+  'activations',
+  'communication',
+  'other',
+] as const;
 export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number];
 
-export interface CategoryStats { allocated: number; peak: number }
+export interface CategoryStats {
+  allocated: number;
+  peak: number;
+}
 /** What a step log carries per worker; plain data, safe to post between threads. */
 export interface MemorySnapshot {
   allocated: number;
@@ -14,15 +24,24 @@ export interface MemorySnapshot {
   byCategory: Record<MemoryCategory, CategoryStats>;
 }
 
-export interface TrackedBufferDescriptor extends GPUBufferDescriptor { label: string; category: MemoryCategory }
+export interface TrackedBufferDescriptor extends GPUBufferDescriptor {
+  label: string;
+  category: MemoryCategory;
+}
 
-interface Entry { size: number; category: MemoryCategory; label: string }
+interface Entry {
+  size: number;
+  category: MemoryCategory;
+  label: string;
+}
 
 export class MemoryTracker {
   private readonly live = new Map<GPUBuffer, Entry>();
   private allocated = 0;
   private peak = 0;
-  private readonly cat = new Map<MemoryCategory, CategoryStats>(MEMORY_CATEGORIES.map((c) => [c, { allocated: 0, peak: 0 }]));
+  private readonly cat = new Map<MemoryCategory, CategoryStats>(
+    MEMORY_CATEGORIES.map((c) => [c, { allocated: 0, peak: 0 }]),
+  );
 
   /** Creates a buffer and counts its bytes under `category` until destroy(). */
   createBuffer(device: GPUDevice, desc: TrackedBufferDescriptor): GPUBuffer {
@@ -65,13 +84,18 @@ export class MemoryTracker {
   }
 
   snapshot(): MemorySnapshot {
-    const byCategory = Object.fromEntries(MEMORY_CATEGORIES.map((c) => [c, { ...this.stats(c) }])) as Record<MemoryCategory, CategoryStats>;
+    const byCategory = Object.fromEntries(MEMORY_CATEGORIES.map((c) => [c, { ...this.stats(c) }])) as Record<
+      MemoryCategory,
+      CategoryStats
+    >;
     return { allocated: this.allocated, peak: this.peak, buffers: this.live.size, byCategory };
   }
 
   /** The live buffers, largest first: label, category, bytes (for debugging leaks). */
   liveBuffers(): { label: string; category: MemoryCategory; bytes: number }[] {
-    return [...this.live.values()].map((e) => ({ label: e.label, category: e.category, bytes: e.size })).sort((a, b) => b.bytes - a.bytes);
+    return [...this.live.values()]
+      .map((e) => ({ label: e.label, category: e.category, bytes: e.size }))
+      .sort((a, b) => b.bytes - a.bytes);
   }
 
   /** A readable table, in the spirit of torch.cuda.memory_summary(). */
@@ -103,7 +127,11 @@ export function formatBytes(n: number): string {
 }
 
 export function formatMemoryTable(title: string, s: MemorySnapshot): string {
-  const rows = MEMORY_CATEGORIES.map((c) => [c, formatBytes(s.byCategory[c].allocated), formatBytes(s.byCategory[c].peak)]);
+  const rows = MEMORY_CATEGORIES.map((c) => [
+    c,
+    formatBytes(s.byCategory[c].allocated),
+    formatBytes(s.byCategory[c].peak),
+  ]);
   rows.push(['total', formatBytes(s.allocated), formatBytes(s.peak)]);
   const w = [14, 12, 12];
   const line = (r: string[]) => r.map((x, i) => (i === 0 ? x.padEnd(w[i] ?? 0) : x.padStart(w[i] ?? 0))).join(' ');

@@ -47,7 +47,8 @@ export function packParams<K extends KernelName>(name: K, values: ParamValues<K>
     const off = at[idx] ?? 0;
     if (v === undefined) throw new Error(`${name}: Params field '${field}' has no value`);
     if (t === 'vec4f') {
-      if (typeof v === 'number' || v.length > 4) throw new Error(`${name}: Params field '${field}' needs up to 4 numbers`);
+      if (typeof v === 'number' || v.length > 4)
+        throw new Error(`${name}: Params field '${field}' needs up to 4 numbers`);
       v.forEach((x, k) => dv.setFloat32(off + 4 * k, x, true));
     } else if (typeof v !== 'number') {
       throw new Error(`${name}: Params field '${field}' must be a number`);
@@ -69,12 +70,18 @@ export function packParams<K extends KernelName>(name: K, values: ParamValues<K>
  * `buffers` by the names of the kernel's bindings.
  */
 export function makeOp<K extends KernelName>(
-  gpu: Gpu, kernel: Kernel<K>, label: string, params: ParamValues<K>,
-  buffers: Readonly<Record<BindingName<K>, GPUBuffer>>, workgroups: Workgroups,
+  gpu: Gpu,
+  kernel: Kernel<K>,
+  label: string,
+  params: ParamValues<K>,
+  buffers: Readonly<Record<BindingName<K>, GPUBuffer>>,
+  workgroups: Workgroups,
 ): Op<K> {
   const data = packParams(kernel.name, params);
   const uniform = gpu.memory.createBuffer(gpu.device, {
-    label: `${label}.params`, size: data.byteLength, category: 'other',
+    label: `${label}.params`,
+    size: data.byteLength,
+    category: 'other',
     usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
   });
   gpu.device.queue.writeBuffer(uniform, 0, data);
@@ -88,7 +95,9 @@ export function makeOp<K extends KernelName>(
   const bindGroup = gpu.device.createBindGroup({ label: `${label}.bind_group`, layout: kernel.layout, entries });
   for (const w of workgroups) {
     if (!Number.isInteger(w) || w < 0 || w > gpu.device.limits.maxComputeWorkgroupsPerDimension) {
-      throw new Error(`${label}: workgroup count ${w} is outside 0..${gpu.device.limits.maxComputeWorkgroupsPerDimension}`);
+      throw new Error(
+        `${label}: workgroup count ${w} is outside 0..${gpu.device.limits.maxComputeWorkgroupsPerDimension}`,
+      );
     }
   }
   return new Op(label, kernel, bindGroup, workgroups, gpu, uniform, params);

@@ -15,7 +15,12 @@ export class Recorder {
    * With `profile`, every dispatch gets its own timed pass named after its Op (per-kernel GPU
    * time from the Timer; slower, for benchmarks only).
    */
-  constructor(readonly gpu: Gpu, label: string, private readonly timer: Timer | null = null, private readonly profile = false) {
+  constructor(
+    readonly gpu: Gpu,
+    label: string,
+    private readonly timer: Timer | null = null,
+    private readonly profile = false,
+  ) {
     gpu.assertAlive();
     this.encoder = gpu.device.createCommandEncoder({ label });
     this.phaseName = label;
@@ -57,7 +62,10 @@ export class Recorder {
   private openPass(): GPUComputePassEncoder {
     if (!this.pass) {
       const timestampWrites = this.timer?.writesFor(this.phaseName);
-      this.pass = this.encoder.beginComputePass({ label: this.phaseName, ...(timestampWrites ? { timestampWrites } : {}) });
+      this.pass = this.encoder.beginComputePass({
+        label: this.phaseName,
+        ...(timestampWrites ? { timestampWrites } : {}),
+      });
     }
     return this.pass;
   }

@@ -6,14 +6,22 @@ export class StagingPool {
   private readonly free: GPUBuffer[] = [];
   private readonly all: GPUBuffer[] = [];
 
-  constructor(private readonly gpu: Gpu, private readonly label: string, private readonly bytes: number) {}
+  constructor(
+    private readonly gpu: Gpu,
+    private readonly label: string,
+    private readonly bytes: number,
+  ) {}
 
   /** A staging buffer to copy into; give it back with read(). */
   take(): GPUBuffer {
-    const b = this.free.pop() ?? this.gpu.memory.createBuffer(this.gpu.device, {
-      label: `${this.label}.${this.all.length}`, size: this.bytes, category: 'communication',
-      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-    });
+    const b =
+      this.free.pop() ??
+      this.gpu.memory.createBuffer(this.gpu.device, {
+        label: `${this.label}.${this.all.length}`,
+        size: this.bytes,
+        category: 'communication',
+        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      });
     if (!this.all.includes(b)) this.all.push(b);
     return b;
   }

@@ -8,15 +8,24 @@ export class Timer {
   private readonly readBuffer: GPUBuffer;
   private phases: string[] = [];
 
-  constructor(private readonly gpu: Gpu, private readonly capacity = 64) {
+  constructor(
+    private readonly gpu: Gpu,
+    private readonly capacity = 64,
+  ) {
     if (!gpu.hasTimestamps) throw new Error(`${gpu.label}: the adapter has no 'timestamp-query' feature`);
     const bytes = capacity * 2 * 8;
     this.querySet = gpu.device.createQuerySet({ label: 'timer.queries', type: 'timestamp', count: capacity * 2 });
     this.resolveBuffer = gpu.memory.createBuffer(gpu.device, {
-      label: 'timer.resolve', size: bytes, category: 'other', usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+      label: 'timer.resolve',
+      size: bytes,
+      category: 'other',
+      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
     });
     this.readBuffer = gpu.memory.createBuffer(gpu.device, {
-      label: 'timer.read', size: bytes, category: 'other', usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      label: 'timer.read',
+      size: bytes,
+      category: 'other',
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
     });
   }
 

@@ -23,7 +23,13 @@ export interface Tuning {
 
 export type ConvWeightKernel = 'registers' | 'tiled';
 
-export const SOFTWARE_TUNING: Tuning = { kernels: {}, targetThreads: 256, maxSplits: 64, normWorkgroups: 8, convWeight: 'registers' };
+export const SOFTWARE_TUNING: Tuning = {
+  kernels: {},
+  targetThreads: 256,
+  maxSplits: 64,
+  normWorkgroups: 8,
+  convWeight: 'registers',
+};
 
 /**
  * For real GPUs. Chosen by `webddp bench --tuning` sweeps on an NVIDIA H200 (Dawn, Vulkan):
@@ -78,8 +84,13 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
   let v: unknown;
-  try { v = JSON.parse(json); } catch (e) { throw new Error(`tuning is not JSON: ${(e as Error).message}`, { cause: e }); }
-  const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+  try {
+    v = JSON.parse(json);
+  } catch (e) {
+    throw new Error(`tuning is not JSON: ${(e as Error).message}`, { cause: e });
+  }
+  const isObject = (x: unknown): x is Record<string, unknown> =>
+    typeof x === 'object' && x !== null && !Array.isArray(x);
   const o = v;
   if (!isObject(o)) throw new Error('tuning must be a JSON object');
   const kernels = o.kernels ?? {};
@@ -89,19 +100,28 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     if (!isObject(ov)) throw new Error(`tuning ${k} must be an object of {CONSTANT: value}`);
     const known = KERNELS[k as KernelName].overrides;
     for (const [c, n] of Object.entries(ov)) {
-      if (!(c in known)) throw new Error(`tuning ${k}.${c}: ${k} has no override constant '${c}' (it has ${Object.keys(known).join(', ')})`);
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new Error(`tuning ${k}.${c} must be a positive integer (got ${JSON.stringify(n)})`);
+      if (!(c in known))
+        throw new Error(
+          `tuning ${k}.${c}: ${k} has no override constant '${c}' (it has ${Object.keys(known).join(', ')})`,
+        );
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
+        throw new Error(`tuning ${k}.${c} must be a positive integer (got ${JSON.stringify(n)})`);
     }
   }
   const num = (k: string, d: number) => {
     const n = o[k] ?? d;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new Error(`tuning ${k} must be a positive integer`);
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
+      throw new Error(`tuning ${k} must be a positive integer`);
     return n;
   };
   const convWeight = o.convWeight ?? base.convWeight;
-  if (convWeight !== 'registers' && convWeight !== 'tiled') throw new Error(`tuning convWeight must be "registers" or "tiled" (got ${JSON.stringify(convWeight)})`);
+  if (convWeight !== 'registers' && convWeight !== 'tiled')
+    throw new Error(`tuning convWeight must be "registers" or "tiled" (got ${JSON.stringify(convWeight)})`);
   return {
-    kernels: { ...base.kernels, ...(kernels as KernelTuning) }, targetThreads: num('targetThreads', base.targetThreads),
-    maxSplits: num('maxSplits', base.maxSplits), normWorkgroups: num('normWorkgroups', base.normWorkgroups), convWeight,
+    kernels: { ...base.kernels, ...(kernels as KernelTuning) },
+    targetThreads: num('targetThreads', base.targetThreads),
+    maxSplits: num('maxSplits', base.maxSplits),
+    normWorkgroups: num('normWorkgroups', base.normWorkgroups),
+    convWeight,
   };
 }

@@ -20,7 +20,9 @@ export class UploadPool {
   constructor(private readonly gpu: Gpu) {}
 
   /** Staging buffers alive now (free or in flight), for tests. */
-  get size(): number { return this.all.size; }
+  get size(): number {
+    return this.all.size;
+  }
 
   /**
    * Copies `data` into `dst` at byte `offset`, like queue.writeBuffer(dst, offset, data). The
@@ -28,7 +30,8 @@ export class UploadPool {
    */
   write(dst: GPUBuffer, offset: number, data: ArrayBufferView, category: MemoryCategory, label = dst.label): void {
     const bytes = data.byteLength;
-    if (bytes % 4 !== 0 || offset % 4 !== 0) throw new RangeError(`upload to ${label}: ${bytes} bytes at offset ${offset}; both must be multiples of 4`);
+    if (bytes % 4 !== 0 || offset % 4 !== 0)
+      throw new RangeError(`upload to ${label}: ${bytes} bytes at offset ${offset}; both must be multiples of 4`);
     if (bytes === 0) return;
     this.gpu.assertAlive();
     const key = `${category}:${bytes}`;
@@ -39,12 +42,17 @@ export class UploadPool {
     enc.copyBufferToBuffer(staging, 0, dst, offset, bytes);
     this.gpu.device.queue.submit([enc.finish()]);
     // Back to the pool once the copy has run; a lost or destroyed device leaves it to destroy().
-    staging.mapAsync(GPUMapMode.WRITE).then(() => {
-      if (!this.all.has(staging)) return;
-      const list = this.free.get(key) ?? [];
-      list.push(staging);
-      this.free.set(key, list);
-    }, () => { /* destroyed, or the device is gone: assertAlive() reports that on the next call */ });
+    staging.mapAsync(GPUMapMode.WRITE).then(
+      () => {
+        if (!this.all.has(staging)) return;
+        const list = this.free.get(key) ?? [];
+        list.push(staging);
+        this.free.set(key, list);
+      },
+      () => {
+        /* destroyed, or the device is gone: assertAlive() reports that on the next call */
+      },
+    );
   }
 
   /** Destroys every staging buffer (in flight or free). */
@@ -56,7 +64,10 @@ export class UploadPool {
 
   private create(bytes: number, category: MemoryCategory, label: string): GPUBuffer {
     const b = this.gpu.memory.createBuffer(this.gpu.device, {
-      label: `upload.${label}.${this.count++}`, size: bytes, category, mappedAtCreation: true,
+      label: `upload.${label}.${this.count++}`,
+      size: bytes,
+      category,
+      mappedAtCreation: true,
       usage: GPUBufferUsage.MAP_WRITE | GPUBufferUsage.COPY_SRC,
     });
     this.all.add(b);

@@ -19,7 +19,8 @@ export const SIMPLE_CNN_MODULES = ['conv1', 'conv2', 'fc1', 'fc2'] as const;
  * With the default a = sqrt(5) this is about (but not always bit-equal to) 1 / sqrt(fan_in).
  */
 export function kaimingUniformBound(fanIn: number, a = Math.sqrt(5)): number {
-  if (!Number.isSafeInteger(fanIn) || fanIn < 1) throw new RangeError(`kaiming_uniform_: fan_in must be a positive integer (got ${fanIn})`);
+  if (!Number.isSafeInteger(fanIn) || fanIn < 1)
+    throw new RangeError(`kaiming_uniform_: fan_in must be a positive integer (got ${fanIn})`);
   const gain = Math.sqrt(2.0 / (1 + a * a));
   const std = gain / Math.sqrt(fanIn);
   return Math.sqrt(3.0) * std;
@@ -27,7 +28,8 @@ export function kaimingUniformBound(fanIn: number, a = Math.sqrt(5)): number {
 
 /** The bias bound of Linear/Conv reset_parameters: 1 / sqrt(fan_in), or 0 when fan_in is 0. */
 export function biasBound(fanIn: number): number {
-  if (!Number.isSafeInteger(fanIn) || fanIn < 0) throw new RangeError(`bias init: fan_in must be a non-negative integer (got ${fanIn})`);
+  if (!Number.isSafeInteger(fanIn) || fanIn < 0)
+    throw new RangeError(`bias init: fan_in must be a non-negative integer (got ${fanIn})`);
   return fanIn > 0 ? 1 / Math.sqrt(fanIn) : 0;
 }
 
@@ -51,14 +53,20 @@ export function resetParameters(g: CpuGenerator, weight: Float32Array, bias: Flo
  * for `spec = simpleCnnSpec(w)`. `seed` is anything torch.manual_seed accepts: [-2^63, 2^64).
  */
 export function initSimpleCnn(spec: ModelSpec, seed: number | bigint): Float32Array {
-  if (typeof seed === 'number' && !Number.isSafeInteger(seed)) throw new RangeError(`init: seed must be an integer (got ${seed})`);
+  if (typeof seed === 'number' && !Number.isSafeInteger(seed))
+    throw new RangeError(`init: seed must be an integer (got ${seed})`);
   const g = new CpuGenerator(seed);
   const arena = new Float32Array(spec.total);
   const covered = new Set<string>();
   for (const m of SIMPLE_CNN_MODULES) {
     const w = paramByName(spec, `${m}.weight`);
     const b = paramByName(spec, `${m}.bias`);
-    resetParameters(g, arena.subarray(w.offset, w.offset + w.size), arena.subarray(b.offset, b.offset + b.size), w.fanIn);
+    resetParameters(
+      g,
+      arena.subarray(w.offset, w.offset + w.size),
+      arena.subarray(b.offset, b.offset + b.size),
+      w.fanIn,
+    );
     covered.add(w.name).add(b.name);
   }
   const missed = spec.params.filter((p) => !covered.has(p.name));

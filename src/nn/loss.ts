@@ -13,11 +13,31 @@ export interface LossBuffers {
 // logits [N, C], labels [N] -> stats[slot*3 ..] = [mean loss, #correct, loss sum]
 export async function lossForward(gpu: Gpu, b: LossBuffers, batch: number, classes: number, slot = 0): Promise<Op> {
   const k = await gpu.kernels.get('softmax_xent_forward');
-  return makeOp(gpu, k, 'loss.forward', { n: batch, c: classes, out_off: slot * 3 }, { logits: b.logits, labels: b.labels, stats: b.stats }, [1, 1, 1]);
+  return makeOp(
+    gpu,
+    k,
+    'loss.forward',
+    { n: batch, c: classes, out_off: slot * 3 },
+    { logits: b.logits, labels: b.labels, stats: b.stats },
+    [1, 1, 1],
+  );
 }
 
 // logits [N, C], labels [N] -> dlogits [N, C] = (softmax - onehot) * scale; scale = 1/N by default
-export async function lossBackward(gpu: Gpu, b: LossBuffers, batch: number, classes: number, scale = 1 / batch): Promise<Op<'softmax_xent_backward'>> {
+export async function lossBackward(
+  gpu: Gpu,
+  b: LossBuffers,
+  batch: number,
+  classes: number,
+  scale = 1 / batch,
+): Promise<Op<'softmax_xent_backward'>> {
   const k = await gpu.kernels.get('softmax_xent_backward');
-  return makeOp(gpu, k, 'loss.backward', { n: batch, c: classes, scale }, { logits: b.logits, labels: b.labels, dz: b.dlogits }, grid1d(batch * classes, k.overrides.WG ?? 64));
+  return makeOp(
+    gpu,
+    k,
+    'loss.backward',
+    { n: batch, c: classes, scale },
+    { logits: b.logits, labels: b.labels, dz: b.dlogits },
+    grid1d(batch * classes, k.overrides.WG ?? 64),
+  );
 }

@@ -17,7 +17,11 @@ import { paramByName, type ModelSpec, type ParamSpec } from './spec.ts';
 export const CIFAR_MEAN = [0.4914, 0.4822, 0.4465] as const;
 export const CIFAR_STD = [0.2023, 0.1994, 0.201] as const;
 
-export interface BackwardSegment { readonly layer: string; readonly ops: readonly Op[]; readonly ready: readonly ParamSpec[] }
+export interface BackwardSegment {
+  readonly layer: string;
+  readonly ops: readonly Op[];
+  readonly ready: readonly ParamSpec[];
+}
 
 export interface StepPlan {
   readonly batch: number;
@@ -61,9 +65,17 @@ export class Model {
    * `grads` receives the parameter gradients at `gradOffset(p)` (default: the arena offset, i.e.
    * `grads` is a full gradient arena).
    */
-  constructor(readonly gpu: Gpu, readonly spec: ModelSpec, readonly maxBatch: number, params: GPUBuffer, grads: GPUBuffer, tuning: Tuning,
-    gradOffset: (p: ParamSpec) => number = (p) => p.offset) {
-    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`batch size must be a positive integer (got ${maxBatch})`);
+  constructor(
+    readonly gpu: Gpu,
+    readonly spec: ModelSpec,
+    readonly maxBatch: number,
+    params: GPUBuffer,
+    grads: GPUBuffer,
+    tuning: Tuning,
+    gradOffset: (p: ParamSpec) => number = (p) => p.offset,
+  ) {
+    if (!Number.isInteger(maxBatch) || maxBatch < 1)
+      throw new RangeError(`batch size must be a positive integer (got ${maxBatch})`);
     this.layers = simpleCnnLayers(spec);
     const B = maxBatch;
     const f32 = (label: string, n: number) => storageBuffer(gpu, label, n * 4, 'activations');
@@ -76,7 +88,14 @@ export class Model {
     this.dlogits = f32('loss.dlogits', B * spec.classes);
     this.stats = storageBuffer(gpu, 'loss.stats', 64, 'other');
     const ws = Math.max(4, ...this.layers.map((l) => l.workspaceBytes(B, tuning)));
-    this.ctx = { gpu, params, grads, tuning, gradOffset, workspace: storageBuffer(gpu, 'workspace', ws, 'activations') };
+    this.ctx = {
+      gpu,
+      params,
+      grads,
+      tuning,
+      gradOffset,
+      workspace: storageBuffer(gpu, 'workspace', ws, 'activations'),
+    };
   }
 
   get logits(): GPUBuffer {
@@ -102,9 +121,21 @@ export class Model {
     const { gpu, spec } = this;
     const count = batch * numel(spec.input);
     const kn = await gpu.kernels.get('normalize_input');
-    const normalize = makeOp(gpu, kn, 'input.normalize', {
-      count, c: spec.input[0], hw: spec.input[1] * spec.input[2], pad: 0, mean: [...CIFAR_MEAN, 0], stdev: [...CIFAR_STD, 1],
-    }, { bytes: this.bytes, x: this.x }, grid1d(Math.ceil(count / 4), kn.overrides.WG ?? 64));
+    const normalize = makeOp(
+      gpu,
+      kn,
+      'input.normalize',
+      {
+        count,
+        c: spec.input[0],
+        hw: spec.input[1] * spec.input[2],
+        pad: 0,
+        mean: [...CIFAR_MEAN, 0],
+        stdev: [...CIFAR_STD, 1],
+      },
+      { bytes: this.bytes, x: this.x },
+      grid1d(Math.ceil(count / 4), kn.overrides.WG ?? 64),
+    );
     const forward: Op[] = [];
     let input = this.x;
     for (const [i, layer] of this.layers.entries()) {
@@ -120,10 +151,14 @@ export class Model {
     for (let i = this.layers.length - 1; i >= 0; i--) {
       const layer = this.layers[i];
       if (!layer) continue;
-      const dx = i === 0 ? null : this.gradBuffers[i % 2] ?? null;
-      const x = i === 0 ? this.x : this.acts[i - 1] ?? this.x;
+      const dx = i === 0 ? null : (this.gradBuffers[i % 2] ?? null);
+      const x = i === 0 ? this.x : (this.acts[i - 1] ?? this.x);
       const y = this.acts[i] ?? this.x;
-      backward.push({ layer: layer.name, ops: await layer.backward(this.ctx, { x, y, dy, dx }, batch), ready: layer.params });
+      backward.push({
+        layer: layer.name,
+        ops: await layer.backward(this.ctx, { x, y, dy, dx }, batch),
+        ready: layer.params,
+      });
       if (dx) dy = dx;
     }
     return { batch, normalize, forward, lossForward: lf, lossBackward: lbw, backward };
@@ -131,11 +166,31 @@ export class Model {
 
   destroy(): void {
     for (const p of this.plans.values()) {
-      void p.then((plan) => {
-        for (const op of [plan.normalize, ...plan.forward, plan.lossForward, plan.lossBackward, ...plan.backward.flatMap((s) => s.ops)]) op.destroy();
-      }, () => undefined);
+      void p.then(
+        (plan) => {
+          for (const op of [
+            plan.normalize,
+            ...plan.forward,
+            plan.lossForward,
+            plan.lossBackward,
+            ...plan.backward.flatMap((s) => s.ops),
+          ])
+            op.destroy();
+        },
+        () => undefined,
+      );
     }
     const m = this.gpu.memory;
-    for (const b of [this.x, this.bytes, this.labels, ...this.acts, ...this.gradBuffers, this.dlogits, this.stats, this.ctx.workspace]) m.destroy(b);
+    for (const b of [
+      this.x,
+      this.bytes,
+      this.labels,
+      ...this.acts,
+      ...this.gradBuffers,
+      this.dlogits,
+      this.stats,
+      this.ctx.workspace,
+    ])
+      m.destroy(b);
   }
 }

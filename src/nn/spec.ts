@@ -41,10 +41,14 @@ export function simpleCnnSpec(width = 1): ModelSpec {
   const hidden = Math.max(1, Math.round(128 * width));
   const classes = 10;
   const shapes: [string, number[], number][] = [
-    ['conv1.weight', [c1, 3, 3, 3], 27], ['conv1.bias', [c1], 27],
-    ['conv2.weight', [c2, c1, 3, 3], c1 * 9], ['conv2.bias', [c2], c1 * 9],
-    ['fc1.weight', [hidden, c2 * 64], c2 * 64], ['fc1.bias', [hidden], c2 * 64],
-    ['fc2.weight', [classes, hidden], hidden], ['fc2.bias', [classes], hidden],
+    ['conv1.weight', [c1, 3, 3, 3], 27],
+    ['conv1.bias', [c1], 27],
+    ['conv2.weight', [c2, c1, 3, 3], c1 * 9],
+    ['conv2.bias', [c2], c1 * 9],
+    ['fc1.weight', [hidden, c2 * 64], c2 * 64],
+    ['fc1.bias', [hidden], c2 * 64],
+    ['fc2.weight', [classes, hidden], hidden],
+    ['fc2.bias', [classes], hidden],
   ];
   let offset = 0;
   const params = shapes.map(([name, shape, fanIn]) => {

@@ -11,26 +11,56 @@ import { writeState, type ArenaSlice, type Optimizer, type OptimizerConfig } fro
 export function adamParams(config: OptimizerConfig, t: number, lr: number) {
   const [beta1, beta2] = config.betas ?? [0.9, 0.999];
   const decoupled = config.name === 'adamw';
-  const s = adamScalars(t, { lr, beta1, beta2, eps: config.eps ?? 1e-8, weightDecay: config.weightDecay ?? (decoupled ? 0.01 : 0), decoupled });
+  const s = adamScalars(t, {
+    lr,
+    beta1,
+    beta2,
+    eps: config.eps ?? 1e-8,
+    weightDecay: config.weightDecay ?? (decoupled ? 0.01 : 0),
+    decoupled,
+  });
   return {
-    one_minus_beta1: s.oneMinusBeta1, beta2: s.beta2, one_minus_beta2: s.oneMinusBeta2, eps: s.eps,
-    step_size: s.stepSize, bc2_sqrt: s.bc2Sqrt, weight_decay: s.weightDecay, decay: s.decay, decoupled: decoupled ? 1 : 0,
+    one_minus_beta1: s.oneMinusBeta1,
+    beta2: s.beta2,
+    one_minus_beta2: s.oneMinusBeta2,
+    eps: s.eps,
+    step_size: s.stepSize,
+    bc2_sqrt: s.bc2Sqrt,
+    weight_decay: s.weightDecay,
+    decay: s.decay,
+    decoupled: decoupled ? 1 : 0,
   };
 }
 
 export class AdamOptimizer implements Optimizer {
   steps = 0;
 
-  private constructor(readonly config: OptimizerConfig, private readonly gpu: Gpu, private readonly op: Op<'adam_step'>,
-    private readonly m: GPUBuffer, private readonly v: GPUBuffer, private readonly count: number) {}
+  private constructor(
+    readonly config: OptimizerConfig,
+    private readonly gpu: Gpu,
+    private readonly op: Op<'adam_step'>,
+    private readonly m: GPUBuffer,
+    private readonly v: GPUBuffer,
+    private readonly count: number,
+  ) {}
 
   static async create(gpu: Gpu, config: OptimizerConfig, s: ArenaSlice): Promise<AdamOptimizer> {
     const m = storageBuffer(gpu, `${config.name}.exp_avg`, s.count * 4, 'optimizer');
     const v = storageBuffer(gpu, `${config.name}.exp_avg_sq`, s.count * 4, 'optimizer');
     const k = await gpu.kernels.get('adam_step');
-    const op = makeOp(gpu, k, `${config.name}.step`, {
-      count: s.count, p_off: s.paramOffset, g_off: s.gradOffset, ...adamParams(config, 1, config.lr),
-    }, { grad: s.grads, theta: s.params, m, v }, grid1d(s.count, k.overrides.WG ?? 64));
+    const op = makeOp(
+      gpu,
+      k,
+      `${config.name}.step`,
+      {
+        count: s.count,
+        p_off: s.paramOffset,
+        g_off: s.gradOffset,
+        ...adamParams(config, 1, config.lr),
+      },
+      { grad: s.grads, theta: s.params, m, v },
+      grid1d(s.count, k.overrides.WG ?? 64),
+    );
     return new AdamOptimizer(config, gpu, op, m, v, s.count);
   }
 
@@ -41,7 +71,10 @@ export class AdamOptimizer implements Optimizer {
   }
 
   async readState(): Promise<Record<string, Float32Array>> {
-    return { exp_avg: await readFloats(this.gpu, this.m, 0, this.count), exp_avg_sq: await readFloats(this.gpu, this.v, 0, this.count) };
+    return {
+      exp_avg: await readFloats(this.gpu, this.m, 0, this.count),
+      exp_avg_sq: await readFloats(this.gpu, this.v, 0, this.count),
+    };
   }
 
   loadState(state: Record<string, Float32Array>, steps: number): void {

@@ -9,13 +9,26 @@ export class GradClipper {
   /** [total norm, coefficient, squared norm] after the recorded step. */
   readonly out: GPUBuffer;
 
-  private constructor(private readonly gpu: Gpu, private readonly partial: GPUBuffer, out: GPUBuffer,
-    private readonly normOp: Op, private readonly coefOp: Op<'clip_coef'>, private readonly scaleOp: Op) {
+  private constructor(
+    private readonly gpu: Gpu,
+    private readonly partial: GPUBuffer,
+    out: GPUBuffer,
+    private readonly normOp: Op,
+    private readonly coefOp: Op<'clip_coef'>,
+    private readonly scaleOp: Op,
+  ) {
     this.out = out;
   }
 
   /** Clips `count` gradients at `offset` in `grads` to a global 2-norm of at most maxNorm. */
-  static async create(gpu: Gpu, grads: GPUBuffer, offset: number, count: number, maxNorm: number, workgroups: number): Promise<GradClipper> {
+  static async create(
+    gpu: Gpu,
+    grads: GPUBuffer,
+    offset: number,
+    count: number,
+    maxNorm: number,
+    workgroups: number,
+  ): Promise<GradClipper> {
     if (!(maxNorm > 0)) throw new RangeError(`clip max norm must be > 0 (got ${maxNorm})`);
     const partial = storageBuffer(gpu, 'clip.partial', workgroups * 4, 'other');
     const out = storageBuffer(gpu, 'clip.out', 16, 'other');
@@ -23,8 +36,22 @@ export class GradClipper {
     const kc = await gpu.kernels.get('clip_coef');
     const ks = await gpu.kernels.get('scale');
     const normOp = makeOp(gpu, kn, 'clip.grad_norm', { count, offset }, { grad: grads, partial }, [workgroups, 1, 1]);
-    const coefOp = makeOp(gpu, kc, 'clip.coef', { count: workgroups, max_norm: maxNorm, extra_sq: 0 }, { partial, out }, [1, 1, 1]);
-    const scaleOp = makeOp(gpu, ks, 'clip.scale', { count, offset, factor_index: 1 }, { factor: out, data: grads }, grid1d(count, ks.overrides.WG ?? 64));
+    const coefOp = makeOp(
+      gpu,
+      kc,
+      'clip.coef',
+      { count: workgroups, max_norm: maxNorm, extra_sq: 0 },
+      { partial, out },
+      [1, 1, 1],
+    );
+    const scaleOp = makeOp(
+      gpu,
+      ks,
+      'clip.scale',
+      { count, offset, factor_index: 1 },
+      { factor: out, data: grads },
+      grid1d(count, ks.overrides.WG ?? 64),
+    );
     return new GradClipper(gpu, partial, out, normOp, coefOp, scaleOp);
   }
 

@@ -46,14 +46,22 @@ export interface Optimizer {
 
 export async function createOptimizer(gpu: Gpu, config: OptimizerConfig, slice: ArenaSlice): Promise<Optimizer> {
   switch (config.name) {
-    case 'sgd': return SgdOptimizer.create(gpu, config, slice);
+    case 'sgd':
+      return SgdOptimizer.create(gpu, config, slice);
     case 'adam':
-    case 'adamw': return AdamOptimizer.create(gpu, config, slice);
+    case 'adamw':
+      return AdamOptimizer.create(gpu, config, slice);
   }
 }
 
 /** Writes `data` into a state buffer of `count` floats, with a clear error on a length mismatch. */
-export function writeState(gpu: Gpu, buffer: GPUBuffer, name: string, data: Float32Array | undefined, count: number): void {
+export function writeState(
+  gpu: Gpu,
+  buffer: GPUBuffer,
+  name: string,
+  data: Float32Array | undefined,
+  count: number,
+): void {
   if (!data) throw new Error(`optimizer state '${name}' is missing from the checkpoint`);
   if (data.length !== count) throw new Error(`optimizer state '${name}' has ${data.length} values, expected ${count}`);
   gpu.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);

@@ -8,18 +8,37 @@ import { writeState, type ArenaSlice, type Optimizer, type OptimizerConfig } fro
 export class SgdOptimizer implements Optimizer {
   steps = 0;
 
-  private constructor(readonly config: OptimizerConfig, private readonly gpu: Gpu, private readonly op: Op<'sgd_step'>,
-    private readonly momentum: GPUBuffer, private readonly count: number) {}
+  private constructor(
+    readonly config: OptimizerConfig,
+    private readonly gpu: Gpu,
+    private readonly op: Op<'sgd_step'>,
+    private readonly momentum: GPUBuffer,
+    private readonly count: number,
+  ) {}
 
   static async create(gpu: Gpu, config: OptimizerConfig, s: ArenaSlice): Promise<SgdOptimizer> {
     const m = config.momentum ?? 0;
     // The momentum buffer exists only with momentum (PyTorch allocates none without it).
     const momentum = storageBuffer(gpu, 'sgd.momentum_buffer', m !== 0 ? s.count * 4 : 4, 'optimizer');
     const k = await gpu.kernels.get('sgd_step');
-    const op = makeOp(gpu, k, 'sgd.step', {
-      count: s.count, p_off: s.paramOffset, g_off: s.gradOffset, first: 1, lr: config.lr, momentum: m,
-      dampening: config.dampening ?? 0, weight_decay: config.weightDecay ?? 0, nesterov: config.nesterov ? 1 : 0,
-    }, { grad: s.grads, theta: s.params, momentum }, grid1d(s.count, k.overrides.WG ?? 64));
+    const op = makeOp(
+      gpu,
+      k,
+      'sgd.step',
+      {
+        count: s.count,
+        p_off: s.paramOffset,
+        g_off: s.gradOffset,
+        first: 1,
+        lr: config.lr,
+        momentum: m,
+        dampening: config.dampening ?? 0,
+        weight_decay: config.weightDecay ?? 0,
+        nesterov: config.nesterov ? 1 : 0,
+      },
+      { grad: s.grads, theta: s.params, momentum },
+      grid1d(s.count, k.overrides.WG ?? 64),
+    );
     return new SgdOptimizer(config, gpu, op, momentum, s.count);
   }
 
@@ -35,7 +54,8 @@ export class SgdOptimizer implements Optimizer {
   }
 
   loadState(state: Record<string, Float32Array>, steps: number): void {
-    if ((this.config.momentum ?? 0) !== 0 && steps > 0) writeState(this.gpu, this.momentum, 'momentum_buffer', state.momentum_buffer, this.count);
+    if ((this.config.momentum ?? 0) !== 0 && steps > 0)
+      writeState(this.gpu, this.momentum, 'momentum_buffer', state.momentum_buffer, this.count);
     this.steps = steps;
   }
 

@@ -34,23 +34,45 @@ export function ddpConfig(f: Fixture): TrainConfig {
   }
   try {
     return parseConfig({
-      mode: 'ddp', workers: field(s, 'world_size', f.source), batchSize: field(s, 'batch_per_rank', f.source), epochs: field(s, 'epochs', f.source),
-      optimizer: o.name, lr: o.lr, momentum: o.momentum ?? 0, weightDecay: o.weightDecay ?? 0, width: f.model.width,
-      seed: sampler.seed ?? 0, shuffle: sampler.shuffle ?? true, dropLast: sampler.drop_last ?? false, checkEvery: 0,
+      mode: 'ddp',
+      workers: field(s, 'world_size', f.source),
+      batchSize: field(s, 'batch_per_rank', f.source),
+      epochs: field(s, 'epochs', f.source),
+      optimizer: o.name,
+      lr: o.lr,
+      momentum: o.momentum ?? 0,
+      weightDecay: o.weightDecay ?? 0,
+      width: f.model.width,
+      seed: sampler.seed ?? 0,
+      shuffle: sampler.shuffle ?? true,
+      dropLast: sampler.drop_last ?? false,
+      checkEvery: 0,
     });
   } catch (e) {
     throw new FixtureError(f.source, `spec describes a run this build cannot replay: ${(e as Error).message}`);
   }
 }
 
-export async function runDdpFixture(f: Fixture, spawn: SpawnWorker, onProgress?: (what: string) => void): Promise<DdpReplay> {
+export async function runDdpFixture(
+  f: Fixture,
+  spawn: SpawnWorker,
+  onProgress?: (what: string) => void,
+): Promise<DdpReplay> {
   const config = ddpConfig(f);
   const x = getF32(f.st, 'data.X', undefined, f.source);
   const y = getI32(f.st, 'data.Y', f.source);
-  const coordinator = await Coordinator.start({ config, data: { kind: 'tensors', x, y }, spawn, initialParams: fixtureParams(f, 'param_init.') });
+  const coordinator = await Coordinator.start({
+    config,
+    data: { kind: 'tensors', x, y },
+    spawn,
+    initialParams: fixtureParams(f, 'param_init.'),
+  });
   const shards: Record<string, number[][]> = {};
   const losses: Record<string, number[]> = {};
-  for (let r = 0; r < config.workers; r++) { shards[r] = []; losses[r] = []; }
+  for (let r = 0; r < config.workers; r++) {
+    shards[r] = [];
+    losses[r] = [];
+  }
   try {
     for await (const e of coordinator.run()) {
       if (e.type === 'epoch-start') {
@@ -63,7 +85,12 @@ export async function runDdpFixture(f: Fixture, spawn: SpawnWorker, onProgress?:
     const [params] = await coordinator.readParams();
     if (!params) throw new Error('rank 0 returned no parameters');
     const rule = config.optimizer === 'sgd' ? 'strict' : 'adam';
-    const outputs = f.model.params.map((p): ParityOutput => ({ name: `param_final.${p.name}`, data: params.slice(p.offset, p.offset + p.size), shape: p.shape, rule }));
+    const outputs = f.model.params.map((p): ParityOutput => ({
+      name: `param_final.${p.name}`,
+      data: params.slice(p.offset, p.offset + p.size),
+      shape: p.shape,
+      rule,
+    }));
     return { outputs, shards, losses };
   } finally {
     await coordinator.close();

@@ -22,13 +22,21 @@ export interface Fixture {
 export function readFixture(bytes: Uint8Array, source: string): Fixture {
   const st = parseSafetensors(bytes, source);
   const raw = st.metadata.spec;
-  if (raw === undefined) throw new FixtureError(source, 'no __metadata__.spec: this is not a webddp/PyTorch parity fixture');
+  if (raw === undefined)
+    throw new FixtureError(source, 'no __metadata__.spec: this is not a webddp/PyTorch parity fixture');
   let spec: unknown;
-  try { spec = JSON.parse(raw); } catch (e) { throw new FixtureError(source, `__metadata__.spec is not JSON (${(e as Error).message})`); }
-  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new FixtureError(source, '__metadata__.spec is not a JSON object');
+  try {
+    spec = JSON.parse(raw);
+  } catch (e) {
+    throw new FixtureError(source, `__metadata__.spec is not JSON (${(e as Error).message})`);
+  }
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
+    throw new FixtureError(source, '__metadata__.spec is not a JSON object');
   const s = spec as Record<string, unknown>;
-  if (s.kind !== 'grad' && s.kind !== 'ddp') throw new FixtureError(source, `unsupported fixture kind ${JSON.stringify(s.kind)} (expected "grad" or "ddp")`);
-  if (s.model !== undefined && s.model !== 'SimpleCNN') throw new FixtureError(source, `unsupported model ${JSON.stringify(s.model)} (only SimpleCNN)`);
+  if (s.kind !== 'grad' && s.kind !== 'ddp')
+    throw new FixtureError(source, `unsupported fixture kind ${JSON.stringify(s.kind)} (expected "grad" or "ddp")`);
+  if (s.model !== undefined && s.model !== 'SimpleCNN')
+    throw new FixtureError(source, `unsupported model ${JSON.stringify(s.model)} (only SimpleCNN)`);
   const prefix = s.kind === 'grad' ? 'param.' : 'param_init.';
   return { source, st, spec: s, kind: s.kind, model: inferModel(st, prefix, source) };
 }
@@ -38,7 +46,11 @@ function inferModel(st: SafeTensors, prefix: string, source: string): ModelSpec 
   const c1 = st.tensors.get(`${prefix}conv1.weight`)?.shape[0];
   if (c1 === undefined) throw new FixtureError(source, `tensor '${prefix}conv1.weight' is missing`);
   let model: ModelSpec;
-  try { model = simpleCnnSpec(c1 / 32); } catch { throw new FixtureError(source, `conv1 has ${c1} channels: not a SimpleCNN width`); }
+  try {
+    model = simpleCnnSpec(c1 / 32);
+  } catch {
+    throw new FixtureError(source, `conv1 has ${c1} channels: not a SimpleCNN width`);
+  }
   for (const p of model.params) getF32(st, `${prefix}${p.name}`, p.shape, source);
   return model;
 }
@@ -52,17 +64,20 @@ export function fixtureParams(f: Fixture, prefix: string): Float32Array {
 
 function num(v: unknown, what: string, source: string, dflt?: number): number {
   if (v === undefined && dflt !== undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new FixtureError(source, `${what} must be a number (got ${JSON.stringify(v)})`);
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new FixtureError(source, `${what} must be a number (got ${JSON.stringify(v)})`);
   return v;
 }
 
 /** An optimizer description from a fixture spec ({lr, momentum, betas, eps, weight_decay, ...}). */
 export function optimizerFromSpec(name: string, v: unknown, source: string): OptimizerConfig {
-  if (name !== 'sgd' && name !== 'adam' && name !== 'adamw') throw new FixtureError(source, `unsupported optimizer '${name}' (sgd, adam, adamw)`);
+  if (name !== 'sgd' && name !== 'adam' && name !== 'adamw')
+    throw new FixtureError(source, `unsupported optimizer '${name}' (sgd, adam, adamw)`);
   if (typeof v !== 'object' || v === null) throw new FixtureError(source, `optimizer '${name}' has no settings`);
   const o = v as Record<string, unknown>;
   const betas = o.betas === undefined ? undefined : (o.betas as unknown[]);
-  if (betas !== undefined && (!Array.isArray(betas) || betas.length !== 2)) throw new FixtureError(source, `optimizer '${name}': betas must be [b1, b2]`);
+  if (betas !== undefined && (!Array.isArray(betas) || betas.length !== 2))
+    throw new FixtureError(source, `optimizer '${name}': betas must be [b1, b2]`);
   return {
     name: name,
     lr: num(o.lr, `optimizer '${name}' lr`, source),

@@ -9,19 +9,30 @@ import { Trainer, type Batch } from '../train/trainer.ts';
 import { FixtureError, fixtureParams, optimizerFromSpec, type Fixture } from './fixture.ts';
 import type { RuleName } from './tolerance.ts';
 
-export interface ParityOutput { readonly name: string; readonly data: Float32Array; readonly shape: readonly number[]; readonly rule: RuleName }
+export interface ParityOutput {
+  readonly name: string;
+  readonly data: Float32Array;
+  readonly shape: readonly number[];
+  readonly rule: RuleName;
+}
 
-export async function runGradFixture(gpu: Gpu, f: Fixture, onProgress?: (what: string) => void): Promise<ParityOutput[]> {
+export async function runGradFixture(
+  gpu: Gpu,
+  f: Fixture,
+  onProgress?: (what: string) => void,
+): Promise<ParityOutput[]> {
   const x = getF32(f.st, 'input.x', undefined, f.source);
   const labels = getI32(f.st, 'input.y', f.source);
   const n = labels.length;
-  if (x.length !== n * 3072) throw new FixtureError(f.source, `input.x holds ${x.length} floats, expected ${n} x 3x32x32`);
+  if (x.length !== n * 3072)
+    throw new FixtureError(f.source, `input.x holds ${x.length} floats, expected ${n} x 3x32x32`);
   const batch: Batch = { x, labels };
   const params = fixtureParams(f, 'param.');
   const shapeOf = (name: string) => f.st.tensors.get(name)?.shape ?? [];
   const out: ParityOutput[] = [];
   const perParam = (prefix: string, flat: Float32Array, rule: RuleName) => {
-    for (const p of f.model.params) out.push({ name: `${prefix}${p.name}`, data: flat.slice(p.offset, p.offset + p.size), shape: p.shape, rule });
+    for (const p of f.model.params)
+      out.push({ name: `${prefix}${p.name}`, data: flat.slice(p.offset, p.offset + p.size), shape: p.shape, rule });
   };
   const make = (optimizer: OptimizerConfig, clip?: number) =>
     Trainer.create(gpu, { spec: f.model, maxBatch: n, optimizer, ...(clip ? { clipGradNorm: clip } : {}) });
@@ -39,7 +50,8 @@ export async function runGradFixture(gpu: Gpu, f: Fixture, onProgress?: (what: s
   }
 
   const opts = f.spec.optimizers;
-  if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new FixtureError(f.source, 'spec.optimizers must be an object');
+  if (opts !== undefined && (typeof opts !== 'object' || opts === null))
+    throw new FixtureError(f.source, 'spec.optimizers must be an object');
   for (const [name, settings] of Object.entries((opts ?? {}) as Record<string, unknown>)) {
     if (!f.st.tensors.has(`after2.${name}.${f.model.params[0]?.name ?? ''}`)) continue;
     onProgress?.(`two ${name} steps`);
@@ -57,7 +69,8 @@ export async function runGradFixture(gpu: Gpu, f: Fixture, onProgress?: (what: s
 
   const maxNorm = f.spec.clip_max_norm;
   if (maxNorm !== undefined) {
-    if (typeof maxNorm !== 'number' || !(maxNorm > 0)) throw new FixtureError(f.source, `clip_max_norm must be a positive number (got ${JSON.stringify(maxNorm)})`);
+    if (typeof maxNorm !== 'number' || !(maxNorm > 0))
+      throw new FixtureError(f.source, `clip_max_norm must be a positive number (got ${JSON.stringify(maxNorm)})`);
     onProgress?.(`clip_grad_norm_(max_norm=${maxNorm})`);
     const c = await make({ name: 'sgd', lr: 0 }, maxNorm);
     try {

@@ -20,10 +20,26 @@ export const STRICT = { rtol: 1e-4, atol: 1e-5 } as const;
 export const ADAM_TIGHT = { rtol: 1e-3, atol: 1e-4 } as const;
 export const ADAM_BOUND = { rtol: 0, atol: 5e-3 } as const;
 
-export function checkTensor(name: string, rule: RuleName, actual: ArrayLike<number>, expected: ArrayLike<number>): ParityRow {
+export function checkTensor(
+  name: string,
+  rule: RuleName,
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+): ParityRow {
   if (rule === 'strict' || rule === 'exact') {
     if (actual.length !== expected.length) {
-      const main = { ok: false, maxAbs: NaN, maxRel: NaN, worstIndex: -1, worstActual: NaN, worstExpected: NaN, mismatches: Math.max(actual.length, expected.length), count: expected.length, rtol: 0, atol: 0 };
+      const main = {
+        ok: false,
+        maxAbs: NaN,
+        maxRel: NaN,
+        worstIndex: -1,
+        worstActual: NaN,
+        worstExpected: NaN,
+        mismatches: Math.max(actual.length, expected.length),
+        count: expected.length,
+        rtol: 0,
+        atol: 0,
+      };
       return { name: `${name} (length ${actual.length} vs ${expected.length})`, rule, ok: false, main };
     }
     const main = compareTensors(actual, expected, rule === 'exact' ? { rtol: 0, atol: 0 } : STRICT);
@@ -38,11 +54,22 @@ export function checkTensor(name: string, rule: RuleName, actual: ArrayLike<numb
 export function formatRows(rows: readonly ParityRow[]): string {
   const head = ['tensor', 'max abs', 'max rel', 'out of tol', 'rule', 'ok'];
   const body = rows.map((r) => [
-    r.name, r.main.maxAbs.toExponential(2), r.main.maxRel.toExponential(2), `${r.main.mismatches}/${r.main.count}`,
-    r.rule === 'strict' ? 'rtol 1e-4 atol 1e-5' : r.rule === 'exact' ? 'exact' : `all <= 5e-3, ${((r.fraction ?? 0) * 100).toFixed(2)}% tight (>= 99.9%)`,
+    r.name,
+    r.main.maxAbs.toExponential(2),
+    r.main.maxRel.toExponential(2),
+    `${r.main.mismatches}/${r.main.count}`,
+    r.rule === 'strict'
+      ? 'rtol 1e-4 atol 1e-5'
+      : r.rule === 'exact'
+        ? 'exact'
+        : `all <= 5e-3, ${((r.fraction ?? 0) * 100).toFixed(2)}% tight (>= 99.9%)`,
     r.ok ? 'ok' : 'FAIL',
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const line = (c: string[]) => c.map((x, i) => (i === 0 || i >= 4 ? x.padEnd(w[i] ?? 0) : x.padStart(w[i] ?? 0))).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((x, i) => (i === 0 || i >= 4 ? x.padEnd(w[i] ?? 0) : x.padStart(w[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...body.map(line)].join('\n');
 }

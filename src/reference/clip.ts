@@ -41,7 +41,8 @@ export function gradNorm(
   grads: readonly Float32Array[], // one array per parameter tensor (views into a flat arena work)
   normType = 2,
 ): { totalNorm: number; norms: Float32Array } {
-  if (normType !== 2 && normType !== Infinity) throw new RangeError(`norm_type ${String(normType)} is not supported (2 or Infinity)`);
+  if (normType !== 2 && normType !== Infinity)
+    throw new RangeError(`norm_type ${String(normType)} is not supported (2 or Infinity)`);
   const norms = Float32Array.from(grads, (g) => norm(g, normType));
   return { totalNorm: norm(norms, normType), norms };
 }

@@ -103,7 +103,10 @@ function num(v: number, digits = 4): string {
 
 /** One line for a table: `PASS name  n=...  maxAbs ...  maxRel ...  mismatches k/n  worst [i] a vs e  (rtol, atol)`. */
 export function formatComparison(name: string, c: Comparison): string {
-  const worst = c.worstIndex < 0 ? 'all equal' : `worst [${c.worstIndex}] ${num(c.worstActual, 9)} vs ${num(c.worstExpected, 9)}`;
-  return `${c.ok ? 'PASS' : 'FAIL'} ${name}  maxAbs ${num(c.maxAbs)}  maxRel ${num(c.maxRel)}  ` +
-    `mismatches ${c.mismatches}/${c.count}  ${worst}  (rtol ${c.rtol}, atol ${c.atol})`;
+  const worst =
+    c.worstIndex < 0 ? 'all equal' : `worst [${c.worstIndex}] ${num(c.worstActual, 9)} vs ${num(c.worstExpected, 9)}`;
+  return (
+    `${c.ok ? 'PASS' : 'FAIL'} ${name}  maxAbs ${num(c.maxAbs)}  maxRel ${num(c.maxRel)}  ` +
+    `mismatches ${c.mismatches}/${c.count}  ${worst}  (rtol ${c.rtol}, atol ${c.atol})`
+  );
 }

@@ -17,7 +17,7 @@ export function nextFloat32(x: number, dir: 1 | -1): number {
   if (x === 0) return dir * 2 ** -149;
   F32[0] = x;
   const bits = U32[0]!;
-  U32[0] = (x > 0) === (dir > 0) ? bits + 1 : bits - 1;
+  U32[0] = x > 0 === dir > 0 ? bits + 1 : bits - 1;
   return F32[0];
 }
 
@@ -29,7 +29,7 @@ export function fma32(a: number, b: number, c: number): number {
   if (r === s || !Number.isFinite(s)) return r;
   // TwoSum: p + c = s + e exactly. Rounding s instead of p + c errs only when s is a float32 tie.
   const bb = s - p;
-  const e = (p - (s - bb)) + (c - bb);
+  const e = p - (s - bb) + (c - bb);
   if (e === 0) return r;
   const o = nextFloat32(r, r < s ? 1 : -1);
   if (Math.abs(s - r) !== Math.abs(o - s)) return r;

@@ -39,8 +39,10 @@ export function sgdStep(
 ): void {
   expectLength('sgd grad', grad, param.length, 'param.length');
   const { lr, momentum = 0, dampening = 0, weightDecay = 0, nesterov = false, maximize = false } = opts;
-  if (nesterov && (momentum <= 0 || dampening !== 0)) throw new RangeError('Nesterov momentum requires a momentum and zero dampening');
-  if (!(lr >= 0) || !(momentum >= 0) || !(weightDecay >= 0)) throw new RangeError(`invalid SGD hyper-parameters ${JSON.stringify(opts)}`);
+  if (nesterov && (momentum <= 0 || dampening !== 0))
+    throw new RangeError('Nesterov momentum requires a momentum and zero dampening');
+  if (!(lr >= 0) || !(momentum >= 0) || !(weightDecay >= 0))
+    throw new RangeError(`invalid SGD hyper-parameters ${JSON.stringify(opts)}`);
   const nlr = f32(-lr);
   const mom = f32(momentum);
   const oneMinusDamp = f32(1 - dampening);

@@ -70,7 +70,16 @@ export function simpleCnnForward<T extends Tensor = Float32Array>(
   n: number,
   alloc: Alloc<T> = f32Alloc as unknown as Alloc<T>,
 ): SimpleCnnActivations<T> {
-  const [w1, b1, w2, b2, w3, b3, w4, b4] = views(spec, params) as [Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor];
+  const [w1, b1, w2, b2, w3, b3, w4, b4] = views(spec, params) as [
+    Tensor,
+    Tensor,
+    Tensor,
+    Tensor,
+    Tensor,
+    Tensor,
+    Tensor,
+    Tensor,
+  ];
   const s = sizes(spec, n);
   const a1 = conv2dForward(x, w1, b1, s.conv1, true, alloc(n * spec.c1 * s.conv1.h * s.conv1.w));
   const p1 = maxPool2dForward(a1, s.pool1, alloc(n * spec.c1 * s.conv2.h * s.conv2.w));

@@ -18,7 +18,12 @@ export function expectLength(name: string, a: ArrayLike<number>, size: number, s
 }
 
 /** `out` after checking its length, or a fresh zeroed Float32Array of `size` elements. */
-export function output<T extends Tensor = Float32Array>(out: T | undefined, size: number, name: string, shape: string): T {
+export function output<T extends Tensor = Float32Array>(
+  out: T | undefined,
+  size: number,
+  name: string,
+  shape: string,
+): T {
   if (out === undefined) return new Float32Array(size) as T;
   expectLength(name, out, size, shape);
   return out;

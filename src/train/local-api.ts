@@ -40,19 +40,25 @@ export function createLocalTrainerApi(getGpu: () => Promise<GPU>): LocalTrainerA
     async init(cfg) {
       const gpu = await acquireDevice(await getGpu(), { label: cfg.label });
       const trainer = await Trainer.create(gpu, {
-        spec: simpleCnnSpec(cfg.width), maxBatch: cfg.maxBatch, optimizer: cfg.optimizer,
+        spec: simpleCnnSpec(cfg.width),
+        maxBatch: cfg.maxBatch,
+        optimizer: cfg.optimizer,
         ...(cfg.clipGradNorm ? { clipGradNorm: cfg.clipGradNorm } : {}),
       });
       state = { gpu, trainer };
       return { adapter: gpu.adapter, params: trainer.spec.total };
     },
-    async setParams(flat) { need().trainer.setParams(flat); },
+    async setParams(flat) {
+      need().trainer.setParams(flat);
+    },
     readParams: () => need().trainer.readParams(),
     readGrads: () => need().trainer.readGrads(),
     readLogits: (batch) => need().trainer.readLogits(batch),
     step: (batch, update) => need().trainer.step(batch, { update }),
     evaluate: (batch) => need().trainer.evaluate(batch),
-    async memory() { return need().gpu.memory.snapshot(); },
+    async memory() {
+      return need().gpu.memory.snapshot();
+    },
     async dispose() {
       state?.trainer.destroy();
       state?.gpu.destroy();

@@ -50,8 +50,13 @@ export class Trainer {
   private readonly staging: StagingPool;
 
   private constructor(
-    readonly gpu: Gpu, readonly spec: ModelSpec, readonly params: GPUBuffer, readonly grads: GPUBuffer,
-    readonly model: Model, readonly optimizer: Optimizer | null, readonly clipper: GradClipper | null,
+    readonly gpu: Gpu,
+    readonly spec: ModelSpec,
+    readonly params: GPUBuffer,
+    readonly grads: GPUBuffer,
+    readonly model: Model,
+    readonly optimizer: Optimizer | null,
+    readonly clipper: GradClipper | null,
     /** ZeRO-2's reduced gradient slice (null otherwise). */
     readonly shardGrads: GPUBuffer | null,
     /** Element offset in `grads` of each parameter's gradient. */
@@ -65,15 +70,31 @@ export class Trainer {
     gpu.kernels.tuning = tuning.kernels;
     const shard = o.shard ?? { offset: 0, count: o.spec.total };
     const params = storageBuffer(gpu, 'params', o.spec.total * 4, 'parameters');
-    const layout = o.partitionGradients ? layerScratchLayout(o.spec) : { size: o.spec.total, offset: (p: ParamSpec) => p.offset };
-    const grads = storageBuffer(gpu, o.partitionGradients ? 'grads.layer_scratch' : 'grads', layout.size * 4, 'gradients');
+    const layout = o.partitionGradients
+      ? layerScratchLayout(o.spec)
+      : { size: o.spec.total, offset: (p: ParamSpec) => p.offset };
+    const grads = storageBuffer(
+      gpu,
+      o.partitionGradients ? 'grads.layer_scratch' : 'grads',
+      layout.size * 4,
+      'gradients',
+    );
     const shardGrads = o.partitionGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
     const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset);
-    const optimizer = o.optimizer === null ? null : await createOptimizer(gpu, o.optimizer, {
-      params, grads: shardGrads ?? grads, paramOffset: shard.offset, gradOffset: shardGrads ? 0 : shard.offset, count: shard.count,
-    });
-    const clipper = o.clipGradNorm && !o.partitionGradients && !o.shard
-      ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups) : null;
+    const optimizer =
+      o.optimizer === null
+        ? null
+        : await createOptimizer(gpu, o.optimizer, {
+            params,
+            grads: shardGrads ?? grads,
+            paramOffset: shard.offset,
+            gradOffset: shardGrads ? 0 : shard.offset,
+            count: shard.count,
+          });
+    const clipper =
+      o.clipGradNorm && !o.partitionGradients && !o.shard
+        ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups)
+        : null;
     return new Trainer(gpu, o.spec, params, grads, model, optimizer, clipper, shardGrads, layout.offset);
   }
 
@@ -82,9 +103,15 @@ export class Trainer {
     this.gpu.device.queue.writeBuffer(this.params, 0, flat.buffer, flat.byteOffset, flat.byteLength);
   }
 
-  readParams(): Promise<Float32Array<ArrayBuffer>> { return readFloats(this.gpu, this.params, 0, this.spec.total); }
-  readGrads(): Promise<Float32Array<ArrayBuffer>> { return readFloats(this.gpu, this.grads, 0, this.spec.total); }
-  readLogits(batch: number): Promise<Float32Array<ArrayBuffer>> { return readFloats(this.gpu, this.model.logits, 0, batch * this.spec.classes); }
+  readParams(): Promise<Float32Array<ArrayBuffer>> {
+    return readFloats(this.gpu, this.params, 0, this.spec.total);
+  }
+  readGrads(): Promise<Float32Array<ArrayBuffer>> {
+    return readFloats(this.gpu, this.grads, 0, this.spec.total);
+  }
+  readLogits(batch: number): Promise<Float32Array<ArrayBuffer>> {
+    return readFloats(this.gpu, this.model.logits, 0, batch * this.spec.classes);
+  }
 
   /** Writes the batch into the input buffers and returns its plan. */
   async upload(b: Batch): Promise<StepPlan> {
@@ -92,16 +119,22 @@ export class Trainer {
     const per = this.spec.input[0] * this.spec.input[1] * this.spec.input[2];
     const plan = await this.model.plan(n);
     for (const y of b.labels) {
-      if (!Number.isInteger(y) || y < 0 || y >= this.spec.classes) throw new RangeError(`label ${y} is outside 0..${this.spec.classes - 1}`);
+      if (!Number.isInteger(y) || y < 0 || y >= this.spec.classes)
+        throw new RangeError(`label ${y} is outside 0..${this.spec.classes - 1}`);
     }
     const up = this.gpu.uploads;
     up.write(this.model.labels, 0, b.labels, 'other', 'input.labels');
     if ('images' in b) {
-      if (b.images.length !== n * per) throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
-      const padded = b.images.length % 4 === 0 ? b.images : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
+      if (b.images.length !== n * per)
+        throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
+      const padded =
+        b.images.length % 4 === 0
+          ? b.images
+          : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
       up.write(this.model.bytes, 0, padded, 'other', 'input.bytes');
     } else {
-      if (b.x.length !== n * per) throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
+      if (b.x.length !== n * per)
+        throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
       up.write(this.model.x, 0, b.x, 'other', 'input.x');
     }
     return plan;
@@ -119,7 +152,12 @@ export class Trainer {
    * Records the loss gradient (unless `withLoss` is false: DataParallel writes dlogits from device
    * 0's loss over the gathered batch) and the backward; `onSegment` runs after each layer.
    */
-  recordBackward(rec: Recorder, plan: StepPlan, onSegment?: (segment: StepPlan['backward'][number]) => void, withLoss = true): void {
+  recordBackward(
+    rec: Recorder,
+    plan: StepPlan,
+    onSegment?: (segment: StepPlan['backward'][number]) => void,
+    withLoss = true,
+  ): void {
     rec.phase('backward');
     if (withLoss) rec.dispatch(plan.lossBackward);
     for (const s of plan.backward) {
@@ -140,7 +178,10 @@ export class Trainer {
    * One step on one device: forward, backward and (unless `update` is false, e.g. inside
    * gradient accumulation) the optimizer. One submit; awaits only the loss readback.
    */
-  async step(b: Batch, opts: { update?: boolean; lr?: number; timer?: Timer; profile?: boolean } = {}): Promise<StepResult> {
+  async step(
+    b: Batch,
+    opts: { update?: boolean; lr?: number; timer?: Timer; profile?: boolean } = {},
+  ): Promise<StepResult> {
     const plan = await this.upload(b);
     const rec = new Recorder(this.gpu, 'train_step', opts.timer ?? null, opts.profile ?? false);
     this.recordForward(rec, plan, 'images' in b);
@@ -186,7 +227,12 @@ export class Trainer {
   /** Reads a copyStats() buffer once the work recording it has been submitted. */
   async readStats(buf: GPUBuffer, batch: number): Promise<StepResult> {
     const f = new Float32Array(await this.staging.read(buf));
-    return { batch, loss: f[0] ?? NaN, correct: f[1] ?? 0, ...(this.clipper && f[4] !== 0 ? { gradNorm: f[4] ?? NaN } : {}) };
+    return {
+      batch,
+      loss: f[0] ?? NaN,
+      correct: f[1] ?? 0,
+      ...(this.clipper && f[4] !== 0 ? { gradNorm: f[4] ?? NaN } : {}),
+    };
   }
 
   destroy(): void {

@@ -18,7 +18,13 @@ import { Session } from './session.ts';
 import { readParams } from './url-params.ts';
 import { CompareView } from './views/compare.ts';
 import { CurvesView } from './views/curves.ts';
-import { compareExplanation, logExplanation, memoryExplanation, trainingExplanation, type Explanation } from './views/explain.ts';
+import {
+  compareExplanation,
+  logExplanation,
+  memoryExplanation,
+  trainingExplanation,
+  type Explanation,
+} from './views/explain.ts';
 import { LogView } from './views/log.ts';
 import { MemoryView } from './views/memory.ts';
 import { RingView, ringExplanation } from './views/ring.ts';
@@ -28,15 +34,34 @@ import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 
 /** Defaults for a GPU, and smaller ones for a software adapter (SwiftShader does ~1-2 GFLOP/s). */
-const GPU_DEFAULTS: FormValues = { mode: 'ddp', workers: 4, batchSize: 32, gpu0Bsz: 16, optimizer: 'sgd', lr: 0.01, epochs: 5, width: 1, trainLimit: 0, seed: 0, augment: false };
+const GPU_DEFAULTS: FormValues = {
+  mode: 'ddp',
+  workers: 4,
+  batchSize: 32,
+  gpu0Bsz: 16,
+  optimizer: 'sgd',
+  lr: 0.01,
+  epochs: 5,
+  width: 1,
+  trainLimit: 0,
+  seed: 0,
+  augment: false,
+};
 const SOFTWARE_DEFAULTS: FormValues = { ...GPU_DEFAULTS, batchSize: 8, gpu0Bsz: 4, epochs: 3, trainLimit: 2048 };
 
-const FAULT_VERBS = { throw: 'throws an error', exit: 'exits', hang: 'stops answering', 'device-lost': 'loses its GPU device' } as const;
+const FAULT_VERBS = {
+  throw: 'throws an error',
+  exit: 'exits',
+  hang: 'stops answering',
+  'device-lost': 'loses its GPU device',
+} as const;
 
 /** The banner of a page that stages a failure (?fault=RANK:STEP:KIND). */
 function faultNote(spec: string): string {
   const f = parseFaultSpec(spec, MAX_WORKERS);
-  const what = f.ok ? `rank ${f.fault.rank} ${FAULT_VERBS[f.fault.kind]} at its step ${f.fault.step}` : `but fault ${f.message}`;
+  const what = f.ok
+    ? `rank ${f.fault.rank} ${FAULT_VERBS[f.fault.kind]} at its step ${f.fault.step}`
+    : `but fault ${f.message}`;
   return `This page stages a failure (fault=${spec}): ${what}, to show that the run stops with an error naming the rank instead of hanging or going on with half-reduced gradients.`;
 }
 
@@ -50,8 +75,10 @@ function section(parent: HTMLElement, id: string, ex: Explanation): HTMLElement 
 export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly string[] = []): void {
   const params = readParams(location.search);
   const software = isSoftwareAdapter(gpu);
-  const form = new ConfigForm({ ...(software ? SOFTWARE_DEFAULTS : GPU_DEFAULTS), ...params.values },
-    { testLimit: params.testLimit ?? (software ? 512 : 0), checkEvery: 25 });
+  const form = new ConfigForm(
+    { ...(software ? SOFTWARE_DEFAULTS : GPU_DEFAULTS), ...params.values },
+    { testLimit: params.testLimit ?? (software ? 512 : 0), checkEvery: 25 },
+  );
   const store = new IdbDatasetStore();
   const datasets = new DatasetPanel(store);
   const buttons = new RunButtons((a) => act(a));
@@ -61,12 +88,35 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   // The header already says when the adapter is a software one.
   for (const n of notes.filter((x) => !/software/i.test(x))) notesEl.append(h('p', { class: 'banner' }, n));
   root.replaceChildren(
-    h('header', { class: 'top' }, h('h1', {}, 'webddp'), h('p', {}, 'Data-parallel training you can see: DataParallel, DDP and ZeRO on WebGPU, checked against PyTorch.'),
-      h('p', { class: 'adapter' }, `GPU: ${gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || 'a WebGPU adapter'}${software ? ' (software renderer: small defaults, expect a few images per second)' : ''}`)),
-    h('main', {}, h('aside', { class: 'panel', 'aria-label': 'Settings' }, buttons.element, form.element, datasets.element, checkpoint.element), h('div', { class: 'views-col' }, notesEl, viewsEl)),
+    h(
+      'header',
+      { class: 'top' },
+      h('h1', {}, 'webddp'),
+      h('p', {}, 'Data-parallel training you can see: DataParallel, DDP and ZeRO on WebGPU, checked against PyTorch.'),
+      h(
+        'p',
+        { class: 'adapter' },
+        `GPU: ${gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || 'a WebGPU adapter'}${software ? ' (software renderer: small defaults, expect a few images per second)' : ''}`,
+      ),
+    ),
+    h(
+      'main',
+      {},
+      h(
+        'aside',
+        { class: 'panel', 'aria-label': 'Settings' },
+        buttons.element,
+        form.element,
+        datasets.element,
+        checkpoint.element,
+      ),
+      h('div', { class: 'views-col' }, notesEl, viewsEl),
+    ),
   );
-  if (params.fault !== undefined) notesEl.append(h('p', { class: 'banner', id: 'fault-note' }, faultNote(params.fault)));
-  if (params.unknown.length > 0) notesEl.append(h('p', { class: 'banner' }, `Ignored unknown page parameter(s): ${params.unknown.join(', ')}.`));
+  if (params.fault !== undefined)
+    notesEl.append(h('p', { class: 'banner', id: 'fault-note' }, faultNote(params.fault)));
+  if (params.unknown.length > 0)
+    notesEl.append(h('p', { class: 'banner' }, `Ignored unknown page parameter(s): ${params.unknown.join(', ')}.`));
 
   const curves = new CurvesView(section(viewsEl, 'training', trainingExplanation()));
   const memory = new MemoryView(section(viewsEl, 'memory', memoryExplanation()));
@@ -130,7 +180,12 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     buttons.set('starting', 'preparing the dataset');
     try {
       const dataset = await datasets.ensureReady();
-      await s.run(config, dataset, { sampleEveryMs: 1500, keepParams: true, ...(initialParams ? { initialParams } : {}), ...(fault ? { fault } : {}) });
+      await s.run(config, dataset, {
+        sampleEveryMs: 1500,
+        keepParams: true,
+        ...(initialParams ? { initialParams } : {}),
+        ...(fault ? { fault } : {}),
+      });
       checkpoint.setTrained(s.params, config);
     } catch (e) {
       buttons.set('failed', e instanceof Error ? e.message : String(e));
@@ -148,14 +203,20 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   }
 
   const api: PageApi = {
-    state: () => session?.state ?? (buttons.element.dataset.state ?? 'idle'),
+    state: () => session?.state ?? buttons.element.dataset.state ?? 'idle',
     losses: () => [...curves.history.loss],
     epochs: () => [...curves.history.epochs],
     memory: () => [...memory.latest],
-    compare: () => compare.results.map((r) => ({
-      mode: r.mode, workers: r.config.workers, steps: r.steps, ...(r.error ? { error: r.error } : {}),
-      peaks: r.workers.map((w) => w.peak), memory: r.workers, imbalance: imbalance(r.workers),
-    })),
+    compare: () =>
+      compare.results.map((r) => ({
+        mode: r.mode,
+        workers: r.config.workers,
+        steps: r.steps,
+        ...(r.error ? { error: r.error } : {}),
+        peaks: r.workers.map((w) => w.peak),
+        memory: r.workers,
+        imbalance: imbalance(r.workers),
+      })),
     log: () => [...log.text],
   };
   window.webddpPage = api;

@@ -20,7 +20,12 @@ export interface ModeResult {
 export function compareConfig(base: TrainConfig, mode: Mode, steps: number): TrainConfig {
   const global = base.batchSize * base.workers;
   const r = validateConfig({
-    ...base, mode, epochs: 1, trainLimit: global * steps, testLimit: Math.min(global, 256), checkEvery: 0,
+    ...base,
+    mode,
+    epochs: 1,
+    trainLimit: global * steps,
+    testLimit: Math.min(global, 256),
+    checkEvery: 0,
     gpu0Bsz: mode === 'balanced-dp' ? Math.min(base.gpu0Bsz, global) : base.gpu0Bsz,
   });
   if (!r.ok) throw new RangeError(`${mode}: ${r.issues.map((i) => i.message).join('; ')}`);
@@ -37,7 +42,11 @@ export interface CompareProgress {
 
 /** Runs the modes one after the other; a failing mode is reported with its error and the next one still runs. */
 export async function runComparison(
-  base: TrainConfig, modes: readonly Mode[], steps: number, dataset: string, onProgress: (p: CompareProgress) => void,
+  base: TrainConfig,
+  modes: readonly Mode[],
+  steps: number,
+  dataset: string,
+  onProgress: (p: CompareProgress) => void,
   register: (s: Session | null) => void,
 ): Promise<ModeResult[]> {
   const results: ModeResult[] = [];
@@ -50,7 +59,12 @@ export async function runComparison(
     const session = new Session({
       event(e) {
         if (e.type === 'start') workers = e.ranks.map((r) => r.memory);
-        if (e.type === 'step') { done++; ms += e.ms; workers = e.workers.map((w) => w.memory); onProgress({ mode, index, step: done, steps }); }
+        if (e.type === 'step') {
+          done++;
+          ms += e.ms;
+          workers = e.workers.map((w) => w.memory);
+          onProgress({ mode, index, step: done, steps });
+        }
         if (e.type === 'epoch') workers = e.workers.map((w) => w.memory);
       },
       state(s, detail) {
@@ -61,7 +75,15 @@ export async function runComparison(
     register(session);
     const state = await session.run(config, dataset, { maxSteps: steps, sampleEveryMs: 0, recordTransfers: false });
     register(null);
-    results.push({ mode, config, state, ...(error ? { error } : {}), workers, steps: done, meanStepMs: done ? ms / done : NaN });
+    results.push({
+      mode,
+      config,
+      state,
+      ...(error ? { error } : {}),
+      workers,
+      steps: done,
+      meanStepMs: done ? ms / done : NaN,
+    });
     if (state === 'stopped') break;
   }
   return results;

@@ -5,7 +5,11 @@ type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined>;
 
 /** Creates an element; attributes with value false/undefined are left out, true gives an empty attribute. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) continue;
@@ -18,9 +22,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** Creates an SVG element with attributes. */
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== false) el.setAttribute(k, v === true ? '' : String(v));
+  for (const [k, v] of Object.entries(attrs))
+    if (v !== undefined && v !== false) el.setAttribute(k, v === true ? '' : String(v));
   for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
   return el;
 }
@@ -41,12 +50,22 @@ export interface CardParts {
  * A titled section: heading, the view's body, and beside it a short explanation (paragraphs or
  * nodes) ending in links to the matching PyTorch / DeepSpeed documentation.
  */
-export function card(id: string, title: string, explanation: readonly Child[], links: readonly HTMLAnchorElement[] = []): CardParts {
+export function card(
+  id: string,
+  title: string,
+  explanation: readonly Child[],
+  links: readonly HTMLAnchorElement[] = [],
+): CardParts {
   const body = h('div', { class: 'card-body' });
   const explain = h('aside', { class: 'explain', 'aria-label': `About: ${title}` }, ...explanation);
-  if (links.length > 0) explain.append(h('p', { class: 'links' }, 'Docs: ', ...links.flatMap((a, i) => (i === 0 ? [a] : [' · ', a]))));
-  const section = h('section', { class: 'card', id, 'aria-labelledby': `${id}-title` },
-    h('h2', { id: `${id}-title` }, title), h('div', { class: 'card-content' }, body, explain));
+  if (links.length > 0)
+    explain.append(h('p', { class: 'links' }, 'Docs: ', ...links.flatMap((a, i) => (i === 0 ? [a] : [' · ', a]))));
+  const section = h(
+    'section',
+    { class: 'card', id, 'aria-labelledby': `${id}-title` },
+    h('h2', { id: `${id}-title` }, title),
+    h('div', { class: 'card-content' }, body, explain),
+  );
   return { section, body };
 }
 

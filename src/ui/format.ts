@@ -6,7 +6,10 @@ export function bytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB'];
   let v = n;
   let u = 0;
-  while (Math.abs(v) >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  while (Math.abs(v) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
   return `${u === 0 ? v.toFixed(0) : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[u]}`;
 }
 

@@ -6,7 +6,10 @@ import { checkWebGpu, renderNoWebGpu } from './webgpu-check.ts';
 
 const root = document.querySelector<HTMLElement>('#app') ?? document.body;
 
-checkWebGpu().then((r) => {
-  if (r.ok) startApp(root, r.adapter, r.notes);
-  else renderNoWebGpu(root, r.reason);
-}, (e: unknown) => renderNoWebGpu(root, e instanceof Error ? e.message : String(e)));
+checkWebGpu().then(
+  (r) => {
+    if (r.ok) startApp(root, r.adapter, r.notes);
+    else renderNoWebGpu(root, r.reason);
+  },
+  (e: unknown) => renderNoWebGpu(root, e instanceof Error ? e.message : String(e)),
+);

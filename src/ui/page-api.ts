@@ -31,5 +31,7 @@ export interface PageApi {
 }
 
 declare global {
-  interface Window { webddpPage?: PageApi }
+  interface Window {
+    webddpPage?: PageApi;
+  }
 }

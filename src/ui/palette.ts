@@ -3,7 +3,16 @@
 // (Okabe-Ito based); text never relies on colour alone (every bar and node is also labelled).
 import type { MemoryCategory } from '../gpu/memory.ts';
 
-export const RANK_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#7f7f7f'] as const;
+export const RANK_COLORS = [
+  '#0072b2',
+  '#e69f00',
+  '#009e73',
+  '#cc79a7',
+  '#56b4e9',
+  '#d55e00',
+  '#f0e442',
+  '#7f7f7f',
+] as const;
 
 export function rankColor(rank: number): string {
   return RANK_COLORS[rank % RANK_COLORS.length] ?? '#7f7f7f';

@@ -40,17 +40,26 @@ export class Session {
 
   constructor(private readonly sink: RunSink) {}
 
-  get state(): RunState { return this.current; }
+  get state(): RunState {
+    return this.current;
+  }
 
   /** Runs to the end (or a stop, or a failure); never throws: failures arrive as state 'failed'. */
   async run(config: TrainConfig, dataset: string, opts: RunOptions = {}): Promise<RunState> {
-    this.set('starting', `starting ${config.workers} worker${config.workers > 1 ? 's' : ''} (each acquires its own WebGPU device and compiles its kernels)`);
+    this.set(
+      'starting',
+      `starting ${config.workers} worker${config.workers > 1 ? 's' : ''} (each acquires its own WebGPU device and compiles its kernels)`,
+    );
     let c: Coordinator | null = null;
     let end: [RunState, string?];
     try {
       c = await Coordinator.start({
-        config, data: { kind: 'idb', dataset }, spawn: browserSpawner(), recordTransfers: opts.recordTransfers ?? true,
-        ...(opts.initialParams ? { initialParams: opts.initialParams } : {}), ...(opts.fault ? { fault: opts.fault } : {}),
+        config,
+        data: { kind: 'idb', dataset },
+        spawn: browserSpawner(),
+        recordTransfers: opts.recordTransfers ?? true,
+        ...(opts.initialParams ? { initialParams: opts.initialParams } : {}),
+        ...(opts.fault ? { fault: opts.fault } : {}),
       });
       this.coordinator = c;
       if (this.stopRequested) c.stop();

@@ -26,11 +26,18 @@ export function readParams(search: string): PageParams {
   for (const [k, raw] of q) {
     const spec = FIELDS.find((f) => f.key === k);
     if (spec) {
-      values[k as FieldKey] = spec.kind === 'check' ? raw === '1' || raw === 'true' : spec.kind === 'select' ? raw : Number(raw);
+      values[k as FieldKey] =
+        spec.kind === 'check' ? raw === '1' || raw === 'true' : spec.kind === 'select' ? raw : Number(raw);
     } else if (k === 'testLimit') testLimit = Number(raw);
     else if (k === 'fault') fault = raw;
     else if (k === 'autostart') autostart = raw !== '0' && raw !== 'false';
     else unknown.push(k);
   }
-  return { values, ...(testLimit !== undefined ? { testLimit } : {}), ...(fault !== undefined ? { fault } : {}), autostart, unknown };
+  return {
+    values,
+    ...(testLimit !== undefined ? { testLimit } : {}),
+    ...(fault !== undefined ? { fault } : {}),
+    autostart,
+    unknown,
+  };
 }

@@ -18,7 +18,16 @@ afterAll(async () => session.close());
 
 const run = (config: Record<string, unknown>): Promise<DistRun> =>
   page.evaluate((c) => (window.webddpDist as DistHarness).run(c), config);
-const base = { workers: 4, batchSize: 4, epochs: 1, trainLimit: 32, testLimit: 16, checkEvery: 1, optimizer: 'adam', lr: 0.001 };
+const base = {
+  workers: 4,
+  batchSize: 4,
+  epochs: 1,
+  trainLimit: 32,
+  testLimit: 16,
+  checkEvery: 1,
+  optimizer: 'adam',
+  lr: 0.001,
+};
 
 describe('4 workers in Chromium', () => {
   it('DDP: every worker has its own device, replicas stay identical, memory is even', async () => {

@@ -19,9 +19,14 @@ let server: PreviewServer | undefined;
 export async function setup(project: TestProject): Promise<void> {
   process.env.WEBDDP_HARNESS = '1';
   await build({ logLevel: 'warn', build: { outDir: 'dist-e2e', emptyOutDir: true } });
-  server = await preview({ logLevel: 'warn', build: { outDir: 'dist-e2e' }, preview: { host: 'localhost', port: 0, strictPort: true, open: false } });
+  server = await preview({
+    logLevel: 'warn',
+    build: { outDir: 'dist-e2e' },
+    preview: { host: 'localhost', port: 0, strictPort: true, open: false },
+  });
   const address = server.httpServer.address();
-  if (address === null || typeof address === 'string') throw new Error(`vite preview did not report a TCP port (${String(address)})`);
+  if (address === null || typeof address === 'string')
+    throw new Error(`vite preview did not report a TCP port (${String(address)})`);
   project.provide('baseUrl', `http://localhost:${address.port}`);
 }
 

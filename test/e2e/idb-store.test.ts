@@ -39,7 +39,10 @@ describe('IndexedDB dataset store in Chromium', () => {
 
   it('imports an archive, survives a reload, reads back byte for byte, and serves a shard to a worker', async () => {
     const archive = await makeArchive({ files: filesA });
-    const r = await page.evaluate((a) => (window.webddpData as DataHarness).importArchive(a, { recordsPerChunk: 16 }), b64(archive));
+    const r = await page.evaluate(
+      (a) => (window.webddpData as DataHarness).importArchive(a, { recordsPerChunk: 16 }),
+      b64(archive),
+    );
     if (!r.ok) throw new Error(r.error.message);
     expect(r.value.manifest.splits.train.records).toBe(200);
     expect(r.value.manifest.splits.test.records).toBe(20);
@@ -61,9 +64,14 @@ describe('IndexedDB dataset store in Chromium', () => {
     if (!shard.ok) throw new Error(shard.error.message);
     const train = concatFiles(filesA, TRAIN_NAMES);
     expect(shard.value.labels).toEqual(indices.map((i) => train[i * RECORD_BYTES]));
-    expect(shard.value.imagesSha).toBe(sha(Buffer.concat(indices.map((i) => train.subarray(i * RECORD_BYTES + 1, (i + 1) * RECORD_BYTES)))));
+    expect(shard.value.imagesSha).toBe(
+      sha(Buffer.concat(indices.map((i) => train.subarray(i * RECORD_BYTES + 1, (i + 1) * RECORD_BYTES)))),
+    );
 
-    const again = await page.evaluate((a) => (window.webddpData as DataHarness).importArchive(a, { recordsPerChunk: 16 }), b64(archive));
+    const again = await page.evaluate(
+      (a) => (window.webddpData as DataHarness).importArchive(a, { recordsPerChunk: 16 }),
+      b64(archive),
+    );
     expect(again.ok && again.value.unchanged && again.value.chunksWritten === 0).toBe(true);
   });
 
@@ -73,9 +81,15 @@ describe('IndexedDB dataset store in Chromium', () => {
     const archiveB = await makeArchive({ files: filesB });
     const corrupt = archiveB.slice();
     corrupt.fill(0x55, corrupt.byteLength >> 1, (corrupt.byteLength >> 1) + 64);
-    const bad = await page.evaluate((a) => (window.webddpData as DataHarness).importArchive(a, { recordsPerChunk: 16 }), b64(corrupt));
+    const bad = await page.evaluate(
+      (a) => (window.webddpData as DataHarness).importArchive(a, { recordsPerChunk: 16 }),
+      b64(corrupt),
+    );
     expect(bad.ok ? 'imported' : bad.error.name).toBe('CorruptGzipError');
-    const cut = await page.evaluate((a) => (window.webddpData as DataHarness).importArchive(a, { recordsPerChunk: 16 }), b64(archiveB.subarray(0, archiveB.byteLength >> 1)));
+    const cut = await page.evaluate(
+      (a) => (window.webddpData as DataHarness).importArchive(a, { recordsPerChunk: 16 }),
+      b64(archiveB.subarray(0, archiveB.byteLength >> 1)),
+    );
     expect(cut.ok ? 'imported' : cut.error.name).toBe('TruncatedGzipError');
 
     await page.reload();
@@ -86,7 +100,9 @@ describe('IndexedDB dataset store in Chromium', () => {
   });
 
   it('generates the synthetic dataset in the page with the same bytes as in Node', async () => {
-    const r = await page.evaluate(() => (window.webddpData as DataHarness).importSynthetic({ seed: 5, train: 300, test: 50 }));
+    const r = await page.evaluate(() =>
+      (window.webddpData as DataHarness).importSynthetic({ seed: 5, train: 300, test: 50 }),
+    );
     expect(r.ok && r.value.manifest.name).toBe('synthetic');
     const back = await page.evaluate(() => (window.webddpData as DataHarness).readBack('synthetic'));
     const want = generateSynthetic({ seed: 5, train: 300, test: 50 });

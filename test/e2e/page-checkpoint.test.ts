@@ -37,13 +37,27 @@ async function choose(path: string): Promise<void> {
 }
 
 const SHAPES: Record<string, number[]> = {
-  'conv1.weight': [32, 3, 3, 3], 'conv1.bias': [32], 'conv2.weight': [64, 32, 3, 3], 'conv2.bias': [64],
-  'fc1.weight': [128, 4096], 'fc1.bias': [128], 'fc2.weight': [10, 128], 'fc2.bias': [10],
+  'conv1.weight': [32, 3, 3, 3],
+  'conv1.bias': [32],
+  'conv2.weight': [64, 32, 3, 3],
+  'conv2.bias': [64],
+  'fc1.weight': [128, 4096],
+  'fc1.bias': [128],
+  'fc2.weight': [10, 128],
+  'fc2.bias': [10],
 };
 
 describe('model checkpoint on the page', () => {
   it('downloads the trained model as a PyTorch state_dict and resumes from it', async () => {
-    await openPage(page, { workers: 2, batchSize: 8, trainLimit: 512, testLimit: 64, epochs: 3, optimizer: 'adam', lr: 0.002 });
+    await openPage(page, {
+      workers: 2,
+      batchSize: 8,
+      trainLimit: 512,
+      testLimit: 64,
+      epochs: 3,
+      optimizer: 'adam',
+      lr: 0.002,
+    });
     expect(await waitForState(page, ['done', 'failed']), await statusText(page)).toBe('done');
     const fresh = await read(page, 'losses');
     await page.click('#ckpt-download');
@@ -56,7 +70,10 @@ describe('model checkpoint on the page', () => {
     await choose(file);
     await page.waitForFunction(() => document.querySelector<HTMLElement>('.checkpoint')?.dataset.state === 'loaded');
     expect(await page.$eval('#ckpt-status', (el) => el.textContent)).toMatch(/545,098 parameters \(width 1\)/);
-    await page.$eval('#cfg-epochs', (el) => { (el as HTMLInputElement).value = '1'; el.dispatchEvent(new Event('input')); });
+    await page.$eval('#cfg-epochs', (el) => {
+      (el as HTMLInputElement).value = '1';
+      el.dispatchEvent(new Event('input'));
+    });
     await page.click('#run-start');
     expect(await waitForState(page, ['done', 'failed']), await statusText(page)).toBe('done');
     const resumed = await read(page, 'losses');
@@ -77,7 +94,10 @@ describe('model checkpoint on the page', () => {
 
     await choose(good);
     await page.waitForFunction(() => document.querySelector<HTMLElement>('.checkpoint')?.dataset.state === 'loaded');
-    await page.$eval('#cfg-width', (el) => { (el as HTMLInputElement).value = '2'; el.dispatchEvent(new Event('input')); });
+    await page.$eval('#cfg-width', (el) => {
+      (el as HTMLInputElement).value = '2';
+      el.dispatchEvent(new Event('input'));
+    });
     await page.click('#run-start');
     expect(await waitForState(page, ['failed'])).toBe('failed');
     expect(await statusText(page)).toMatch(/checkpoint does not fit this run: .*conv1\.weight/);

@@ -30,7 +30,11 @@ export function read<K extends keyof PageApi>(page: Page, key: K): Promise<Retur
 
 /** Waits until the main run's state is one of `states` (the run-buttons' data-state). */
 export async function waitForState(page: Page, states: readonly string[], timeout = 540_000): Promise<string> {
-  await page.waitForFunction((s: string[]) => s.includes(document.querySelector<HTMLElement>('.run-buttons')?.dataset.state ?? ''), { timeout, polling: 250 }, [...states]);
+  await page.waitForFunction(
+    (s: string[]) => s.includes(document.querySelector<HTMLElement>('.run-buttons')?.dataset.state ?? ''),
+    { timeout, polling: 250 },
+    [...states],
+  );
   return page.$eval('.run-buttons', (el) => (el as HTMLElement).dataset.state ?? '');
 }
 
@@ -59,19 +63,43 @@ export function headTailMeans(xs: readonly number[], k: number): { head: number;
 }
 
 /** Runs the compare view on two modes (the page must be open) and returns its results. */
-export async function runCompare(page: Page, a: string, b: string, steps: number): Promise<ReturnType<PageApi['compare']>> {
+export async function runCompare(
+  page: Page,
+  a: string,
+  b: string,
+  steps: number,
+): Promise<ReturnType<PageApi['compare']>> {
   await page.select('#cmp-a', a);
   await page.select('#cmp-b', b);
-  await page.$eval('#cmp-steps', (el, n) => { (el as HTMLInputElement).value = String(n); }, steps);
+  await page.$eval(
+    '#cmp-steps',
+    (el, n) => {
+      (el as HTMLInputElement).value = String(n);
+    },
+    steps,
+  );
   await page.click('#cmp-run');
-  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector<HTMLElement>('.compare')?.dataset.state ?? ''), { timeout: 540_000, polling: 500 });
+  await page.waitForFunction(
+    () => ['done', 'error'].includes(document.querySelector<HTMLElement>('.compare')?.dataset.state ?? ''),
+    { timeout: 540_000, polling: 500 },
+  );
   return read(page, 'compare');
 }
 
 /** A browser session, its first page and a temporary directory, for a test file's beforeAll. */
-export async function pageWithTempDir(prefix: string): Promise<{ session: BrowserSession; page: Page; dir: string; close: () => Promise<void> }> {
+export async function pageWithTempDir(
+  prefix: string,
+): Promise<{ session: BrowserSession; page: Page; dir: string; close: () => Promise<void> }> {
   const session = await launchBrowser();
   const page = await session.newPage();
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  return { session, page, dir, close: async () => { await session.close(); await rm(dir, { recursive: true, force: true }); } };
+  return {
+    session,
+    page,
+    dir,
+    close: async () => {
+      await session.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

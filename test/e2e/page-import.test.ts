@@ -22,10 +22,13 @@ beforeAll(async () => {
 });
 afterAll(async () => close());
 
-const panelState = (p: Page) => p.$eval('.dataset-panel', (el) => ({
-  state: (el as HTMLElement).dataset.importState, dataset: (el as HTMLElement).dataset.dataset,
-  status: el.querySelector('.ds-status')?.textContent ?? '', alert: el.querySelector('.ds-alert')?.textContent ?? '',
-}));
+const panelState = (p: Page) =>
+  p.$eval('.dataset-panel', (el) => ({
+    state: (el as HTMLElement).dataset.importState,
+    dataset: (el as HTMLElement).dataset.dataset,
+    status: el.querySelector('.ds-status')?.textContent ?? '',
+    alert: el.querySelector('.ds-alert')?.textContent ?? '',
+  }));
 
 async function pick(path: string): Promise<void> {
   const [chooser] = await Promise.all([page.waitForFileChooser(), page.click('.ds-drop button')]);
@@ -44,13 +47,18 @@ async function serveArchive(archive: Uint8Array): Promise<{ base: string; server
 }
 
 async function importUrl(text: string): Promise<void> {
-  await page.$eval('.ds-url input', (el) => { el.value = ''; });
+  await page.$eval('.ds-url input', (el) => {
+    el.value = '';
+  });
   await page.type('.ds-url input', text);
   await page.click('.ds-url button');
 }
 
 async function importFinished(): Promise<void> {
-  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector<HTMLElement>('.dataset-panel')?.dataset.importState ?? ''), { timeout: 120_000 });
+  await page.waitForFunction(
+    () => ['done', 'error'].includes(document.querySelector<HTMLElement>('.dataset-panel')?.dataset.importState ?? ''),
+    { timeout: 120_000 },
+  );
 }
 
 describe('CIFAR-10 import on the page', () => {
@@ -77,7 +85,9 @@ describe('CIFAR-10 import on the page', () => {
     expect(s.alert).toMatch(/previously stored dataset is unchanged/);
 
     await openPage(page, { workers: 2, batchSize: 4, trainLimit: 32, testLimit: 24, epochs: 1, autostart: 0 });
-    await page.waitForFunction(() => document.querySelector<HTMLInputElement>('.dataset-panel input[value="cifar10"]')?.disabled === false);
+    await page.waitForFunction(
+      () => document.querySelector<HTMLInputElement>('.dataset-panel input[value="cifar10"]')?.disabled === false,
+    );
     await page.click('.dataset-panel input[value="cifar10"]');
     expect((await panelState(page)).dataset).toBe('cifar10');
     await page.click('#run-start');
@@ -94,11 +104,17 @@ describe('CIFAR-10 import on the page', () => {
     try {
       await openPage(page, { autostart: 0 });
       await importUrl('cifar-10-binary.tar.gz');
-      const field = () => page.$eval('.ds-url', (f) => ({
-        invalid: f.querySelector('input')?.getAttribute('aria-invalid') ?? null, error: f.querySelector('.ds-url-error')?.textContent ?? '',
-        focused: document.activeElement === f.querySelector('input'),
-      }));
-      expect(await field()).toEqual({ invalid: 'true', error: '"cifar-10-binary.tar.gz" is not a full URL; it must start with https:// or http://.', focused: true });
+      const field = () =>
+        page.$eval('.ds-url', (f) => ({
+          invalid: f.querySelector('input')?.getAttribute('aria-invalid') ?? null,
+          error: f.querySelector('.ds-url-error')?.textContent ?? '',
+          focused: document.activeElement === f.querySelector('input'),
+        }));
+      expect(await field()).toEqual({
+        invalid: 'true',
+        error: '"cifar-10-binary.tar.gz" is not a full URL; it must start with https:// or http://.',
+        focused: true,
+      });
       expect((await panelState(page)).state).toBe('idle');
 
       await importUrl(`${base}/missing.tar.gz`);

@@ -19,7 +19,15 @@ afterAll(async () => session.close());
 describe('the teaching page', () => {
   it('starts the default run by itself on the built-in dataset; the loss falls and every view fills in', async () => {
     // The default run (DDP, 4 workers), shrunk to fit a software GPU: 3 short epochs.
-    await openPage(page, { workers: 4, batchSize: 4, trainLimit: 512, testLimit: 128, epochs: 3, optimizer: 'adam', lr: 0.002 });
+    await openPage(page, {
+      workers: 4,
+      batchSize: 4,
+      trainLimit: 512,
+      testLimit: 128,
+      epochs: 3,
+      optimizer: 'adam',
+      lr: 0.002,
+    });
     const state = await waitForState(page, ['done', 'failed']);
     expect(state, await statusText(page)).toBe('done');
     const losses = await read(page, 'losses');
@@ -38,18 +46,24 @@ describe('the teaching page', () => {
     // The views drew what the run reported.
     expect(await page.$eval('.curves', (el) => (el as HTMLElement).dataset.steps)).toBe(String(losses.length));
     expect(await page.$$eval('#memory .mem-row', (rows) => rows.length)).toBe(4);
-    expect(Number(await page.$eval('#ring [data-transfers]', (el) => (el as HTMLElement).dataset.transfers))).toBeGreaterThan(0);
+    expect(
+      Number(await page.$eval('#ring [data-transfers]', (el) => (el as HTMLElement).dataset.transfers)),
+    ).toBeGreaterThan(0);
     expect(await page.$eval('#shards [data-epoch]', (el) => (el as HTMLElement).dataset.epoch)).toBe('2');
     expect(await page.$$eval('#samples canvas', (c) => c.length)).toBeGreaterThan(0);
     await screenshot(page, 'training');
-    for (const id of ['training', 'memory', 'ring', 'shards', 'samples', 'log']) await screenshot(page, `view-${id}`, `#${id}`);
+    for (const id of ['training', 'memory', 'ring', 'shards', 'samples', 'log'])
+      await screenshot(page, `view-${id}`, `#${id}`);
     expect(session.errors).toEqual([]);
   });
 
   it('compare: DataParallel piles memory on worker 0, DDP keeps 4 workers even', async () => {
     await openPage(page, { workers: 4, batchSize: 4, autostart: 0, optimizer: 'adam' });
     const results = await runCompare(page, 'dp', 'ddp', 2);
-    expect(results.map((r) => [r.mode, r.workers, r.steps, r.error])).toEqual([['dp', 4, 2, undefined], ['ddp', 4, 2, undefined]]);
+    expect(results.map((r) => [r.mode, r.workers, r.steps, r.error])).toEqual([
+      ['dp', 4, 2, undefined],
+      ['ddp', 4, 2, undefined],
+    ]);
     const [dp, ddp] = results;
     const [dp0 = 0, ...dpRest] = dp?.peaks ?? [];
     expect(dp0).toBeGreaterThan(Math.max(...dpRest));
@@ -57,7 +71,9 @@ describe('the teaching page', () => {
     expect(dp?.memory.slice(1).every((m) => m.byCategory.optimizer.peak === 0)).toBe(true);
     expect(new Set(ddp?.peaks).size).toBe(1);
     // The drawn bars carry the same numbers.
-    const drawn = await page.$$eval('.compare-col[data-mode="dp"] .mem-col', (rows) => rows.map((r) => Number((r as HTMLElement).dataset.peak)));
+    const drawn = await page.$$eval('.compare-col[data-mode="dp"] .mem-col', (rows) =>
+      rows.map((r) => Number((r as HTMLElement).dataset.peak)),
+    );
     expect(drawn).toEqual(dp?.peaks);
     await screenshot(page, 'view-compare', '#compare');
     expect(session.errors).toEqual([]);
@@ -80,8 +96,12 @@ describe('the teaching page', () => {
     expect(await waitForState(page, ['done', 'failed']), await statusText(page)).toBe('done');
     const [w0, ...rest] = await read(page, 'memory');
     expect(w0?.peak ?? 0).toBeGreaterThan(Math.max(...rest.map((m) => m.peak)));
-    expect(await page.$$eval('#memory .mem-row', (rows) => rows.map((r) => (r as HTMLElement).dataset.peak))).toHaveLength(4);
-    expect(Number(await page.$eval('#ring [data-transfers]', (el) => (el as HTMLElement).dataset.transfers))).toBeGreaterThan(0);
+    expect(
+      await page.$$eval('#memory .mem-row', (rows) => rows.map((r) => (r as HTMLElement).dataset.peak)),
+    ).toHaveLength(4);
+    expect(
+      Number(await page.$eval('#ring [data-transfers]', (el) => (el as HTMLElement).dataset.transfers)),
+    ).toBeGreaterThan(0);
     expect(await page.$eval('#ring', (el) => el.textContent)).toMatch(/DataParallel/);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'overview-dp');
@@ -91,7 +111,10 @@ describe('the teaching page', () => {
 
   it('pause holds the run, resume continues it, stop ends it', async () => {
     await openPage(page, { workers: 1, batchSize: 4, trainLimit: 4000, testLimit: 16, epochs: 1 });
-    await page.waitForFunction(() => (window.webddpPage?.losses().length ?? 0) >= 2, { timeout: 300_000, polling: 200 });
+    await page.waitForFunction(() => (window.webddpPage?.losses().length ?? 0) >= 2, {
+      timeout: 300_000,
+      polling: 200,
+    });
     await page.click('#run-pause');
     await waitForState(page, ['paused']);
     const held = (await read(page, 'losses')).length;
@@ -99,7 +122,11 @@ describe('the teaching page', () => {
     // At most the step that was running when pause was pressed completes.
     expect((await read(page, 'losses')).length).toBeLessThanOrEqual(held + 1);
     await page.click('#run-resume');
-    await page.waitForFunction((n: number) => (window.webddpPage?.losses().length ?? 0) > n + 1, { timeout: 300_000, polling: 200 }, held);
+    await page.waitForFunction(
+      (n: number) => (window.webddpPage?.losses().length ?? 0) > n + 1,
+      { timeout: 300_000, polling: 200 },
+      held,
+    );
     await page.click('#run-stop');
     expect(await waitForState(page, ['stopped', 'failed'])).toBe('stopped');
     expect(await read(page, 'epochs')).toHaveLength(1);
@@ -107,39 +134,65 @@ describe('the teaching page', () => {
     expect(session.errors).toEqual([]);
   });
 
-  it.each(['ddp', 'dp', 'zero2'])('%s: a worker that fails mid-run stops the run with an error naming the rank; the page stays usable', async (mode) => {
-    await openPage(page, { mode, workers: 2, batchSize: 4, trainLimit: 64, testLimit: 8, epochs: 1, fault: '1:2:throw' });
-    expect(await page.$eval('#fault-note', (el) => el.textContent)).toMatch(/fault=1:2:throw\): rank 1 throws an error at its step 2/);
-    expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
-    expect(await statusText(page)).toMatch(/rank 1 failed during step 2 of epoch 0: Error: injected fault: rank 1 throws at step 2/);
-    expect(await read(page, 'losses')).toHaveLength(2);
-    expect((await read(page, 'log')).at(-1)).toMatch(/^error: rank 1 failed/);
-    expect(await page.$eval('#run-start', (b) => (b as HTMLButtonElement).disabled)).toBe(false);
-    expect(session.errors).toEqual([]);
-  });
+  it.each(['ddp', 'dp', 'zero2'])(
+    '%s: a worker that fails mid-run stops the run with an error naming the rank; the page stays usable',
+    async (mode) => {
+      await openPage(page, {
+        mode,
+        workers: 2,
+        batchSize: 4,
+        trainLimit: 64,
+        testLimit: 8,
+        epochs: 1,
+        fault: '1:2:throw',
+      });
+      expect(await page.$eval('#fault-note', (el) => el.textContent)).toMatch(
+        /fault=1:2:throw\): rank 1 throws an error at its step 2/,
+      );
+      expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
+      expect(await statusText(page)).toMatch(
+        /rank 1 failed during step 2 of epoch 0: Error: injected fault: rank 1 throws at step 2/,
+      );
+      expect(await read(page, 'losses')).toHaveLength(2);
+      expect((await read(page, 'log')).at(-1)).toMatch(/^error: rank 1 failed/);
+      expect(await page.$eval('#run-start', (b) => (b as HTMLButtonElement).disabled)).toBe(false);
+      expect(session.errors).toEqual([]);
+    },
+  );
 
   it('refuses a bad value at its control and never starts a worker with it', async () => {
     await openPage(page, { workers: 9, autostart: 1 });
     expect(await page.$eval('#cfg-workers', (el) => el.getAttribute('aria-invalid'))).toBe('true');
-    expect(await page.$eval('#cfg-workers-error', (el) => el.textContent)).toMatch(/workers must be an integer from 1 to 8 \(got 9\)/);
+    expect(await page.$eval('#cfg-workers-error', (el) => el.textContent)).toMatch(
+      /workers must be an integer from 1 to 8 \(got 9\)/,
+    );
     expect(await page.$eval('#run-start', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
     expect(page.workers()).toHaveLength(0);
     expect(await read(page, 'state')).toBe('idle');
     // Fixing the value clears the message and enables Start.
-    await page.$eval('#cfg-workers', (el) => { (el as HTMLInputElement).value = ''; });
+    await page.$eval('#cfg-workers', (el) => {
+      (el as HTMLInputElement).value = '';
+    });
     await page.type('#cfg-workers', '3');
     expect(await page.$eval('#cfg-workers', (el) => el.getAttribute('aria-invalid'))).toBe('false');
     expect(await page.$eval('#run-start', (b) => (b as HTMLButtonElement).disabled)).toBe(false);
     await page.select('#cfg-mode', 'balanced-dp');
-    await page.$eval('#cfg-gpu0Bsz', (el) => { (el as HTMLInputElement).value = '1000'; el.dispatchEvent(new Event('input')); });
-    expect(await page.$eval('#cfg-gpu0Bsz-error', (el) => el.textContent)).toMatch(/gpu0Bsz \(1000\) cannot exceed the global batch/);
+    await page.$eval('#cfg-gpu0Bsz', (el) => {
+      (el as HTMLInputElement).value = '1000';
+      el.dispatchEvent(new Event('input'));
+    });
+    expect(await page.$eval('#cfg-gpu0Bsz-error', (el) => el.textContent)).toMatch(
+      /gpu0Bsz \(1000\) cannot exceed the global batch/,
+    );
     expect(await page.$eval('#run-start', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
     expect(session.errors).toEqual([]);
   });
 
   it('explains what to enable when the browser has no WebGPU, instead of a blank page', async () => {
     const p = await session.browser.newPage();
-    await p.evaluateOnNewDocument(() => { Reflect.deleteProperty(Navigator.prototype, 'gpu'); });
+    await p.evaluateOnNewDocument(() => {
+      Reflect.deleteProperty(Navigator.prototype, 'gpu');
+    });
     await openPageWithoutApi(p);
     const text = await p.$eval('#app', (el) => el.textContent);
     expect(text).toMatch(/WebGPU/);
@@ -152,5 +205,7 @@ describe('the teaching page', () => {
 async function openPageWithoutApi(p: Page): Promise<void> {
   await p.setViewport({ width: 1280, height: 900 });
   await p.goto(`${inject('baseUrl')}/`);
-  await p.waitForFunction(() => !/Loading webddp/.test(document.querySelector('#app')?.textContent ?? ''), { timeout: 60_000 });
+  await p.waitForFunction(() => !/Loading webddp/.test(document.querySelector('#app')?.textContent ?? ''), {
+    timeout: 60_000,
+  });
 }

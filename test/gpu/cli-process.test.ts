@@ -7,11 +7,16 @@ import { describe, expect, it } from 'vitest';
 describe('webddp as a process', () => {
   it('stops quietly when the reader of its output goes away', async () => {
     // 4 million indices: about 30 MB of JSON, far more than a pipe holds.
-    const child = spawn(process.execPath, ['bin/webddp.mjs', 'sampler', '--n', '4000000', '--replicas', '1', '--rank', '0', '--seed', '0', '--epoch', '0'],
-      { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['bin/webddp.mjs', 'sampler', '--n', '4000000', '--replicas', '1', '--rank', '0', '--seed', '0', '--epoch', '0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let err = '';
     let first = '';
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.stdout.once('data', (d: Buffer) => {
       first = d.toString().slice(0, 20);
       child.stdout.destroy();

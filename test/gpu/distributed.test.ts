@@ -12,7 +12,21 @@ import { compareTensors } from '../../src/reference/compare.ts';
 import { jsonLines, webddp } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-dist-'));
-const base = ['--store', join(dir, 'store'), '--train-limit', '32', '--test-limit', '16', '--epochs', '1', '--check-every', '2', '--json', '--log-every', '0'];
+const base = [
+  '--store',
+  join(dir, 'store'),
+  '--train-limit',
+  '32',
+  '--test-limit',
+  '16',
+  '--epochs',
+  '1',
+  '--check-every',
+  '2',
+  '--json',
+  '--log-every',
+  '0',
+];
 const spec = simpleCnnSpec(1);
 const params = (file: string) => loadStateDict(new Uint8Array(readFileSync(file)), spec, file);
 
@@ -47,9 +61,38 @@ describe('distributed training (Node worker threads, Dawn)', () => {
     const big = await train('big', '--workers', '2', '--batch-size', '8', '--no-shuffle');
     const c = close(accum.params, big.params);
     expect(c.mismatches, `max abs ${c.maxAbs}`).toBe(0);
-    const clip2 = await train('clip2', '--workers', '2', '--batch-size', '4', '--no-shuffle', '--clip-grad-norm', '0.01');
-    const clip1 = await train('clip1', '--workers', '1', '--batch-size', '8', '--no-shuffle', '--clip-grad-norm', '0.01');
-    const zclip = await train('zclip', '--workers', '2', '--batch-size', '4', '--no-shuffle', '--clip-grad-norm', '0.01', '--mode', 'zero2');
+    const clip2 = await train(
+      'clip2',
+      '--workers',
+      '2',
+      '--batch-size',
+      '4',
+      '--no-shuffle',
+      '--clip-grad-norm',
+      '0.01',
+    );
+    const clip1 = await train(
+      'clip1',
+      '--workers',
+      '1',
+      '--batch-size',
+      '8',
+      '--no-shuffle',
+      '--clip-grad-norm',
+      '0.01',
+    );
+    const zclip = await train(
+      'zclip',
+      '--workers',
+      '2',
+      '--batch-size',
+      '4',
+      '--no-shuffle',
+      '--clip-grad-norm',
+      '0.01',
+      '--mode',
+      'zero2',
+    );
     expect(close(clip2.params, clip1.params).mismatches).toBe(0);
     expect(close(zclip.params, clip2.params).mismatches).toBe(0);
     expect(close(clip2.params, big.params).mismatches).toBeGreaterThan(0);
@@ -58,7 +101,19 @@ describe('distributed training (Node worker threads, Dawn)', () => {
   it('DataParallel, BalancedDataParallel, ZeRO-1 and ZeRO-2 end where DDP ends (same samples every step)', async () => {
     const ddp = await train('ddp2', '--workers', '2', '--batch-size', '4', '--optimizer', 'adam');
     for (const mode of ['dp', 'balanced-dp', 'zero1', 'zero2']) {
-      const other = await train(mode, '--workers', '2', '--batch-size', '4', '--optimizer', 'adam', '--mode', mode, '--gpu0-bsz', '2');
+      const other = await train(
+        mode,
+        '--workers',
+        '2',
+        '--batch-size',
+        '4',
+        '--optimizer',
+        'adam',
+        '--mode',
+        mode,
+        '--gpu0-bsz',
+        '2',
+      );
       const c = compareTensors(other.params, ddp.params, { rtol: 1e-3, atol: 1e-4 });
       expect(c.mismatches / c.count, `${mode}: max abs ${c.maxAbs}`).toBeLessThan(0.001);
       expect(compareTensors(other.params, ddp.params, { rtol: 0, atol: 5e-3 }).ok, mode).toBe(true);
@@ -66,7 +121,22 @@ describe('distributed training (Node worker threads, Dawn)', () => {
   });
 
   it('memory: DataParallel piles up on worker 0, BalancedDP relieves it, ZeRO-2 stays below DDP', async () => {
-    const run = async (mode: string) => (await train(`mem-${mode}`, '--workers', '3', '--batch-size', '8', '--optimizer', 'adam', '--mode', mode, '--gpu0-bsz', '2')).peaks;
+    const run = async (mode: string) =>
+      (
+        await train(
+          `mem-${mode}`,
+          '--workers',
+          '3',
+          '--batch-size',
+          '8',
+          '--optimizer',
+          'adam',
+          '--mode',
+          mode,
+          '--gpu0-bsz',
+          '2',
+        )
+      ).peaks;
     const dp = await run('dp');
     expect(dp[0]).toBeGreaterThan(Math.max(...dp.slice(1)));
     const balanced = await run('balanced-dp');
@@ -82,12 +152,16 @@ describe('distributed training (Node worker threads, Dawn)', () => {
 });
 
 describe('failures stop the run and name the rank', () => {
-  const fail = (fault: string) => webddp('train', ...base, '--workers', '2', '--batch-size', '4', '--step-timeout', '5', '--inject-fault', fault);
+  const fail = (fault: string) =>
+    webddp('train', ...base, '--workers', '2', '--batch-size', '4', '--step-timeout', '5', '--inject-fault', fault);
   it.each([
     ['1:1:throw', /rank 1 failed during step 1 of epoch 0: Error: injected fault/],
     ['1:1:exit', /rank 1 failed during step 1 of epoch 0: worker exited with code 3/],
     ['0:1:device-lost', /rank 0 failed during step 1 of epoch 0: DeviceLostError: GPU device 'rank 0' was lost/],
-    ['1:2:hang', /rank 1 failed during step 2 of epoch 0: CollectiveTimeoutError: rank 0: timed out after 5000 ms waiting for data from rank 1/],
+    [
+      '1:2:hang',
+      /rank 1 failed during step 2 of epoch 0: CollectiveTimeoutError: rank 0: timed out after 5000 ms waiting for data from rank 1/,
+    ],
   ])('%s', async (fault, message) => {
     const t0 = Date.now();
     const r = await fail(fault);

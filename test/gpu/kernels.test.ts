@@ -10,11 +10,17 @@ import { shaderFiles } from '../../src/gpu/shader-sources.ts';
 import { testGpu } from '../helpers/gpu.ts';
 
 let gpu: Gpu;
-beforeAll(async () => { gpu = await testGpu('kernels'); });
+beforeAll(async () => {
+  gpu = await testGpu('kernels');
+});
 afterAll(() => gpu?.destroy());
 
 const src = (name: string) => readFileSync(`shaders/${name}.wgsl`, 'utf8');
-const KIND: Record<string, BindingKind> = { uniform: 'uniform', 'storage, read': 'read', 'storage, read_write': 'read_write' };
+const KIND: Record<string, BindingKind> = {
+  uniform: 'uniform',
+  'storage, read': 'read',
+  'storage, read_write': 'read_write',
+};
 
 describe('kernel registry', () => {
   it('registers every shader file and nothing else', () => {
@@ -24,11 +30,16 @@ describe('kernel registry', () => {
   for (const name of KERNEL_NAMES) {
     it(`${name}: WGSL declarations match the registry and the header table`, () => {
       const code = src(name);
-      const decl = [...code.matchAll(/@group\(0\) @binding\((\d+)\) var<([a-z_, ]+)> (\w+)\s*:/g)]
-        .map((m) => [Number(m[1]), m[3], KIND[m[2] ?? '']] as const);
+      const decl = [...code.matchAll(/@group\(0\) @binding\((\d+)\) var<([a-z_, ]+)> (\w+)\s*:/g)].map(
+        (m) => [Number(m[1]), m[3], KIND[m[2] ?? '']] as const,
+      );
       const spec = KERNELS[name].bindings.map(([n, kind], i) => [i, n, kind] as const);
       expect(decl).toEqual(spec);
-      const header = [...code.matchAll(/^\/\/\s+(\d+) (\w+)\s+(uniform|read_write|read)\b/gm)].map((m) => [Number(m[1]), m[2], m[3]]);
+      const header = [...code.matchAll(/^\/\/\s+(\d+) (\w+)\s+(uniform|read_write|read)\b/gm)].map((m) => [
+        Number(m[1]),
+        m[2],
+        m[3],
+      ]);
       expect(header).toEqual(spec);
       const struct = /struct Params \{([^}]*)\}/.exec(code)?.[1] ?? '';
       const fields = [...struct.matchAll(/(\w+)\s*:\s*(\w+)/g)].map((m) => [m[1], m[2]]);

@@ -9,7 +9,22 @@ import { jsonLines, webddp } from '../helpers/cli.ts';
 
 it('one short epoch on the synthetic dataset reaches test accuracy well above chance', async () => {
   const store = join(mkdtempSync(join(tmpdir(), 'webddp-learn-')), 'store');
-  const r = await webddp('train', '--store', store, '--workers', '1', '--batch-size', '32', '--train-limit', '2048', '--test-limit', '512', '--json', '--log-every', '0');
+  const r = await webddp(
+    'train',
+    '--store',
+    store,
+    '--workers',
+    '1',
+    '--batch-size',
+    '32',
+    '--train-limit',
+    '2048',
+    '--test-limit',
+    '512',
+    '--json',
+    '--log-every',
+    '0',
+  );
   expect(r.code, r.err).toBe(0);
   const [epoch] = jsonLines(r.out, 'epoch');
   expect(epoch?.test_accuracy).toBeGreaterThan(0.3);

@@ -16,7 +16,9 @@ import { expectClose } from '../helpers/gradcheck.ts';
 import { testGpu } from '../helpers/gpu.ts';
 
 let gpu: Gpu;
-beforeAll(async () => { gpu = await testGpu('model'); });
+beforeAll(async () => {
+  gpu = await testGpu('model');
+});
 afterAll(() => gpu?.destroy());
 
 describe('SimpleCNN against PyTorch (simplecnn_grad.safetensors)', () => {
@@ -32,24 +34,36 @@ describe('SimpleCNN against PyTorch (simplecnn_grad.safetensors)', () => {
     // Everything the fixture holds (but its inputs and parameters) is compared.
     const expected = [...f.st.tensors.keys()].filter((k) => !k.startsWith('param.') && !k.startsWith('input.')).sort();
     expect(rows.map((r) => r.name).sort()).toEqual(expected);
-    expect(rows.filter((r) => !r.ok).map((r) => `${r.name}: maxAbs ${r.main.maxAbs} mismatches ${r.main.mismatches}`)).toEqual([]);
+    expect(
+      rows.filter((r) => !r.ok).map((r) => `${r.name}: maxAbs ${r.main.maxAbs} mismatches ${r.main.mismatches}`),
+    ).toEqual([]);
   });
 });
 
 describe('SimpleCNN against the CPU reference', () => {
   // This device's own tuning, and the one real GPUs get (tiled weight gradients, split-K fc1):
   // both kernel paths run here, whatever the adapter.
-  for (const [width, batch, tuning] of [[0.5, 3, undefined], [1.5, 2, undefined], [1, 3, GPU_TUNING]] as const) {
+  for (const [width, batch, tuning] of [
+    [0.5, 3, undefined],
+    [1.5, 2, undefined],
+    [1, 3, GPU_TUNING],
+  ] as const) {
     it(`width ${width}, batch ${batch}, uint8 input normalised on the GPU${tuning ? ', real-GPU tuning' : ''}`, async () => {
       const spec = simpleCnnSpec(width);
-      const t = await Trainer.create(gpu, { spec, maxBatch: 4, optimizer: { name: 'sgd', lr: 0 }, ...(tuning ? { tuning } : {}) });
+      const t = await Trainer.create(gpu, {
+        spec,
+        maxBatch: 4,
+        optimizer: { name: 'sgd', lr: 0 },
+        ...(tuning ? { tuning } : {}),
+      });
       try {
         const params = initSimpleCnn(spec, 5);
         t.setParams(params);
         const images = Uint8Array.from({ length: batch * 3072 }, (_, i) => (i * 131 + 7) % 256);
         const labels = Int32Array.from({ length: batch }, (_, i) => (i * 3) % 10);
         const r = await t.step({ images, labels }, { update: false });
-        const mean = [0.4914, 0.4822, 0.4465], std = [0.2023, 0.1994, 0.201];
+        const mean = [0.4914, 0.4822, 0.4465],
+          std = [0.2023, 0.1994, 0.201];
         const x = Float32Array.from(images, (b, i) => {
           const c = Math.floor(i / 1024) % 3;
           return (b / 255 - (mean[c] ?? 0)) / (std[c] ?? 1);

@@ -12,7 +12,9 @@ import { optimCases } from './cases/optim.ts';
 const CASES: Record<KernelName, readonly OpCase[]> = { ...convCases, ...denseCases, ...optimCases };
 
 let gpu: Gpu;
-beforeAll(async () => { gpu = await testGpu('ops'); });
+beforeAll(async () => {
+  gpu = await testGpu('ops');
+});
 afterAll(() => gpu?.destroy());
 
 for (const [kernel, cases] of Object.entries(CASES)) {

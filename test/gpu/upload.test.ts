@@ -9,10 +9,12 @@ import { UploadPool } from '../../src/gpu/upload.ts';
 import { testGpu } from '../helpers/gpu.ts';
 
 let gpu: Gpu;
-beforeAll(async () => { gpu = await testGpu('upload'); });
+beforeAll(async () => {
+  gpu = await testGpu('upload');
+});
 afterAll(() => gpu?.destroy());
 
-const floats = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => (i * 7 + seed) % 101 - 50.5);
+const floats = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => ((i * 7 + seed) % 101) - 50.5);
 
 describe('UploadPool', () => {
   it('writes floats and bytes at an offset, leaving the rest of the buffer alone', async () => {
@@ -45,7 +47,7 @@ describe('UploadPool', () => {
         enc.copyBufferToBuffer(dst, 0, out, 0, 256);
         gpu.device.queue.submit([enc.finish()]);
       }
-      for (const [i, out] of seen.entries()) expect([...await readFloats(gpu, out)]).toEqual([...floats(64, 10 + i)]);
+      for (const [i, out] of seen.entries()) expect([...(await readFloats(gpu, out))]).toEqual([...floats(64, 10 + i)]);
       // The three writes were in flight together: three staging buffers of that size.
       expect(pool.size).toBe(3);
     } finally {
@@ -64,7 +66,7 @@ describe('UploadPool', () => {
         await gpu.device.queue.onSubmittedWorkDone();
         await new Promise((r) => setTimeout(r, 0)); // let the mapAsync callback return it to the pool
       }
-      expect([...await readFloats(gpu, dst)]).toEqual([...floats(1024, 5)]);
+      expect([...(await readFloats(gpu, dst))]).toEqual([...floats(1024, 5)]);
       expect(pool.size).toBeLessThanOrEqual(2);
       expect(gpu.memory.memoryAllocated('communication') - before).toBe(pool.size * 4096);
       pool.destroy();
@@ -80,7 +82,9 @@ describe('UploadPool', () => {
     const pool = new UploadPool(gpu);
     const dst = storageBuffer(gpu, 'input.bytes', 64, 'other');
     try {
-      expect(() => pool.write(dst, 0, new Uint8Array(6), 'other')).toThrow(/upload to input\.bytes: 6 bytes at offset 0; both must be multiples of 4/);
+      expect(() => pool.write(dst, 0, new Uint8Array(6), 'other')).toThrow(
+        /upload to input\.bytes: 6 bytes at offset 0; both must be multiples of 4/,
+      );
       expect(() => pool.write(dst, 2, new Uint8Array(8), 'other')).toThrow(/8 bytes at offset 2/);
       expect(pool.size).toBe(0);
     } finally {

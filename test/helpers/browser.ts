@@ -8,8 +8,14 @@ import puppeteer, { type Browser, type ConsoleMessage, type Page } from 'puppete
 
 /** Flags this machine class needs (DESIGN.md, "Verified facts"). */
 export const CHROMIUM_FLAGS = [
-  '--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--enable-unsafe-swiftshader',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+  '--headless=new',
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--enable-unsafe-swiftshader',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
 ];
 
 /** The Chromium binary: $WEBDDP_CHROMIUM, else /usr/bin/chromium. */
@@ -46,11 +52,17 @@ export async function launchBrowser(extraArgs: readonly string[] = []): Promise<
     errors,
     async newPage() {
       const page = await browser.newPage();
-      page.on('console', (m) => { if (m.type() === 'error') errors.push(consoleText('page', m)); });
-      page.on('pageerror', (e) => errors.push(`page error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`));
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(consoleText('page', m));
+      });
+      page.on('pageerror', (e) =>
+        errors.push(`page error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      );
       page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
       page.on('workercreated', (w) => {
-        w.on('console', (m) => { if (m.type() === 'error') errors.push(consoleText(`worker ${w.url()}`, m)); });
+        w.on('console', (m) => {
+          if (m.type() === 'error') errors.push(consoleText(`worker ${w.url()}`, m));
+        });
         w.on('error', (e) => errors.push(`worker error (${w.url()}): ${e.message}`));
       });
       return page;

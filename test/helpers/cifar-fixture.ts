@@ -41,7 +41,16 @@ export interface ArchiveSpec {
 }
 
 /** The real archive's member order is not sorted; mimic that. */
-export const SCRAMBLED = ['data_batch_4.bin', 'readme.html', 'test_batch.bin', 'data_batch_3.bin', 'batches.meta.txt', 'data_batch_2.bin', 'data_batch_5.bin', 'data_batch_1.bin'];
+export const SCRAMBLED = [
+  'data_batch_4.bin',
+  'readme.html',
+  'test_batch.bin',
+  'data_batch_3.bin',
+  'batches.meta.txt',
+  'data_batch_2.bin',
+  'data_batch_5.bin',
+  'data_batch_1.bin',
+];
 
 /** A tar of `cifar-10-batches-bin/...` in the real layout. */
 export async function makeTar(spec: ArchiveSpec = {}): Promise<Uint8Array> {
@@ -50,13 +59,21 @@ export async function makeTar(spec: ArchiveSpec = {}): Promise<Uint8Array> {
   const contents = new Map<string, Uint8Array | string>(files);
   if (!spec.noMeta) contents.set('batches.meta.txt', meta);
   contents.set('readme.html', '<html>CIFAR-10</html>');
-  const order = spec.order ?? [...SCRAMBLED.filter((n) => contents.has(n)), ...[...contents.keys()].filter((n) => !SCRAMBLED.includes(n))];
-  const entries: TarEntry[] = [{ header: { name: 'cifar-10-batches-bin/', type: 'directory', size: 0, mtime: new Date(0) } }];
+  const order = spec.order ?? [
+    ...SCRAMBLED.filter((n) => contents.has(n)),
+    ...[...contents.keys()].filter((n) => !SCRAMBLED.includes(n)),
+  ];
+  const entries: TarEntry[] = [
+    { header: { name: 'cifar-10-batches-bin/', type: 'directory', size: 0, mtime: new Date(0) } },
+  ];
   for (const name of order) {
     const body = contents.get(name);
     if (body === undefined) continue;
     const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-    entries.push({ header: { name: `cifar-10-batches-bin/${name}`, size: bytes.byteLength, mtime: new Date(0) }, body: bytes });
+    entries.push({
+      header: { name: `cifar-10-batches-bin/${name}`, size: bytes.byteLength, mtime: new Date(0) },
+      body: bytes,
+    });
   }
   for (const [path, text] of Object.entries(spec.extra ?? {})) {
     const bytes = new TextEncoder().encode(text);
@@ -89,7 +106,11 @@ export function streamOf(bytes: Uint8Array, piece = 4096): ReadableStream<Uint8A
 }
 
 /** A stream that yields the first `failAfter` bytes of `bytes`, then errors with `error`. */
-export function failingStream(bytes: Uint8Array, failAfter: number, error = new Error('simulated read failure')): ReadableStream<Uint8Array> {
+export function failingStream(
+  bytes: Uint8Array,
+  failAfter: number,
+  error = new Error('simulated read failure'),
+): ReadableStream<Uint8Array> {
   let at = 0;
   return new ReadableStream<Uint8Array>({
     pull(ctrl) {
@@ -113,14 +134,26 @@ export function concatFiles(files: Map<string, Uint8Array>, names: readonly stri
   return out;
 }
 
-export const TRAIN_NAMES = ['data_batch_1.bin', 'data_batch_2.bin', 'data_batch_3.bin', 'data_batch_4.bin', 'data_batch_5.bin'];
+export const TRAIN_NAMES = [
+  'data_batch_1.bin',
+  'data_batch_2.bin',
+  'data_batch_3.bin',
+  'data_batch_4.bin',
+  'data_batch_5.bin',
+];
 
 /** Every record of `split`, read chunk by chunk (verified) and concatenated: for tests only. */
-export async function readSplit(dataset: import('../../src/data/dataset.ts').Dataset, split: 'train' | 'test'): Promise<Uint8Array> {
+export async function readSplit(
+  dataset: import('../../src/data/dataset.ts').Dataset,
+  split: 'train' | 'test',
+): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   for (let i = 0; i < dataset.manifest.splits[split].chunks.length; i++) parts.push(await dataset.readChunk(split, i));
   const m = new Map(parts.map((p, i) => [String(i), p]));
-  return concatFiles(m, parts.map((_, i) => String(i)));
+  return concatFiles(
+    m,
+    parts.map((_, i) => String(i)),
+  );
 }
 
 /** A copy of `bytes` with byte `at` XOR-ed with `mask`. */

@@ -14,8 +14,18 @@ export type OptimizerName = 'sgd' | 'adam' | 'adamw';
 /** Hyper-parameters as the fixture's __metadata__.spec states them. */
 export interface FixtureHyper {
   readonly sgd: { readonly lr: number; readonly momentum: number };
-  readonly adam: { readonly lr: number; readonly betas: readonly [number, number]; readonly eps: number; readonly weight_decay: number };
-  readonly adamw: { readonly lr: number; readonly betas: readonly [number, number]; readonly eps: number; readonly weight_decay: number };
+  readonly adam: {
+    readonly lr: number;
+    readonly betas: readonly [number, number];
+    readonly eps: number;
+    readonly weight_decay: number;
+  };
+  readonly adamw: {
+    readonly lr: number;
+    readonly betas: readonly [number, number];
+    readonly eps: number;
+    readonly weight_decay: number;
+  };
   readonly clipMaxNorm: number;
 }
 
@@ -60,7 +70,12 @@ function parseHyper(metadata: Readonly<Record<string, string>>): FixtureHyper {
     clip_max_norm: number;
     optimizers: { sgd: FixtureHyper['sgd']; adam: FixtureHyper['adam']; adamw: FixtureHyper['adamw'] };
   };
-  return { sgd: spec.optimizers.sgd, adam: spec.optimizers.adam, adamw: spec.optimizers.adamw, clipMaxNorm: spec.clip_max_norm };
+  return {
+    sgd: spec.optimizers.sgd,
+    adam: spec.optimizers.adam,
+    adamw: spec.optimizers.adamw,
+    clipMaxNorm: spec.clip_max_norm,
+  };
 }
 
 const cache = new Map<string, GradFixture>();

@@ -27,7 +27,7 @@ export function uniform(n: number, seed: number, scale = 1): Float64Array {
  */
 export function distinct(n: number, seed: number, scale = 1): Float64Array {
   const r = rng(seed);
-  const v = Float64Array.from({ length: n }, (_, i) => ((i + 0.25) / n * 2 - 1) * scale);
+  const v = Float64Array.from({ length: n }, (_, i) => (((i + 0.25) / n) * 2 - 1) * scale);
   for (let i = n - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
     const t = v[i]!;

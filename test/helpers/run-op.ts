@@ -11,8 +11,12 @@ import { Recorder } from '../../src/gpu/recorder.ts';
 export type OpInput = Float32Array | Int32Array | Uint32Array | number;
 
 export async function runOp<K extends KernelName>(
-  gpu: Gpu, name: K, params: ParamValues<K>, inputs: Readonly<Record<BindingName<K>, OpInput>>,
-  workgroups: Workgroups | ((overrides: Readonly<Record<string, number>>) => Workgroups), overrides: Record<string, number> = {},
+  gpu: Gpu,
+  name: K,
+  params: ParamValues<K>,
+  inputs: Readonly<Record<BindingName<K>, OpInput>>,
+  workgroups: Workgroups | ((overrides: Readonly<Record<string, number>>) => Workgroups),
+  overrides: Record<string, number> = {},
 ): Promise<Record<string, Float32Array<ArrayBuffer>>> {
   const kernel = await gpu.kernels.get(name, overrides);
   const named = inputs as Readonly<Record<string, OpInput>>;
@@ -21,7 +25,10 @@ export async function runOp<K extends KernelName>(
     if (b === 'params') continue;
     const v = named[b];
     if (v === undefined) throw new Error(`runOp ${name}: no input for binding '${b}'`);
-    buffers[b] = typeof v === 'number' ? storageBuffer(gpu, `test.${b}`, v * 4, 'other') : bufferFrom(gpu, `test.${b}`, v, 'other');
+    buffers[b] =
+      typeof v === 'number'
+        ? storageBuffer(gpu, `test.${b}`, v * 4, 'other')
+        : bufferFrom(gpu, `test.${b}`, v, 'other');
   }
   const wg = typeof workgroups === 'function' ? workgroups(kernel.overrides) : workgroups;
   const out: Record<string, Float32Array<ArrayBuffer>> = {};
@@ -55,6 +62,10 @@ export function arena(pad: number, ...tensors: Float32Array[]): { data: Float32A
   const data = randn(total, 99);
   const offsets: number[] = [];
   let at = pad;
-  for (const t of tensors) { data.set(t, at); offsets.push(at); at += t.length; }
+  for (const t of tensors) {
+    data.set(t, at);
+    offsets.push(at);
+    at += t.length;
+  }
   return { data, offsets };
 }

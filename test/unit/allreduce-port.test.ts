@@ -4,13 +4,28 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reduceScatter, ringAllReduce } from '../../src/dist/comm.ts';
 import type { Link } from '../../src/dist/comm.ts';
-import { baiduOrderSum, closeAll, firstBitDiff, float64Sum, integerInput, onAllRanks, portRing, randomFloats, values } from './comm-harness.ts';
+import {
+  baiduOrderSum,
+  closeAll,
+  firstBitDiff,
+  float64Sum,
+  integerInput,
+  onAllRanks,
+  portRing,
+  randomFloats,
+  values,
+} from './comm-harness.ts';
 
 const WORLDS = [1, 2, 3, 4, 5, 6, 7, 8];
 let links: Link[] = [];
 afterEach(() => closeAll(links));
 
-async function allReduceAll(world: number, inputs: Float32Array[], sliceElems?: number, average = false): Promise<Float32Array[]> {
+async function allReduceAll(
+  world: number,
+  inputs: Float32Array[],
+  sliceElems?: number,
+  average = false,
+): Promise<Float32Array[]> {
   links = portRing(world, { timeoutMs: 30_000 });
   const bufs = inputs.map((x) => x.slice());
   const opts = { ...(sliceElems === undefined ? {} : { sliceElems }), average };
@@ -73,15 +88,25 @@ describe('ringAllReduce over MessagePorts', () => {
     for (const out of outs) expect(firstBitDiff(out, baiduOrderSum(scaled))).toBe(-1);
     const outs3 = await allReduceAll(3, inputs.slice(0, 3), undefined, true);
     const f = Math.fround(1 / 3);
-    expect(firstBitDiff(outs3[1] ?? new Float32Array(), baiduOrderSum(inputs.slice(0, 3).map((x) => x.map((v) => Math.fround(v * f)))))).toBe(-1);
+    expect(
+      firstBitDiff(
+        outs3[1] ?? new Float32Array(),
+        baiduOrderSum(inputs.slice(0, 3).map((x) => x.map((v) => Math.fround(v * f)))),
+      ),
+    ).toBe(-1);
   });
 
   it('reduceScatter with average pre-scales like all-reduce (ZeRO gradient shards)', async () => {
     links = portRing(4);
     const inputs = Array.from({ length: 4 }, (_, r) => randomFloats(1001, 500 + r));
     const bufs = inputs.map((x) => x.slice());
-    const chunks = values(await onAllRanks(links, (l, r) => reduceScatter(bufs[r] ?? new Float32Array(), r, 4, l, { average: true })));
-    const want = baiduOrderSum(inputs.map((x) => x.map((v) => Math.fround(v * 0.25))), 1);
+    const chunks = values(
+      await onAllRanks(links, (l, r) => reduceScatter(bufs[r] ?? new Float32Array(), r, 4, l, { average: true })),
+    );
+    const want = baiduOrderSum(
+      inputs.map((x) => x.map((v) => Math.fround(v * 0.25))),
+      1,
+    );
     for (const c of chunks) expect(firstBitDiff(c.chunk, want.subarray(c.start, c.end))).toBe(-1);
   });
 

@@ -27,9 +27,20 @@ describe('DDP buckets', () => {
   });
 
   it('closes at >= the limit (PyTorch measured: MLP 8->300->1000->4 rebuilt into 1220016 + 10800 bytes)', () => {
-    const shapes: [string, number][] = [['0.w', 2400], ['0.b', 300], ['1.w', 300000], ['1.b', 1000], ['2.w', 4000], ['2.b', 4]];
+    const shapes: [string, number][] = [
+      ['0.w', 2400],
+      ['0.b', 300],
+      ['1.w', 300000],
+      ['1.b', 1000],
+      ['2.w', 4000],
+      ['2.b', 4],
+    ];
     let offset = 0;
-    const params: ParamSpec[] = shapes.map(([name, size]) => { const p = { name, shape: [size], offset, size, fanIn: 1 }; offset += size; return p; });
+    const params: ParamSpec[] = shapes.map(([name, size]) => {
+      const p = { name, shape: [size], offset, size, fanIn: 1 };
+      offset += size;
+      return p;
+    });
     const b = computeBuckets(params);
     expect(b.map((x) => x.count * 4)).toEqual([1220016, 10800]);
     expect(b[0]?.params.map((p) => p.name)).toEqual(['2.b', '2.w', '1.b', '1.w']);
@@ -42,7 +53,12 @@ describe('DDP buckets', () => {
 
 describe('DataParallel chunks (torch.chunk)', () => {
   it.each([
-    [5, 4, [2, 2, 1, 0]], [10, 4, [3, 3, 3, 1]], [10, 3, [4, 4, 2]], [129, 4, [33, 33, 33, 30]], [8, 1, [8]], [2, 4, [1, 1, 0, 0]],
+    [5, 4, [2, 2, 1, 0]],
+    [10, 4, [3, 3, 3, 1]],
+    [10, 3, [4, 4, 2]],
+    [129, 4, [33, 33, 33, 30]],
+    [8, 1, [8]],
+    [2, 4, [1, 1, 0, 0]],
   ])('batch %i over %i devices -> %j', (b, w, sizes) => {
     expect(dataParallelChunks(b, w)).toEqual(sizes);
   });
@@ -50,7 +66,10 @@ describe('DataParallel chunks (torch.chunk)', () => {
 
 describe('BalancedDataParallel chunks', () => {
   it.each([
-    [32, 3, 4, [4, 14, 14]], [33, 3, 4, [4, 15, 14]], [32, 3, 0, [0, 16, 16]], [32, 3, 20, [11, 11, 10]],
+    [32, 3, 4, [4, 14, 14]],
+    [33, 3, 4, [4, 15, 14]],
+    [32, 3, 0, [0, 16, 16]],
+    [32, 3, 20, [11, 11, 10]],
   ])('batch %i over %i devices with gpu0_bsz %i -> %j', (b, w, g, sizes) => {
     expect(balancedChunks(b, w, g)).toEqual(sizes);
   });

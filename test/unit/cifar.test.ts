@@ -1,7 +1,15 @@
 // CIFAR-10 binary format: record layout, whole-file validation, meta, and the streaming chunker.
 import { describe, expect, it } from 'vitest';
 import {
-  RECORD_BYTES, checkLabels, cifarFileOf, encodeRecord, formatMeta, parseCifarBatch, parseMeta, recordImage, recordLabel,
+  RECORD_BYTES,
+  checkLabels,
+  cifarFileOf,
+  encodeRecord,
+  formatMeta,
+  parseCifarBatch,
+  parseMeta,
+  recordImage,
+  recordLabel,
 } from '../../src/data/cifar.ts';
 import { EmptyFileError, LabelError, MetaError, RecordLengthError } from '../../src/data/errors.ts';
 import { RecordChunker } from '../../src/data/records.ts';
@@ -18,20 +26,33 @@ describe('parseCifarBatch', () => {
     expect([...recordImage(bytes, 1).subarray(1020, 1030)]).toEqual([...img.subarray(1020, 1030)]);
   });
 
-  it.each([3072, 3074, 30_729_999 % 3073 + 3073 * 3, 3073 * 5 + 1])('rejects %i bytes (not a whole number of records), naming the file and offset', (n) => {
-    const e = (() => { try { parseCifarBatch(new Uint8Array(n), 'data_batch_2.bin'); } catch (x) { return x; } })();
-    expect(e).toBeInstanceOf(RecordLengthError);
-    expect((e as Error).message).toContain('data_batch_2.bin');
-    expect((e as Error).message).toContain(`${n} bytes`);
-    expect((e as Error).message).toContain(`byte offset ${Math.floor(n / 3073) * 3073}`);
-  });
+  it.each([3072, 3074, (30_729_999 % 3073) + 3073 * 3, 3073 * 5 + 1])(
+    'rejects %i bytes (not a whole number of records), naming the file and offset',
+    (n) => {
+      const e = (() => {
+        try {
+          parseCifarBatch(new Uint8Array(n), 'data_batch_2.bin');
+        } catch (x) {
+          return x;
+        }
+      })();
+      expect(e).toBeInstanceOf(RecordLengthError);
+      expect((e as Error).message).toContain('data_batch_2.bin');
+      expect((e as Error).message).toContain(`${n} bytes`);
+      expect((e as Error).message).toContain(`byte offset ${Math.floor(n / 3073) * 3073}`);
+    },
+  );
 
   it('rejects an empty file', () => {
     expect(() => parseCifarBatch(new Uint8Array(0), 'test_batch.bin')).toThrow(EmptyFileError);
     expect(() => parseCifarBatch(new Uint8Array(0), 'test_batch.bin')).toThrow(/test_batch.bin: the file is empty/);
   });
 
-  it.each([[0, 10], [4, 255], [9, 10]])('rejects record %i with label %i, naming file, record and byte offset', (record, label) => {
+  it.each([
+    [0, 10],
+    [4, 255],
+    [9, 10],
+  ])('rejects record %i with label %i, naming file, record and byte offset', (record, label) => {
     const bytes = makeRecords(10, 3);
     bytes[record * RECORD_BYTES] = label;
     bytes[9 * RECORD_BYTES] = record === 9 ? label : 11; // a later bad label too: the first is reported
@@ -44,7 +65,9 @@ describe('parseCifarBatch', () => {
     expect(err).toBeInstanceOf(LabelError);
     const le = err as LabelError;
     expect([le.file, le.record, le.offset, le.value]).toEqual(['data_batch_5.bin', record, record * 3073, label]);
-    expect(le.message).toBe(`data_batch_5.bin: record ${record} (byte offset ${record * 3073}) has label ${label}; CIFAR-10 labels are 0..9`);
+    expect(le.message).toBe(
+      `data_batch_5.bin: record ${record} (byte offset ${record * 3073}) has label ${label}; CIFAR-10 labels are 0..9`,
+    );
   });
 
   it('checkLabels counts records from firstRecord', () => {
@@ -65,7 +88,18 @@ describe('file names and meta', () => {
 
   it('parses batches.meta.txt (blank lines ignored) and rejects the wrong number of names', () => {
     const real = new TextEncoder().encode('airplane\nautomobile\nbird\ncat\ndeer\ndog\nfrog\nhorse\nship\ntruck\n\n');
-    expect(parseMeta(real)).toEqual(['airplane', 'automobile', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck']);
+    expect(parseMeta(real)).toEqual([
+      'airplane',
+      'automobile',
+      'bird',
+      'cat',
+      'deer',
+      'dog',
+      'frog',
+      'horse',
+      'ship',
+      'truck',
+    ]);
     expect(parseMeta(formatMeta(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']))).toHaveLength(10);
     expect(() => parseMeta(new TextEncoder().encode('a\nb\n'))).toThrow(MetaError);
     expect(() => parseMeta(new Uint8Array([0xff, 0xfe]))).toThrow(/not valid UTF-8/);
@@ -75,7 +109,9 @@ describe('file names and meta', () => {
 describe('RecordChunker', () => {
   async function chunk(bytes: Uint8Array, per: number, piece: number) {
     const chunks: { bytes: Uint8Array; records: number }[] = [];
-    const c = new RecordChunker('data_batch_1.bin', per, async (b, records) => { chunks.push({ bytes: b, records }); });
+    const c = new RecordChunker('data_batch_1.bin', per, async (b, records) => {
+      chunks.push({ bytes: b, records });
+    });
     for (let at = 0; at < bytes.byteLength; at += piece) await c.push(bytes.subarray(at, at + piece));
     const total = await c.finish();
     return { chunks, total };

@@ -15,13 +15,25 @@ import { DistributedSampler } from '../../src/dist/sampler.ts';
 import { initSimpleCnn } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 
-interface Result { code: number; out: string; err: string; error?: UsageError }
+interface Result {
+  code: number;
+  out: string;
+  err: string;
+  error?: UsageError;
+}
 
 /** Runs a command like main.ts does: its return value, or 2 for a UsageError. */
 async function run(cmd: Command, argv: string[]): Promise<Result> {
   let out = '';
   let err = '';
-  const io = { out: (t: string) => { out += t; }, err: (t: string) => { err += t; } };
+  const io = {
+    out: (t: string) => {
+      out += t;
+    },
+    err: (t: string) => {
+      err += t;
+    },
+  };
   try {
     return { code: await cmd.run(argv, io), out, err };
   } catch (e) {
@@ -39,15 +51,30 @@ function firstBitMismatch(a: Float32Array, b: Float32Array): number {
   return -1;
 }
 
-const shard = (n: number, numReplicas: number, rank: number, o: { seed?: number; epoch?: number; shuffle?: boolean; dropLast?: boolean } = {}) => {
-  const s = new DistributedSampler(n, { numReplicas, rank, shuffle: o.shuffle ?? true, seed: o.seed ?? 0, dropLast: o.dropLast ?? false });
+const shard = (
+  n: number,
+  numReplicas: number,
+  rank: number,
+  o: { seed?: number; epoch?: number; shuffle?: boolean; dropLast?: boolean } = {},
+) => {
+  const s = new DistributedSampler(n, {
+    numReplicas,
+    rank,
+    shuffle: o.shuffle ?? true,
+    seed: o.seed ?? 0,
+    dropLast: o.dropLast ?? false,
+  });
   s.setEpoch(o.epoch ?? 0);
   return Array.from(s.indices());
 };
 
 describe('webddp sampler', () => {
   it('prints the worked example (N=10, R=3, defaults) as one JSON line', async () => {
-    for (const [rank, want] of [[0, [4, 5, 0, 2]], [1, [1, 3, 8, 4]], [2, [7, 9, 6, 1]]] as const) {
+    for (const [rank, want] of [
+      [0, [4, 5, 0, 2]],
+      [1, [1, 3, 8, 4]],
+      [2, [7, 9, 6, 1]],
+    ] as const) {
       const r = await run(samplerCmd, ['--n', '10', '--replicas', '3', '--rank', String(rank)]);
       expect(r.code).toBe(0);
       expect(r.out).toBe(`${JSON.stringify(want)}\n`);
@@ -74,13 +101,35 @@ describe('webddp sampler', () => {
 
   it('N=50000, R=4, rank 3, seed 42, epoch 1 matches sampler.json (torch 2.11)', async () => {
     const fixture = JSON.parse(readFileSync(new URL('../fixtures/sampler.json', import.meta.url), 'utf8')) as {
-      sampler: { n: number; num_replicas: number; rank: number; shuffle: boolean; drop_last: boolean; seed: number; epoch: number; sha256: string }[];
+      sampler: {
+        n: number;
+        num_replicas: number;
+        rank: number;
+        shuffle: boolean;
+        drop_last: boolean;
+        seed: number;
+        epoch: number;
+        sha256: string;
+      }[];
     };
-    const rec = fixture.sampler.find((s) => s.n === 50000 && s.num_replicas === 4 && s.rank === 3 && s.shuffle && !s.drop_last && s.seed === 42 && s.epoch === 1);
+    const rec = fixture.sampler.find(
+      (s) =>
+        s.n === 50000 &&
+        s.num_replicas === 4 &&
+        s.rank === 3 &&
+        s.shuffle &&
+        !s.drop_last &&
+        s.seed === 42 &&
+        s.epoch === 1,
+    );
     const r = await run(samplerCmd, ['--n', '50000', '--replicas', '4', '--rank', '3', '--seed', '42', '--epoch', '1']);
     const list = JSON.parse(r.out) as number[];
     expect(list.length).toBe(12500);
-    expect(createHash('sha256').update(`[${list.join(', ')}]`).digest('hex')).toBe(rec?.sha256);
+    expect(
+      createHash('sha256')
+        .update(`[${list.join(', ')}]`)
+        .digest('hex'),
+    ).toBe(rec?.sha256);
   });
 
   it('--help prints the usage and exits 0 even without the required flags', async () => {
@@ -99,10 +148,19 @@ describe('webddp sampler', () => {
     [['--n', '1.5', '--replicas', '4', '--rank', '0'], /--n must be an integer in \[0, 2147483647\] \(got '1.5'\)/],
     [['--n', 'ten', '--replicas', '4', '--rank', '0'], /--n must be .* \(got 'ten'\)/],
     [['--n', '10', '--replicas', '0', '--rank', '0'], /--replicas must be an integer >= 1 \(got '0'\)/],
-    [['--n', '10', '--replicas', '2', '--rank', '0', '--seed', '0.5'], /--seed must be an integer in \[-2\^63, 2\^64\) \(got '0.5'\)/],
-    [['--n', '10', '--replicas', '2', '--rank', '0', '--seed', '18446744073709551616'], /--seed must be an integer in \[-2\^63, 2\^64\)/],
+    [
+      ['--n', '10', '--replicas', '2', '--rank', '0', '--seed', '0.5'],
+      /--seed must be an integer in \[-2\^63, 2\^64\) \(got '0.5'\)/,
+    ],
+    [
+      ['--n', '10', '--replicas', '2', '--rank', '0', '--seed', '18446744073709551616'],
+      /--seed must be an integer in \[-2\^63, 2\^64\)/,
+    ],
     [['--n', '10', '--replicas', '2', '--rank', '0', '--epoch', '1e3'], /--epoch must be an integer \(got '1e3'\)/],
-    [['--n', '10', '--replicas', '2', '--rank', '0', '--seed', '18446744073709551615', '--epoch', '1'], /--epoch 1 with --seed 18446744073709551615: .*outside/],
+    [
+      ['--n', '10', '--replicas', '2', '--rank', '0', '--seed', '18446744073709551615', '--epoch', '1'],
+      /--epoch 1 with --seed 18446744073709551615: .*outside/,
+    ],
     [['--n', '10', '--replicas', '2', '--rank', '0', '--shuffle'], /Unknown option '--shuffle'/],
     [['--n', '10', '--replicas', '2', '--rank'], /--rank/],
     [['10', '--replicas', '2', '--rank', '0'], /positional argument/],
@@ -132,9 +190,20 @@ describe('webddp init', () => {
     expect(r.err.trim().split('\n')).toHaveLength(1);
     expect(r.err).toContain('545,098 parameters');
     const { st, spec, names } = readParams(file, 1);
-    expect(names).toEqual(['conv1.weight', 'conv1.bias', 'conv2.weight', 'conv2.bias', 'fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']);
+    expect(names).toEqual([
+      'conv1.weight',
+      'conv1.bias',
+      'conv2.weight',
+      'conv2.bias',
+      'fc1.weight',
+      'fc1.bias',
+      'fc2.weight',
+      'fc2.bias',
+    ]);
     expect(st.metadata).toMatchObject({ format: 'pt', producer: 'webddp', seed: '0', width: '1' });
-    const ref = parseSafetensors(new Uint8Array(readFileSync(new URL('../fixtures/simplecnn_grad.safetensors', import.meta.url))));
+    const ref = parseSafetensors(
+      new Uint8Array(readFileSync(new URL('../fixtures/simplecnn_grad.safetensors', import.meta.url))),
+    );
     const arena = initSimpleCnn(spec, 0);
     for (const p of spec.params) {
       const got = getF32(st, p.name, p.shape);
@@ -154,7 +223,10 @@ describe('webddp init', () => {
     expect(st.tensors.get('fc1.weight')?.shape).toEqual([64, 2048]);
     expect(st.metadata).toMatchObject({ seed: '42', width: '0.5' });
     const arena = initSimpleCnn(spec, 42);
-    for (const p of spec.params) expect(firstBitMismatch(getF32(st, p.name, p.shape), arena.subarray(p.offset, p.offset + p.size)), p.name).toBe(-1);
+    for (const p of spec.params)
+      expect(firstBitMismatch(getF32(st, p.name, p.shape), arena.subarray(p.offset, p.offset + p.size)), p.name).toBe(
+        -1,
+      );
   });
 
   it('accepts seeds beyond 2^53 (as bigint) and negative seeds', async () => {
@@ -187,6 +259,8 @@ describe('webddp init', () => {
   });
 
   it('an unwritable destination is an I/O error (exit 1 in main), not a usage error', async () => {
-    await expect(run(initCmd, ['--seed', '0', '--out', join(dir, 'missing-dir', 'x.safetensors')])).rejects.toThrow(/ENOENT/);
+    await expect(run(initCmd, ['--seed', '0', '--out', join(dir, 'missing-dir', 'x.safetensors')])).rejects.toThrow(
+      /ENOENT/,
+    );
   });
 });

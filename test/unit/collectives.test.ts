@@ -2,16 +2,37 @@
 // thread, on both transports (the SAB link waits with Atomics.waitAsync here); two collectives in
 // flight at once; the observer's transfer events.
 import { afterEach, describe, expect, it } from 'vitest';
-import { allGather, allReduceScalars, barrier, broadcast, chunkRange, createProcessGroup, createRingPorts, reduceScatter, ringAllReduce } from '../../src/dist/comm.ts';
+import {
+  allGather,
+  allReduceScalars,
+  barrier,
+  broadcast,
+  chunkRange,
+  createProcessGroup,
+  createRingPorts,
+  reduceScatter,
+  ringAllReduce,
+} from '../../src/dist/comm.ts';
 import type { Link, TransferEvent } from '../../src/dist/comm.ts';
-import { baiduOrderSum, closeAll, firstBitDiff, onAllRanks, portRing, randomFloats, sabRing, values } from './comm-harness.ts';
+import {
+  baiduOrderSum,
+  closeAll,
+  firstBitDiff,
+  onAllRanks,
+  portRing,
+  randomFloats,
+  sabRing,
+  values,
+} from './comm-harness.ts';
 
 let links: Link[] = [];
 afterEach(() => closeAll(links));
 
 const transports = {
-  port: (w: number, observer?: (e: TransferEvent) => void) => Promise.resolve(portRing(w, { timeoutMs: 30_000, ...(observer ? { observer } : {}) })),
-  sab: (w: number, observer?: (e: TransferEvent) => void) => sabRing(w, { timeoutMs: 30_000, slotElems: 512, slots: 2, ...(observer ? { observer } : {}) }),
+  port: (w: number, observer?: (e: TransferEvent) => void) =>
+    Promise.resolve(portRing(w, { timeoutMs: 30_000, ...(observer ? { observer } : {}) })),
+  sab: (w: number, observer?: (e: TransferEvent) => void) =>
+    sabRing(w, { timeoutMs: 30_000, slotElems: 512, slots: 2, ...(observer ? { observer } : {}) }),
 };
 
 for (const [name, make] of Object.entries(transports)) {
@@ -23,7 +44,11 @@ for (const [name, make] of Object.entries(transports)) {
           const inputs = Array.from({ length: world }, (_, r) => randomFloats(n, 31 * world + r + n));
           const sum = baiduOrderSum(inputs, 1);
           const bufs = inputs.map((x) => x.slice());
-          const chunks = values(await onAllRanks(links, (l, r) => reduceScatter(bufs[r] ?? new Float32Array(), r, world, l, { sliceElems: 100 })));
+          const chunks = values(
+            await onAllRanks(links, (l, r) =>
+              reduceScatter(bufs[r] ?? new Float32Array(), r, world, l, { sliceElems: 100 }),
+            ),
+          );
           chunks.forEach((c, r) => {
             expect({ start: c.start, end: c.end }).toEqual(chunkRange(r, n, world));
             expect(firstBitDiff(c.chunk, sum.subarray(c.start, c.end))).toBe(-1);
@@ -42,7 +67,9 @@ for (const [name, make] of Object.entries(transports)) {
         for (let root = 0; root < world; root++) {
           const bufs = Array.from({ length: world }, (_, r) => randomFloats(1234, 7 * root + r));
           const want = bufs[root]?.slice() ?? new Float32Array();
-          await onAllRanks(links, (l, r) => broadcast(bufs[r] ?? new Float32Array(), root, r, world, l, { sliceElems: 100 }));
+          await onAllRanks(links, (l, r) =>
+            broadcast(bufs[r] ?? new Float32Array(), root, r, world, l, { sliceElems: 100 }),
+          );
           for (const b of bufs) expect(firstBitDiff(b, want)).toBe(-1);
         }
         closeAll(links);
@@ -55,12 +82,14 @@ for (const [name, make] of Object.entries(transports)) {
       const entered: number[] = [];
       const enteredWhenLeaving: number[] = [];
       const late = new Promise<void>((resolve) => setTimeout(resolve, 50));
-      values(await onAllRanks(links, async (l, r) => {
-        if (r === 3) await late;
-        entered.push(r);
-        await barrier(r, world, l);
-        enteredWhenLeaving.push(entered.length);
-      }));
+      values(
+        await onAllRanks(links, async (l, r) => {
+          if (r === 3) await late;
+          entered.push(r);
+          await barrier(r, world, l);
+          enteredWhenLeaving.push(entered.length);
+        }),
+      );
       expect(entered.at(-1)).toBe(3);
       expect(enteredWhenLeaving).toEqual(Array(world).fill(world));
     });
@@ -99,7 +128,8 @@ for (const [name, make] of Object.entries(transports)) {
     it('stagingBytes reports the memory held for communication', async () => {
       links = await make(2);
       for (const l of links) {
-        if (name === 'sab') expect(l.stagingBytes).toBe(128 + 2 * Math.ceil((32 + 512 * 4) / 64) * 64); // 2 slots of 512 floats
+        if (name === 'sab')
+          expect(l.stagingBytes).toBe(128 + 2 * Math.ceil((32 + 512 * 4) / 64) * 64); // 2 slots of 512 floats
         else expect(l.stagingBytes).toBe(0); // nothing pooled before the first message
       }
     });
@@ -114,7 +144,12 @@ for (const [name, make] of Object.entries(transports)) {
       for (const e of sends) expect(e.to).toBe((e.from + 1) % world);
       const rank0 = sends.filter((e) => e.from === 0).map((e) => [e.phase, e.step, e.chunk, e.bytes]);
       // chunks of 10 over 3 ranks: 4, 3, 3 elements
-      expect(rank0).toEqual([['reduce-scatter', 0, 0, 16], ['reduce-scatter', 1, 2, 12], ['all-gather', 2, 1, 12], ['all-gather', 3, 0, 16]]);
+      expect(rank0).toEqual([
+        ['reduce-scatter', 0, 0, 16],
+        ['reduce-scatter', 1, 2, 12],
+        ['all-gather', 2, 1, 12],
+        ['all-gather', 3, 0, 16],
+      ]);
       for (const e of events) expect(e.t).toBeGreaterThan(performance.timeOrigin);
     });
   });
@@ -125,9 +160,13 @@ describe('ProcessGroup (the facade a worker exposes)', () => {
     it(`${transport}: createProcessGroup wires a rank and runs every collective`, async () => {
       const world = 3;
       const ports = createRingPorts(world);
-      const groups = await Promise.all(ports.map((p, rank) => createProcessGroup({ rank, world, transport, timeoutMs: 30_000, wait: 'async' }, p)));
+      const groups = await Promise.all(
+        ports.map((p, rank) => createProcessGroup({ rank, world, transport, timeoutMs: 30_000, wait: 'async' }, p)),
+      );
       links = groups.map((g) => g.link);
-      expect(groups.map((g) => [g.rank, g.world, g.link.transport])).toEqual([0, 1, 2].map((r) => [r, world, transport]));
+      expect(groups.map((g) => [g.rank, g.world, g.link.transport])).toEqual(
+        [0, 1, 2].map((r) => [r, world, transport]),
+      );
       const inputs = Array.from({ length: world }, (_, r) => randomFloats(999, 900 + r));
       const out = await Promise.all(
         groups.map(async (g, r) => {
@@ -149,7 +188,11 @@ describe('ProcessGroup (the facade a worker exposes)', () => {
         expect(firstBitDiff(o.bc, inputs[1] ?? new Float32Array())).toBe(-1);
         expect([...o.sc]).toEqual([3]);
       }
-      expect(out.map((o) => [o.mine.start, o.mine.end])).toEqual([[0, 333], [333, 666], [666, 999]]);
+      expect(out.map((o) => [o.mine.start, o.mine.end])).toEqual([
+        [0, 333],
+        [333, 666],
+        [666, 999],
+      ]);
     });
   }
 });

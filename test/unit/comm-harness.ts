@@ -15,7 +15,10 @@ export async function sabRing(world: number, opts: Omit<SabLinkOptions, 'rank' |
 }
 
 /** Runs `fn` on every rank concurrently; resolves with each rank's settled outcome. */
-export async function onAllRanks<T>(links: Link[], fn: (link: Link, rank: number) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
+export async function onAllRanks<T>(
+  links: Link[],
+  fn: (link: Link, rank: number) => Promise<T>,
+): Promise<PromiseSettledResult<T>[]> {
   return Promise.allSettled(links.map((l, r) => fn(l, r)));
 }
 

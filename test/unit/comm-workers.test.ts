@@ -64,7 +64,13 @@ beforeAll(async () => {
   await build({
     configFile: false,
     logLevel: 'silent',
-    build: { lib: { entry: join(import.meta.dirname, '../../src/dist/comm.ts'), formats: ['es'], fileName: () => 'comm.mjs' }, outDir: dir, minify: false, write: true, emptyOutDir: true },
+    build: {
+      lib: { entry: join(import.meta.dirname, '../../src/dist/comm.ts'), formats: ['es'], fileName: () => 'comm.mjs' },
+      outDir: dir,
+      minify: false,
+      write: true,
+      emptyOutDir: true,
+    },
   });
   bundleUrl = pathToFileURL(join(dir, 'comm.mjs')).href;
 }, 60_000);
@@ -105,7 +111,10 @@ const CASES = [
 
 /** Spawns W workers, wires the ring, runs the job; resolves with the workers and each rank's reply promise. */
 async function launch(job: Job): Promise<{ workers: Worker[]; replies: Promise<Reply>[] }> {
-  const workers = Array.from({ length: job.world }, () => new Worker(WORKER_SOURCE, { eval: true, workerData: { bundleUrl } }));
+  const workers = Array.from(
+    { length: job.world },
+    () => new Worker(WORKER_SOURCE, { eval: true, workerData: { bundleUrl } }),
+  );
   await Promise.all(workers.map((w) => next(w, 'loaded')));
   const ports = createRingPorts(job.world);
   const ready = workers.map((w) => next(w, 'ready'));
@@ -113,7 +122,17 @@ async function launch(job: Job): Promise<{ workers: Worker[]; replies: Promise<R
     const inputs = CASES.map((c) => randomFloats(c.n, 100 * rank + c.n));
     const p = ports[rank];
     if (p === undefined) throw new Error('no ports');
-    const msg = { rank, world: job.world, transport: job.transport, wait: job.wait, ports: p, inputs, cases: CASES, idle: rank === job.idleRank, timeoutMs: job.timeoutMs };
+    const msg = {
+      rank,
+      world: job.world,
+      transport: job.transport,
+      wait: job.wait,
+      ports: p,
+      inputs,
+      cases: CASES,
+      idle: rank === job.idleRank,
+      timeoutMs: job.timeoutMs,
+    };
     // the global (web) MessagePort is what worker_threads transfers; only the typings differ
     w.postMessage(msg, [p.next, p.prev] as unknown as TransferListItem[]);
   });

@@ -8,7 +8,8 @@ import { simpleCnnLayers } from '../../src/nn/model.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 
 const [conv1, , conv2] = simpleCnnLayers(simpleCnnSpec(1)) as [Conv2dLayer, unknown, Conv2dLayer];
-const limits = (storage: number, invocations = 256) => ({ maxComputeWorkgroupStorageSize: storage, maxComputeInvocationsPerWorkgroup: invocations }) as GPUSupportedLimits;
+const limits = (storage: number, invocations = 256) =>
+  ({ maxComputeWorkgroupStorageSize: storage, maxComputeInvocationsPerWorkgroup: invocations }) as GPUSupportedLimits;
 
 describe('Conv2dLayer weight-gradient kernel', () => {
   it('tiles conv2 (32 input channels) on a real GPU, within WebGPU default limits', () => {

@@ -7,13 +7,16 @@ import { makeRecords } from '../helpers/cifar-fixture.ts';
 
 function countingStream(bytes: Uint8Array, piece: number): { stream: ReadableStream<Uint8Array>; read: () => number } {
   let at = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(ctrl) {
-      if (at >= bytes.byteLength) return ctrl.close();
-      ctrl.enqueue(bytes.slice(at, at + piece));
-      at += piece;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(ctrl) {
+        if (at >= bytes.byteLength) return ctrl.close();
+        ctrl.enqueue(bytes.slice(at, at + piece));
+        at += piece;
+      },
     },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { stream, read: () => Math.min(at, bytes.byteLength) };
 }
 

@@ -37,7 +37,9 @@ beforeAll(async () => {
 afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
 
 let store: FileDatasetStore;
-useTempStore('webddp-url-', (_dir, s) => { store = s; });
+useTempStore('webddp-url-', (_dir, s) => {
+  store = s;
+});
 
 describe('importFromUrl', { timeout: 60_000 }, () => {
   it('downloads and imports, reporting Content-Length as the total', async () => {

@@ -10,19 +10,37 @@ import { fmaF32, uniformF32 } from '../../src/dist/uniform.ts';
 import { biasBound, initSimpleCnn, kaimingUniformBound, resetParameters } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 
-interface TensorGolden { shape: number[]; head: string[]; tail: string[]; sha256: string }
+interface TensorGolden {
+  shape: number[];
+  head: string[];
+  tail: string[];
+  sha256: string;
+}
 interface InitGolden {
   torch: string;
   models: { seed: number; width: number; params: Record<string, TensorGolden> }[];
-  modules: { linear_4_3: { weight: string[]; bias: string[] }; conv2d_3_2_3: { weight: string[]; bias: string[] }; rand_5: string[] };
-  uniform_ranges: { seed: number; n: number; from: number; to: number; head: string[]; tail: string[]; sha256: string }[];
+  modules: {
+    linear_4_3: { weight: string[]; bias: string[] };
+    conv2d_3_2_3: { weight: string[]; bias: string[] };
+    rand_5: string[];
+  };
+  uniform_ranges: {
+    seed: number;
+    n: number;
+    from: number;
+    to: number;
+    head: string[];
+    tail: string[];
+    sha256: string;
+  }[];
   fma_ties: { seed: number; index: number; from: number; to: number; value: string }[];
 }
 
 const fixtureUrl = (f: string) => new URL(`../fixtures/${f}`, import.meta.url);
 const golden = JSON.parse(readFileSync(fixtureUrl('init_golden.json'), 'utf8')) as InitGolden;
 
-const hex = (v: Float32Array): string[] => Array.from(new Uint32Array(v.buffer, v.byteOffset, v.length), (u) => u.toString(16).padStart(8, '0'));
+const hex = (v: Float32Array): string[] =>
+  Array.from(new Uint32Array(v.buffer, v.byteOffset, v.length), (u) => u.toString(16).padStart(8, '0'));
 const f32Hex = (x: number): string => hex(Float32Array.of(x))[0] ?? '';
 
 /** The first index where the bit patterns differ, as a readable message, or null. */
@@ -31,17 +49,23 @@ function firstMismatch(name: string, got: Float32Array, want: Float32Array): str
   const a = new Uint32Array(got.buffer, got.byteOffset, got.length);
   const b = new Uint32Array(want.buffer, want.byteOffset, want.length);
   for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i]) return `${name}[${i}]: got ${got[i]} (0x${hex(got.subarray(i, i + 1))[0]}), expected ${want[i]} (0x${hex(want.subarray(i, i + 1))[0]})`;
+    if (a[i] !== b[i])
+      return `${name}[${i}]: got ${got[i]} (0x${hex(got.subarray(i, i + 1))[0]}), expected ${want[i]} (0x${hex(want.subarray(i, i + 1))[0]})`;
   }
   return null;
 }
 
 function sha256F32(v: Float32Array): string {
-  return createHash('sha256').update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).digest('hex');
+  return createHash('sha256')
+    .update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength))
+    .digest('hex');
 }
 
 describe('initSimpleCnn vs torch 2.11 (simplecnn_grad.safetensors param.*, seed 0, width 1)', () => {
-  const st = parseSafetensors(new Uint8Array(readFileSync(fixtureUrl('simplecnn_grad.safetensors'))), 'simplecnn_grad.safetensors');
+  const st = parseSafetensors(
+    new Uint8Array(readFileSync(fixtureUrl('simplecnn_grad.safetensors'))),
+    'simplecnn_grad.safetensors',
+  );
   const spec = simpleCnnSpec(1);
   const arena = initSimpleCnn(spec, 0);
 
@@ -58,7 +82,13 @@ describe('initSimpleCnn vs torch 2.11 (simplecnn_grad.safetensors param.*, seed 
 
 describe('float32 goldens of pytorch-semantics.md section 9 (torch 2.11)', () => {
   it('torch.manual_seed(0); torch.rand(5)', () => {
-    expect(hex(uniformF32(new CpuGenerator(0), 5))).toEqual(['3efe1558', '3f44aa2f', '3db533a8', '3e073300', '3e9d6686']);
+    expect(hex(uniformF32(new CpuGenerator(0), 5))).toEqual([
+      '3efe1558',
+      '3f44aa2f',
+      '3db533a8',
+      '3e073300',
+      '3e9d6686',
+    ]);
   });
 
   it('torch.manual_seed(0); nn.Linear(4, 3)', () => {
@@ -66,7 +96,20 @@ describe('float32 goldens of pytorch-semantics.md section 9 (torch 2.11)', () =>
     const w = new Float32Array(12);
     const b = new Float32Array(3);
     resetParameters(g, w, b, 4);
-    expect(hex(w)).toEqual(['bb755400', '3e89545e', 'bed2b316', 'bebc6680', 'be4532f4', '3e094bec', 'bc224f40', '3ecaface', 'bd35bf70', '3e077b4c', 'be1abbac', 'bdc94870']);
+    expect(hex(w)).toEqual([
+      'bb755400',
+      '3e89545e',
+      'bed2b316',
+      'bebc6680',
+      'be4532f4',
+      '3e094bec',
+      'bc224f40',
+      '3ecaface',
+      'bd35bf70',
+      '3e077b4c',
+      'be1abbac',
+      'bdc94870',
+    ]);
     expect(hex(b)).toEqual(['bef491b8', 'bea98b52', 'be530ee8']);
   });
 
@@ -111,7 +154,8 @@ describe(`initSimpleCnn vs init_golden.json (torch ${golden.torch}, gen_init_gol
   it('the seed-0 width-1 golden matches the 2.11 fixture (ties 1.13 to 2.11)', () => {
     const st = parseSafetensors(new Uint8Array(readFileSync(fixtureUrl('simplecnn_grad.safetensors'))));
     const m = golden.models.find((x) => x.seed === 0 && x.width === 1);
-    for (const [name, t] of Object.entries(m?.params ?? {})) expect(sha256F32(getF32(st, `param.${name}`)), name).toBe(t.sha256);
+    for (const [name, t] of Object.entries(m?.params ?? {}))
+      expect(sha256F32(getF32(st, `param.${name}`)), name).toBe(t.sha256);
   });
 
   it('2^32 + 7 and 7 seed the same stream (only the low 32 bits matter)', () => {
@@ -122,18 +166,22 @@ describe(`initSimpleCnn vs init_golden.json (torch ${golden.torch}, gen_init_gol
 
 describe('uniform_ rounding: one FMA (fmaF32)', () => {
   it.each(golden.uniform_ranges.map((r) => [r.seed, r.n, r.from, r.to, r] as const))(
-    'torch.manual_seed(%i); empty(%i).uniform_(%s, %s): from/to cast to float32 first', (_s, _n, _f, _t, r) => {
+    'torch.manual_seed(%i); empty(%i).uniform_(%s, %s): from/to cast to float32 first',
+    (_s, _n, _f, _t, r) => {
       const v = uniformF32(new CpuGenerator(r.seed), r.n, r.from, r.to);
       expect(hex(v.subarray(0, 8))).toEqual(r.head);
       expect(hex(v.subarray(-8))).toEqual(r.tail);
       expect(sha256F32(v)).toBe(r.sha256);
-    });
+    },
+  );
 
   it.each(golden.fma_ties.map((t) => [t.seed, t.index, t.from, t.to, t] as const))(
-    'torch.manual_seed(%i); draw %i of uniform_(%s, %s): an exact float32 midpoint', (_s, _i, _f, _t, t) => {
+    'torch.manual_seed(%i); draw %i of uniform_(%s, %s): an exact float32 midpoint',
+    (_s, _i, _f, _t, t) => {
       const v = uniformF32(new CpuGenerator(t.seed), t.index + 1, t.from, t.to);
       expect(f32Hex(v[t.index] ?? NaN)).toBe(t.value);
-    });
+    },
+  );
 
   it('the tie cases really need the correction: plain rounding of the double sum misses half of them', () => {
     let naiveWrong = 0;

@@ -3,7 +3,16 @@
 // on one rank makes every other rank's collective reject naming the failed rank and the reason.
 // Timeouts here are short on purpose; the vitest timeout only guards against hangs.
 import { afterEach, describe, expect, it } from 'vitest';
-import { broadcast, CollectiveMismatchError, CollectiveTimeoutError, createPortLink, createRingPorts, createSabLink, PeerFailedError, ringAllReduce } from '../../src/dist/comm.ts';
+import {
+  broadcast,
+  CollectiveMismatchError,
+  CollectiveTimeoutError,
+  createPortLink,
+  createRingPorts,
+  createSabLink,
+  PeerFailedError,
+  ringAllReduce,
+} from '../../src/dist/comm.ts';
 import type { Link, TransferEvent } from '../../src/dist/comm.ts';
 import { closeAll, onAllRanks, portRing, sabRing } from './comm-harness.ts';
 
@@ -15,8 +24,10 @@ function reasons(outcomes: PromiseSettledResult<unknown>[]): unknown[] {
 }
 
 const makers = {
-  port: (w: number, timeoutMs: number, observer?: (e: TransferEvent) => void) => Promise.resolve(portRing(w, { timeoutMs, ...(observer ? { observer } : {}) })),
-  sab: (w: number, timeoutMs: number, observer?: (e: TransferEvent) => void) => sabRing(w, { timeoutMs, slots: 2, slotElems: 64, ...(observer ? { observer } : {}) }),
+  port: (w: number, timeoutMs: number, observer?: (e: TransferEvent) => void) =>
+    Promise.resolve(portRing(w, { timeoutMs, ...(observer ? { observer } : {}) })),
+  sab: (w: number, timeoutMs: number, observer?: (e: TransferEvent) => void) =>
+    sabRing(w, { timeoutMs, slots: 2, slotElems: 64, ...(observer ? { observer } : {}) }),
 };
 
 describe('timeouts', () => {
@@ -24,11 +35,15 @@ describe('timeouts', () => {
     const ports = createRingPorts(3);
     links = ports.map((p, rank) => createPortLink({ rank, world: 3, timeoutMs: rank === 0 ? 100 : 20_000 }, p));
     // rank 2 never joins the collective
-    const [r0, r1] = reasons(await onAllRanks(links.slice(0, 2), (l, r) => ringAllReduce(new Float32Array(10), r, 3, l)));
+    const [r0, r1] = reasons(
+      await onAllRanks(links.slice(0, 2), (l, r) => ringAllReduce(new Float32Array(10), r, 3, l)),
+    );
     expect(r0).toBeInstanceOf(CollectiveTimeoutError);
     const t = r0 as CollectiveTimeoutError;
     expect([t.rank, t.peer, t.at.op, t.at.step, t.at.coll, t.timeoutMs]).toEqual([0, 2, 'allReduce', 0, 0, 100]);
-    expect(t.message).toBe('rank 0: timed out after 100 ms waiting for data from rank 2 in allReduce #0 step 0 slice 0');
+    expect(t.message).toBe(
+      'rank 0: timed out after 100 ms waiting for data from rank 2 in allReduce #0 step 0 slice 0',
+    );
     expect(r1).toBeInstanceOf(PeerFailedError);
     expect((r1 as PeerFailedError).failedRank).toBe(2);
     expect((r1 as PeerFailedError).reportedBy).toBe(0);
@@ -75,7 +90,9 @@ for (const [name, make] of Object.entries(makers)) {
         const e = reasons(outcomes)[r];
         expect(e).toBeInstanceOf(PeerFailedError);
         expect((e as PeerFailedError).failedRank).toBe(2);
-        expect((e as PeerFailedError).message).toMatch(new RegExp(`^rank ${r}: collective aborted because rank 2 failed: Error: GPU device lost$`));
+        expect((e as PeerFailedError).message).toMatch(
+          new RegExp(`^rank ${r}: collective aborted because rank 2 failed: Error: GPU device lost$`),
+        );
       }
       const l0 = links[0];
       if (l0 === undefined) throw new Error('no link');
@@ -89,21 +106,27 @@ for (const [name, make] of Object.entries(makers)) {
         if (e.kind === 'recv' && e.to === 1) throw new Error('staging buffer lost');
       };
       links = await make(world, 20_000, observer);
-      const errs = reasons(await onAllRanks(links, (l, r) => ringAllReduce(new Float32Array(100), r, world, l, { sliceElems: 16 })));
+      const errs = reasons(
+        await onAllRanks(links, (l, r) => ringAllReduce(new Float32Array(100), r, world, l, { sliceElems: 16 })),
+      );
       expect(String(errs[1])).toMatch(/staging buffer lost/);
       for (const r of [0, 2, 3]) expect(String(errs[r])).toMatch(/rank 1 failed: Error: staging buffer lost/);
     });
 
     it('a throw before any message (bad arguments on one rank) aborts the group too', async () => {
       links = await make(3, 20_000);
-      const errs = reasons(await onAllRanks(links, (l, r) => broadcast(new Float32Array(10), r === 0 ? 7 : 0, r, 3, l)));
+      const errs = reasons(
+        await onAllRanks(links, (l, r) => broadcast(new Float32Array(10), r === 0 ? 7 : 0, r, 3, l)),
+      );
       expect(String(errs[0])).toMatch(/root 7 is outside/);
       for (const r of [1, 2]) expect(String(errs[r])).toMatch(/rank 0 failed: RangeError: broadcast root 7/);
     });
 
     it('ranks that disagree on the length fail with a mismatch naming both fingerprints', async () => {
       links = await make(3, 20_000);
-      const errs = reasons(await onAllRanks(links, (l, r) => ringAllReduce(new Float32Array(r === 1 ? 11 : 10), r, 3, l)));
+      const errs = reasons(
+        await onAllRanks(links, (l, r) => ringAllReduce(new Float32Array(r === 1 ? 11 : 10), r, 3, l)),
+      );
       const mismatch = errs.find((e) => e instanceof CollectiveMismatchError);
       expect(mismatch).toBeDefined();
       expect(String(mismatch)).toMatch(/allReduce\(n=1[01]\).*allReduce\(n=1[01]\)/);
@@ -117,7 +140,9 @@ describe('SAB set-up', () => {
     const ports = createRingPorts(2);
     const p0 = ports[0];
     if (p0 === undefined) throw new Error('no ports');
-    await expect(createSabLink({ rank: 0, world: 2, timeoutMs: 100 }, p0)).rejects.toThrow('rank 0: no shared ring from rank 1 within 100 ms');
+    await expect(createSabLink({ rank: 0, world: 2, timeoutMs: 100 }, p0)).rejects.toThrow(
+      'rank 0: no shared ring from rank 1 within 100 ms',
+    );
     for (const p of ports) {
       p.next.close();
       p.prev.close();
@@ -131,7 +156,9 @@ describe('SAB set-up', () => {
     const port1 = createPortLink({ rank: 1, world: 2, timeoutMs: 20_000 }, p1);
     links = [port1];
     await expect(createSabLink({ rank: 0, world: 2, timeoutMs: 20_000 }, p0)).rejects.toThrow(/protocol error/);
-    expect(port1.failure?.message).toMatch(/rank 1: collective aborted because rank 0 failed.*protocol error: unexpected message from rank 0/);
+    expect(port1.failure?.message).toMatch(
+      /rank 1: collective aborted because rank 0 failed.*protocol error: unexpected message from rank 0/,
+    );
   });
 });
 

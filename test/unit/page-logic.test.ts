@@ -7,13 +7,25 @@ import { compareConfig, imbalance } from '../../src/ui/compare-runner.ts';
 import { History } from '../../src/ui/views/history.ts';
 import { logEvery } from '../../src/ui/views/log.ts';
 
-const snap = (peak: number): MemorySnapshot => ({ allocated: peak, peak, buffers: 1, byCategory: {} as MemorySnapshot['byCategory'] });
+const snap = (peak: number): MemorySnapshot => ({
+  allocated: peak,
+  peak,
+  buffers: 1,
+  byCategory: {} as MemorySnapshot['byCategory'],
+});
 
 describe('compare view', () => {
   it('trains exactly `steps` global batches in the chosen mode with a small evaluation', () => {
     const base = parseConfig({ workers: 4, batchSize: 8, epochs: 5, trainLimit: 0, gpu0Bsz: 100 });
     const c = compareConfig(base, 'balanced-dp', 3);
-    expect(c).toMatchObject({ mode: 'balanced-dp', epochs: 1, trainLimit: 96, testLimit: 32, checkEvery: 0, gpu0Bsz: 32 });
+    expect(c).toMatchObject({
+      mode: 'balanced-dp',
+      epochs: 1,
+      trainLimit: 96,
+      testLimit: 32,
+      checkEvery: 0,
+      gpu0Bsz: 32,
+    });
     expect(compareConfig(base, 'ddp', 2).gpu0Bsz).toBe(100);
   });
 
@@ -28,16 +40,39 @@ describe('curves history', () => {
   it('keeps every step and epoch, and a debiased moving average that starts at the first value', () => {
     const h = new History();
     h.handle({ type: 'epoch-start', epoch: 0, steps: 3, shards: [], datasetSize: 0 });
-    const step = (loss: number, s: number) => h.handle({
-      type: 'step', epoch: 0, step: s, steps: 3, loss, rankLosses: [loss], accuracy: 0.5, samples: 4, imagesPerSec: 10, ms: 400, workers: [], transfers: [],
-    });
+    const step = (loss: number, s: number) =>
+      h.handle({
+        type: 'step',
+        epoch: 0,
+        step: s,
+        steps: 3,
+        loss,
+        rankLosses: [loss],
+        accuracy: 0.5,
+        samples: 4,
+        imagesPerSec: 10,
+        ms: 400,
+        workers: [],
+        transfers: [],
+      });
     step(2, 0);
     step(1, 1);
     expect(h.loss).toEqual([2, 1]);
     expect(h.smoothLoss[0]).toBe(2);
     // m1 = 0.2, m2 = 0.9*0.2 + 0.1*1 = 0.28; debiased by 1 - 0.9^2 = 0.19.
     expect(h.smoothLoss[1]).toBeCloseTo(0.28 / 0.19, 12);
-    h.handle({ type: 'epoch', epoch: 0, trainLoss: 1.5, trainAccuracy: 0.5, testLoss: 1.4, testAccuracy: 0.3, testSamples: 8, imagesPerSec: 10, seconds: 1, workers: [] });
+    h.handle({
+      type: 'epoch',
+      epoch: 0,
+      trainLoss: 1.5,
+      trainAccuracy: 0.5,
+      testLoss: 1.4,
+      testAccuracy: 0.3,
+      testSamples: 8,
+      imagesPerSec: 10,
+      seconds: 1,
+      workers: [],
+    });
     expect(h.epochs).toEqual([expect.objectContaining({ epoch: 0, step: 2, testAccuracy: 0.3 })]);
     h.reset();
     expect([h.loss.length, h.epochs.length, h.smoothLoss.length]).toEqual([0, 0, 0]);
@@ -46,6 +81,8 @@ describe('curves history', () => {
 
 describe('rank 0 log', () => {
   it('logs about ten lines an epoch, every 50 batches on long epochs', () => {
-    expect([logEvery(1), logEvery(16), logEvery(98), logEvery(499), logEvery(500), logEvery(1563)]).toEqual([1, 2, 10, 50, 50, 50]);
+    expect([logEvery(1), logEvery(16), logEvery(98), logEvery(499), logEvery(500), logEvery(1563)]).toEqual([
+      1, 2, 10, 50, 50, 50,
+    ]);
   });
 });

@@ -23,7 +23,10 @@ describe('page address parameters', () => {
 
 describe('fault specs', () => {
   it('parses RANK:STEP:KIND', () => {
-    expect(parseFaultSpec('1:3:device-lost', 2)).toEqual({ ok: true, fault: { rank: 1, step: 3, kind: 'device-lost' } });
+    expect(parseFaultSpec('1:3:device-lost', 2)).toEqual({
+      ok: true,
+      fault: { rank: 1, step: 3, kind: 'device-lost' },
+    });
   });
 
   it.each([

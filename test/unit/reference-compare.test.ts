@@ -19,7 +19,12 @@ describe('compareTensors', () => {
   it('exactly equal tensors report zeros and worstIndex -1', () => {
     const a = Float32Array.of(1, -0, 3);
     expect(compareTensors(a, Float32Array.of(1, 0, 3), { rtol: 0, atol: 0 })).toMatchObject({
-      ok: true, maxAbs: 0, maxRel: 0, worstIndex: -1, mismatches: 0, count: 3,
+      ok: true,
+      maxAbs: 0,
+      maxRel: 0,
+      worstIndex: -1,
+      mismatches: 0,
+      count: 3,
     });
   });
 
@@ -39,7 +44,10 @@ describe('compareTensors', () => {
     expect(c).toMatchObject({ ok: false, mismatches: 2, worstIndex: 0, maxAbs: Infinity });
     expect(compareTensors([1e38], [Infinity], tol).ok).toBe(false);
     expect(compareTensors([Infinity], [1e38], tol).ok).toBe(false);
-    expect(compareTensors([-Infinity], [Infinity], { rtol: 1, atol: 1 })).toMatchObject({ ok: false, maxRel: Infinity });
+    expect(compareTensors([-Infinity], [Infinity], { rtol: 1, atol: 1 })).toMatchObject({
+      ok: false,
+      maxRel: Infinity,
+    });
   });
 
   it('a zero tolerance demands equality; the largest gap is the worst', () => {
@@ -50,7 +58,9 @@ describe('compareTensors', () => {
   it('length and shape mismatches are errors, not failed comparisons', () => {
     expect(() => compareTensors([1, 2], [1, 2, 3], tol)).toThrow(/length mismatch: actual has 2 elements, expected 3/);
     const d = Float32Array.of(1, 2, 3, 4, 5, 6);
-    expect(() => compareTensors({ data: d, shape: [2, 3] }, { data: d, shape: [3, 2] }, tol)).toThrow(/shape mismatch: actual \[2, 3\] vs expected \[3, 2\]/);
+    expect(() => compareTensors({ data: d, shape: [2, 3] }, { data: d, shape: [3, 2] }, tol)).toThrow(
+      /shape mismatch: actual \[2, 3\] vs expected \[3, 2\]/,
+    );
     expect(compareTensors({ data: d, shape: [2, 3] }, d, tol).ok).toBe(true);
     expect(() => compareTensors(d, d, { rtol: -1, atol: 0 })).toThrow(RangeError);
     expect(() => compareTensors(d, d, { rtol: 0, atol: NaN })).toThrow(RangeError);
@@ -64,7 +74,9 @@ describe('compareTensors', () => {
 describe('formatComparison', () => {
   it('prints one line with the verdict, errors, mismatches, the worst element and the tolerance', () => {
     const line = formatComparison('grad.fc1.weight', compareTensors([1, 2.5], [1, 2], tol));
-    expect(line).toBe('FAIL grad.fc1.weight  maxAbs 0.5  maxRel 0.25  mismatches 1/2  worst [1] 2.5 vs 2  (rtol 0.0001, atol 0.00001)');
+    expect(line).toBe(
+      'FAIL grad.fc1.weight  maxAbs 0.5  maxRel 0.25  mismatches 1/2  worst [1] 2.5 vs 2  (rtol 0.0001, atol 0.00001)',
+    );
     expect(line).not.toContain('\n');
     expect(formatComparison('x', compareTensors([1], [1], tol))).toMatch(/^PASS x .* all equal/);
     expect(formatComparison('n', compareTensors([NaN], [1], tol))).toContain('maxAbs NaN');
@@ -73,6 +85,8 @@ describe('formatComparison', () => {
   it('shows float32 neighbours as different numbers', () => {
     const a = Math.fround(0.1);
     const b = Math.fround(a + 2 ** -27);
-    expect(formatComparison('v', compareTensors([a], [b], { rtol: 0, atol: 0 }))).toContain('worst [0] 0.100000001 vs 0.100000009');
+    expect(formatComparison('v', compareTensors([a], [b], { rtol: 0, atol: 0 }))).toContain(
+      'worst [0] 0.100000001 vs 0.100000009',
+    );
   });
 });

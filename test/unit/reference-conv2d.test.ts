@@ -1,7 +1,12 @@
 // The conv2d reference (3x3, stride 1, padding 1, NCHW): hand-computed cases, the fused ReLU, and
 // central finite differences in float64 for both backward passes, on odd shapes.
 import { describe, expect, it } from 'vitest';
-import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../src/reference/conv2d.ts';
+import {
+  conv2dBackwardInput,
+  conv2dBackwardWeight,
+  conv2dForward,
+  type Conv2dShape,
+} from '../../src/reference/conv2d.ts';
 import { reluForward } from '../../src/reference/relu.ts';
 import { dot, expectClose, numericGrad, uniform } from '../helpers/gradcheck.ts';
 
@@ -40,9 +45,13 @@ describe('conv2d forward', () => {
   });
 
   it('rejects arrays that do not match the shape', () => {
-    expect(() => conv2dForward(img, new Float32Array(8), Float32Array.of(0), one)).toThrow(/weight has 8 elements, expected 9/);
+    expect(() => conv2dForward(img, new Float32Array(8), Float32Array.of(0), one)).toThrow(
+      /weight has 8 elements, expected 9/,
+    );
     expect(() => conv2dForward(img, new Float32Array(9), Float32Array.of(0), { ...one, h: 0 })).toThrow(RangeError);
-    expect(() => conv2dForward(img, new Float32Array(9), Float32Array.of(0), one, false, new Float32Array(3))).toThrow(/conv2d y/);
+    expect(() => conv2dForward(img, new Float32Array(9), Float32Array.of(0), one, false, new Float32Array(3))).toThrow(
+      /conv2d y/,
+    );
   });
 });
 
@@ -81,7 +90,13 @@ describe('conv2d backward', () => {
     const x = uniform(s.n * s.ci * s.h * s.w, 20);
     const dy = uniform(s.n * s.co * s.h * s.w, 21);
     const w = uniform(s.co * s.ci * 9, 22);
-    expect([...conv2dBackwardInput(dy, w, s)]).toEqual([...Float32Array.from(conv2dBackwardInput(dy, w, s, new Float64Array(x.length)))]);
-    expect([...conv2dBackwardWeight(dy, x, s).dw]).toEqual([...Float32Array.from(conv2dBackwardWeight(dy, x, s, { dw: new Float64Array(w.length), db: new Float64Array(5) }).dw)]);
+    expect([...conv2dBackwardInput(dy, w, s)]).toEqual([
+      ...Float32Array.from(conv2dBackwardInput(dy, w, s, new Float64Array(x.length))),
+    ]);
+    expect([...conv2dBackwardWeight(dy, x, s).dw]).toEqual([
+      ...Float32Array.from(
+        conv2dBackwardWeight(dy, x, s, { dw: new Float64Array(w.length), db: new Float64Array(5) }).dw,
+      ),
+    ]);
   });
 });

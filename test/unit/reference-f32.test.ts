@@ -14,7 +14,10 @@ function isCorrectlyRounded(r: number, a: number, b: number, c: number): boolean
   const K = 80;
   const exact = big(a, K) * big(b, K) + big(c, K) * 2n ** BigInt(K);
   const at = (x: number) => big(x, K) * 2n ** BigInt(K);
-  const dist = (x: number) => { const d = at(x) - exact; return d < 0n ? -d : d; };
+  const dist = (x: number) => {
+    const d = at(x) - exact;
+    return d < 0n ? -d : d;
+  };
   const dr = dist(r);
   for (const o of [nextFloat32(r, 1), nextFloat32(r, -1)]) {
     const d = dist(o);

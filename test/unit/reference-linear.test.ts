@@ -1,7 +1,12 @@
 // The linear reference (weight [O, I]): a hand-computed case, the fused ReLU forward and ReLU-mask
 // backward, and float64 finite differences on odd sizes.
 import { describe, expect, it } from 'vitest';
-import { linearBackwardInput, linearBackwardWeight, linearForward, type LinearShape } from '../../src/reference/linear.ts';
+import {
+  linearBackwardInput,
+  linearBackwardWeight,
+  linearForward,
+  type LinearShape,
+} from '../../src/reference/linear.ts';
 import { reluBackward, reluForward } from '../../src/reference/relu.ts';
 import { dot, expectClose, numericGrad, uniform } from '../helpers/gradcheck.ts';
 
@@ -48,7 +53,12 @@ describe('linear', () => {
     const loss = () => dot(r, linearForward(xs, ws, bs, sh, false, new Float64Array(r.length)));
     const tol = { rtol: 1e-7, atol: 1e-9 };
     const h = 1e-3; // L is linear in each variable
-    expectClose('dx', linearBackwardInput(r, ws, null, sh, false, new Float64Array(xs.length)), numericGrad(loss, xs, h), tol);
+    expectClose(
+      'dx',
+      linearBackwardInput(r, ws, null, sh, false, new Float64Array(xs.length)),
+      numericGrad(loss, xs, h),
+      tol,
+    );
     const g = linearBackwardWeight(r, xs, sh, { dw: new Float64Array(ws.length), db: new Float64Array(sh.o) });
     expectClose('dw', g.dw, numericGrad(loss, ws, h), tol);
     expectClose('db', g.db, numericGrad(loss, bs, h), tol);
@@ -60,8 +70,16 @@ describe('linear', () => {
     const ws = uniform(sh.o * sh.i, 9);
     const bs = uniform(sh.o, 10);
     const r = uniform(sh.n * sh.o, 11);
-    const loss = () => dot(r, linearForward(reluForward(z, new Float64Array(z.length)), ws, bs, sh, false, new Float64Array(r.length)));
-    const dz = linearBackwardInput(r, ws, reluForward(z, new Float64Array(z.length)), sh, true, new Float64Array(z.length));
+    const loss = () =>
+      dot(r, linearForward(reluForward(z, new Float64Array(z.length)), ws, bs, sh, false, new Float64Array(r.length)));
+    const dz = linearBackwardInput(
+      r,
+      ws,
+      reluForward(z, new Float64Array(z.length)),
+      sh,
+      true,
+      new Float64Array(z.length),
+    );
     expectClose('dz', dz, numericGrad(loss, z), { rtol: 1e-6, atol: 1e-9 });
   });
 });

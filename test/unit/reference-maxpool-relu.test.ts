@@ -34,7 +34,14 @@ describe('maxpool2d', () => {
     expect([...maxPool2dForward(v, s5)]).toEqual([6, 8, 16, 18]);
     const dx = maxPool2dBackward(v, Float32Array.of(1, 2, 3, 4), s5);
     const want = new Float32Array(25);
-    [[6, 1], [8, 2], [16, 3], [18, 4]].forEach(([i, g]) => { want[i!] = g!; });
+    [
+      [6, 1],
+      [8, 2],
+      [16, 3],
+      [18, 4],
+    ].forEach(([i, g]) => {
+      want[i!] = g!;
+    });
     expect([...dx]).toEqual([...want]);
   });
 
@@ -62,9 +69,13 @@ describe('maxpool2d', () => {
     const v = distinct(s.nc * s.h * s.w, 3, 2); // no ties and no zeros, so a step h never changes an argmax or a mask
     const r = uniform(s.nc * Math.floor(s.h / 2) * Math.floor(s.w / 2), 4);
     const loss = () => dot(r, maxPool2dForward(v, s, new Float64Array(r.length)));
-    expectClose('dx', maxPool2dBackward(v, r, s, false, new Float64Array(v.length)), numericGrad(loss, v, 1e-6), { rtol: 1e-7, atol: 1e-9 });
+    expectClose('dx', maxPool2dBackward(v, r, s, false, new Float64Array(v.length)), numericGrad(loss, v, 1e-6), {
+      rtol: 1e-7,
+      atol: 1e-9,
+    });
     // With the ReLU mask: L = sum(r * pool(relu(z))).
-    const lossRelu = () => dot(r, maxPool2dForward(reluForward(v, new Float64Array(v.length)), s, new Float64Array(r.length)));
+    const lossRelu = () =>
+      dot(r, maxPool2dForward(reluForward(v, new Float64Array(v.length)), s, new Float64Array(r.length)));
     const dz = maxPool2dBackward(reluForward(v, new Float64Array(v.length)), r, s, true, new Float64Array(v.length));
     expectClose('dz', dz, numericGrad(lossRelu, v, 1e-6), { rtol: 1e-7, atol: 1e-9 });
   });
@@ -84,6 +95,11 @@ describe('relu', () => {
     const v = distinct(31, 5, 1); // no value within 1/62 of 0
     const r = uniform(31, 6);
     const loss = () => dot(r, reluForward(v, new Float64Array(31)));
-    expectClose('dx', reluBackward(r, reluForward(v, new Float64Array(31)), new Float64Array(31)), numericGrad(loss, v), { rtol: 1e-7, atol: 1e-9 });
+    expectClose(
+      'dx',
+      reluBackward(r, reluForward(v, new Float64Array(31)), new Float64Array(31)),
+      numericGrad(loss, v),
+      { rtol: 1e-7, atol: 1e-9 },
+    );
   });
 });

@@ -53,10 +53,18 @@ describe('adam', () => {
 
   // pytorch-semantics.md section 9: 3 steps on p0 with these gradients (torch 2.11 CPU).
   const p0 = [1, -2, 0.5, 3, 1e-3, -7.25];
-  const grads = [[0.1, -0.2, 0.3, -0.4, 1e-5, 2.5], [0.05, 0.1, -0.3, 0.2, -1e-5, 2], [-0.3, 0, 0.1, 0.7, 0, -1]];
+  const grads = [
+    [0.1, -0.2, 0.3, -0.4, 1e-5, 2.5],
+    [0.05, 0.1, -0.3, 0.2, -1e-5, 2],
+    [-0.3, 0, 0.1, 0.7, 0, -1],
+  ];
   it.each([
     ['Adam default', { lr: 1e-3 }, '3f7f9821 bfffcfc2 3eff75cc 40400dbd 38c5940e c0e814b2'],
-    ['AdamW default', { lr: 1e-3, weightDecay: 0.01, decoupled: true }, '3f7f9629 bfffcdca 3eff73d4 40400c43 38c58e64 c0e812ea'],
+    [
+      'AdamW default',
+      { lr: 1e-3, weightDecay: 0.01, decoupled: true },
+      '3f7f9629 bfffcdca 3eff73d4 40400c43 38c58e64 c0e812ea',
+    ],
   ])('%s matches the section 9 golden bit for bit', (_, opts, want) => {
     const p = Float32Array.from(p0);
     const s = adamInit(6);
@@ -65,7 +73,9 @@ describe('adam', () => {
   });
 
   it('checks its state against the parameters', () => {
-    expect(() => adamStep(new Float32Array(3), new Float32Array(3), adamInit(2), { lr: 1 })).toThrow(/exp_avg has 2 elements/);
+    expect(() => adamStep(new Float32Array(3), new Float32Array(3), adamInit(2), { lr: 1 })).toThrow(
+      /exp_avg has 2 elements/,
+    );
   });
 });
 
@@ -87,16 +97,22 @@ describe('clip_grad_norm_', () => {
   // total norm and the first clipped values of each tensor (test/helpers/torch-goldens.py, "clip").
   // The per-tensor norms agree bit for bit; torch then sums the three squared norms in float32 (one
   // fma each), this reference in float64, so the 2-norm total may differ by one float32 ulp.
-  const tensors = () => [37, 1000, 5].map((n) => Float32Array.from({ length: n }, (_, i) => (((i * 29) % 89) - 44) / 32));
+  const tensors = () =>
+    [37, 1000, 5].map((n) => Float32Array.from({ length: n }, (_, i) => (((i * 29) % 89) - 44) / 32));
   it.each([
     [2, '41cf8c7d', ['bcd91618', 'bc14036e', '3c0a2555', '3cd4270c', 'bc27bf9e', '3becd249', '3cca48f4', 'bc3b7bcf']],
-    [Infinity, '3fb00000', ['befffff4', 'be2e8b9b', '3e22e8b3', '3efa2e80', 'be45d16b', '3e0ba2e2', '3eee8b98', 'be5d173c']],
+    [
+      Infinity,
+      '3fb00000',
+      ['befffff4', 'be2e8b9b', '3e22e8b3', '3efa2e80', 'be45d16b', '3e0ba2e2', '3eee8b98', 'be5d173c'],
+    ],
   ])('norm_type %s matches torch 2.11 to float32 rounding', (normType, total, head) => {
     const gs = tensors();
     const r = clipGradNorm(gs, 0.5, normType);
     expectClose('total', [r.totalNorm], fromHex([total]), { rtol: 2 ** -23, atol: 0 });
     // A one-ulp change of the coefficient moves a clipped gradient by up to two ulps.
-    for (const g of gs) expectClose('clipped', g.subarray(0, 8), fromHex(head.slice(0, g.length)), { rtol: 2 ** -22, atol: 0 });
+    for (const g of gs)
+      expectClose('clipped', g.subarray(0, 8), fromHex(head.slice(0, g.length)), { rtol: 2 ** -22, atol: 0 });
     if (normType === Infinity) expect(hex([r.totalNorm])).toEqual([total]); // max |g|: exact
   });
 

@@ -18,8 +18,15 @@ const TOL = { rtol: 1e-4, atol: 1e-5 }; // test/fixtures/README.md: logits, loss
 const f64 = (n: number) => new Float64Array(n);
 
 /** Compares two flat arenas tensor by tensor; returns the report lines and whether all passed. */
-function perTensor(label: string, actual: Float32Array, expected: Float32Array, tol = TOL): { lines: string[]; ok: boolean; all: Comparison } {
-  const lines = fx.spec.params.map((p) => formatComparison(`${label}.${p.name}`, compareTensors(paramView(actual, p), paramView(expected, p), tol)));
+function perTensor(
+  label: string,
+  actual: Float32Array,
+  expected: Float32Array,
+  tol = TOL,
+): { lines: string[]; ok: boolean; all: Comparison } {
+  const lines = fx.spec.params.map((p) =>
+    formatComparison(`${label}.${p.name}`, compareTensors(paramView(actual, p), paramView(expected, p), tol)),
+  );
   return { lines, ok: lines.every((l) => l.startsWith('PASS')), all: compareTensors(actual, expected, tol) };
 }
 
@@ -34,7 +41,12 @@ describe('SimpleCNN reference vs PyTorch 2.11 (simplecnn_grad fixture)', () => {
 
   it('the fixture states the hyper-parameters this test uses', () => {
     expect(fx.metadata.torch).toMatch(/^2\.11/);
-    expect(fx.hyper).toMatchObject({ sgd: { lr: 0.01, momentum: 0.9 }, adam: { lr: 1e-3, weight_decay: 0 }, adamw: { lr: 1e-3, weight_decay: 0.01 }, clipMaxNorm: 0.5 });
+    expect(fx.hyper).toMatchObject({
+      sgd: { lr: 0.01, momentum: 0.9 },
+      adam: { lr: 1e-3, weight_decay: 0 },
+      adamw: { lr: 1e-3, weight_decay: 0.01 },
+      clipMaxNorm: 0.5,
+    });
     expect(fx.n).toBe(8);
   });
 
@@ -62,30 +74,52 @@ describe('SimpleCNN reference vs PyTorch 2.11 (simplecnn_grad fixture)', () => {
     expect(ok, lines.join('\n')).toBe(true);
   });
 
-  it.each(['adam', 'adamw'] as const)('two %s steps, by the README rule (every parameter within 5e-3, at least 99.9 percent within 1e-4 + 1e-3 |e|)', (name) => {
-    const h = fx.hyper[name];
-    const o: AdamOptions = { lr: h.lr, beta1: h.betas[0], beta2: h.betas[1], eps: h.eps, weightDecay: h.weight_decay, decoupled: name === 'adamw' };
-    const p = fx.params.slice();
-    const s = adamInit(p.length);
-    for (let k = 0; k < 2; k++) adamStep(p, simpleCnnStep(fx.spec, p, fx.x, fx.y).grad, s, o);
-    const want = fx.after2(name);
-    const every = compareTensors(p, want, { rtol: 0, atol: 5e-3 });
-    const most = compareTensors(p, want, { rtol: 1e-3, atol: 1e-4 });
-    console.log(formatComparison(`after2.${name} (5e-3)`, every), `\n${formatComparison(`after2.${name}`, most)}`,
-      `\nafter2.${name} bit-exact: ${(100 * bitExact(p, want)).toFixed(3)}%`);
-    expect(every.ok).toBe(true);
-    expect(most.mismatches / most.count).toBeLessThanOrEqual(1e-3);
-  });
+  it.each(['adam', 'adamw'] as const)(
+    'two %s steps, by the README rule (every parameter within 5e-3, at least 99.9 percent within 1e-4 + 1e-3 |e|)',
+    (name) => {
+      const h = fx.hyper[name];
+      const o: AdamOptions = {
+        lr: h.lr,
+        beta1: h.betas[0],
+        beta2: h.betas[1],
+        eps: h.eps,
+        weightDecay: h.weight_decay,
+        decoupled: name === 'adamw',
+      };
+      const p = fx.params.slice();
+      const s = adamInit(p.length);
+      for (let k = 0; k < 2; k++) adamStep(p, simpleCnnStep(fx.spec, p, fx.x, fx.y).grad, s, o);
+      const want = fx.after2(name);
+      const every = compareTensors(p, want, { rtol: 0, atol: 5e-3 });
+      const most = compareTensors(p, want, { rtol: 1e-3, atol: 1e-4 });
+      console.log(
+        formatComparison(`after2.${name} (5e-3)`, every),
+        `\n${formatComparison(`after2.${name}`, most)}`,
+        `\nafter2.${name} bit-exact: ${(100 * bitExact(p, want)).toFixed(3)}%`,
+      );
+      expect(every.ok).toBe(true);
+      expect(most.mismatches / most.count).toBeLessThanOrEqual(1e-3);
+    },
+  );
 
   it('clip_grad_norm_(max_norm 0.5) of the fixture gradients and of the reference gradients', () => {
-    for (const [label, grads] of [['fixture grads', fx.grads], ['reference grads', r.grad]] as const) {
+    for (const [label, grads] of [
+      ['fixture grads', fx.grads],
+      ['reference grads', r.grad],
+    ] as const) {
       const g = grads.slice();
-      const res = clipGradNorm(fx.spec.params.map((p) => paramView(g, p)), fx.hyper.clipMaxNorm);
+      const res = clipGradNorm(
+        fx.spec.params.map((p) => paramView(g, p)),
+        fx.hyper.clipMaxNorm,
+      );
       expectClose(`clip.total_norm (${label})`, [res.totalNorm], [fx.clipTotalNorm], TOL);
       expect(res.clipCoef).toBeLessThan(1);
       const { lines, ok } = perTensor(`clip.grad (${label})`, g, fx.clipGrads);
       if (label === 'fixture grads') {
-        console.log(lines.join('\n'), `\nclip.total_norm ${res.totalNorm} vs ${fx.clipTotalNorm}; clip.grad bit-exact: ${(100 * bitExact(g, fx.clipGrads)).toFixed(3)}%`);
+        console.log(
+          lines.join('\n'),
+          `\nclip.total_norm ${res.totalNorm} vs ${fx.clipTotalNorm}; clip.grad bit-exact: ${(100 * bitExact(g, fx.clipGrads)).toFixed(3)}%`,
+        );
       }
       expect(ok, lines.join('\n')).toBe(true);
     }
@@ -104,9 +138,16 @@ describe('SimpleCNN reference, any width', () => {
     const y = Int32Array.of(3, 7, 0);
     const g = simpleCnnStep(spec, params, x, y, f64).grad;
     // Ten indices per tensor: first, last and eight spread between.
-    const at = spec.params.flatMap((p) => Array.from({ length: 10 }, (_, k) => p.offset + Math.round((k * (p.size - 1)) / 9)));
+    const at = spec.params.flatMap((p) =>
+      Array.from({ length: 10 }, (_, k) => p.offset + Math.round((k * (p.size - 1)) / 9)),
+    );
     const fd = numericGrad(() => simpleCnnStep(spec, params, x, y, f64).loss, params, 1e-6, at);
-    expectClose('dL/dparams', at.map((i) => g[i]!), fd, { rtol: 1e-5, atol: 1e-9 });
+    expectClose(
+      'dL/dparams',
+      at.map((i) => g[i]!),
+      fd,
+      { rtol: 1e-5, atol: 1e-9 },
+    );
   });
 
   it('runs at other widths; the float32 result is the float64 one to float32 accuracy', () => {

@@ -8,10 +8,23 @@ import { expectClose, fromHex, numericGrad, uniform } from '../helpers/gradcheck
 // z.grad after backward() (test/helpers/torch-goldens.py, "xent").
 const z = Float32Array.of(2, 1, 0.1, 0.5, 2.5, -1, -0.3, 0.2, 0.9, 1, 1, 1);
 const y = Int32Array.of(0, 1, 2, 1);
-const torchGrad = fromHex(['bdae9766', '3d78405a', '3cc9dceb', '3cedcd75', 'bd116e88', '3bd43e63', '3d2b8ec2', '3d8d6ce6', 'bde33448', '3daaaaaa', 'be2aaaab', '3daaaaaa']);
+const torchGrad = fromHex([
+  'bdae9766',
+  '3d78405a',
+  '3cc9dceb',
+  '3cedcd75',
+  'bd116e88',
+  '3bd43e63',
+  '3d2b8ec2',
+  '3d8d6ce6',
+  'bde33448',
+  '3daaaaaa',
+  'be2aaaab',
+  '3daaaaaa',
+]);
 
 describe('softmax cross-entropy', () => {
-  it('matches the golden mean loss of section 7.3 (to float32) and torch\'s gradient', () => {
+  it("matches the golden mean loss of section 7.3 (to float32) and torch's gradient", () => {
     const r = softmaxXentForward(z, y, { n: 4, c: 3 });
     expect(Math.fround(r.loss)).toBe(0.5638431906700134);
     expect(r.lossSum).toBeCloseTo(4 * r.loss, 15);
@@ -63,6 +76,11 @@ describe('softmax cross-entropy', () => {
     const zs = uniform(s.n * s.c, 3, 4);
     const ys = Int32Array.from({ length: s.n }, (_, i) => (i * 7) % s.c);
     const g = softmaxXentBackward(zs, ys, s, 1 / s.n, new Float64Array(zs.length));
-    expectClose('dz', g, numericGrad(() => softmaxXentForward(zs, ys, s).loss, zs, 1e-5), { rtol: 1e-7, atol: 1e-10 });
+    expectClose(
+      'dz',
+      g,
+      numericGrad(() => softmaxXentForward(zs, ys, s).loss, zs, 1e-5),
+      { rtol: 1e-7, atol: 1e-10 },
+    );
   });
 });

@@ -2,11 +2,19 @@
 // divisible by W): chunk split, who sends and receives which chunk at each step, and, by symbolic
 // execution of the schedule, that every rank ends with every chunk summed once in ring order.
 import { describe, expect, it } from 'vitest';
-import { allGatherStep, allReduceSchedule, chunkRange, ownedChunk, reduceScatterStep, sliceRanges } from '../../src/dist/schedule.ts';
+import {
+  allGatherStep,
+  allReduceSchedule,
+  chunkRange,
+  ownedChunk,
+  reduceScatterStep,
+  sliceRanges,
+} from '../../src/dist/schedule.ts';
 import type { ChunkOwnership } from '../../src/dist/schedule.ts';
 
 const WORLDS = [1, 2, 3, 4, 5, 6, 7, 8];
-const lengthsFor = (w: number): number[] => [...new Set([0, 1, 2, w - 1, w, w + 1, 2 * w + 3, 7, 13, 100, 1023])].filter((n) => n >= 0);
+const lengthsFor = (w: number): number[] =>
+  [...new Set([0, 1, 2, w - 1, w, w + 1, 2 * w + 3, 7, 13, 100, 1023])].filter((n) => n >= 0);
 
 describe('chunkRange', () => {
   it('splits any length into W contiguous chunks, the first n % W one element longer', () => {
@@ -26,10 +34,17 @@ describe('chunkRange', () => {
 
   it('matches the notes for n = 10, W = 4 and gives empty chunks when n < W', () => {
     expect([0, 1, 2, 3].map((c) => chunkRange(c, 10, 4))).toEqual([
-      { start: 0, end: 3 }, { start: 3, end: 6 }, { start: 6, end: 8 }, { start: 8, end: 10 },
+      { start: 0, end: 3 },
+      { start: 3, end: 6 },
+      { start: 6, end: 8 },
+      { start: 8, end: 10 },
     ]);
     expect([0, 1, 2, 3, 4].map((c) => chunkRange(c, 2, 5))).toEqual([
-      { start: 0, end: 1 }, { start: 1, end: 2 }, { start: 2, end: 2 }, { start: 2, end: 2 }, { start: 2, end: 2 },
+      { start: 0, end: 1 },
+      { start: 1, end: 2 },
+      { start: 2, end: 2 },
+      { start: 2, end: 2 },
+      { start: 2, end: 2 },
     ]);
     expect(() => chunkRange(4, 10, 4)).toThrow(RangeError);
     expect(() => chunkRange(0, -1, 4)).toThrow(RangeError);
@@ -39,11 +54,22 @@ describe('chunkRange', () => {
 describe('ring steps', () => {
   it('reduce-scatter step i sends (r - i) mod W and receives (r - i - 1) mod W (Baidu)', () => {
     // W = 3, written out by hand from the notes' formula.
-    const table = [0, 1, 2].map((r) => [0, 1].map((i) => reduceScatterStep(r, 3, i, 'baidu')).map((s) => [s.send, s.recv]));
+    const table = [0, 1, 2].map((r) =>
+      [0, 1].map((i) => reduceScatterStep(r, 3, i, 'baidu')).map((s) => [s.send, s.recv]),
+    );
     expect(table).toEqual([
-      [[0, 2], [2, 1]],
-      [[1, 0], [0, 2]],
-      [[2, 1], [1, 0]],
+      [
+        [0, 2],
+        [2, 1],
+      ],
+      [
+        [1, 0],
+        [0, 2],
+      ],
+      [
+        [2, 1],
+        [1, 0],
+      ],
     ]);
     expect(allGatherStep(0, 3, 0, 'baidu', 2)).toEqual({ phase: 'all-gather', step: 2, send: 1, recv: 0 });
   });
@@ -92,7 +118,8 @@ describe('ring steps', () => {
         }
         for (let r = 1; r < w; r++) expect(state[r]).toEqual(state[0]);
         // chunk c's sum includes every rank exactly once
-        for (const expr of state[0] ?? []) expect([...expr.replace(/[()+]/g, '')].sort().join('')).toBe([...Array(w).keys()].join(''));
+        for (const expr of state[0] ?? [])
+          expect([...expr.replace(/[()+]/g, '')].sort().join('')).toBe([...Array(w).keys()].join(''));
       }
     });
   }
@@ -110,7 +137,11 @@ describe('ring steps', () => {
 
 describe('sliceRanges', () => {
   it('cuts a range into slices of at most maxElems, and an empty range into one empty slice', () => {
-    expect(sliceRanges({ start: 5, end: 15 }, 4)).toEqual([{ start: 5, end: 9 }, { start: 9, end: 13 }, { start: 13, end: 15 }]);
+    expect(sliceRanges({ start: 5, end: 15 }, 4)).toEqual([
+      { start: 5, end: 9 },
+      { start: 9, end: 13 },
+      { start: 13, end: 15 },
+    ]);
     expect(sliceRanges({ start: 5, end: 9 }, 4)).toEqual([{ start: 5, end: 9 }]);
     expect(sliceRanges({ start: 3, end: 3 }, 4)).toEqual([{ start: 3, end: 3 }]);
     expect(() => sliceRanges({ start: 0, end: 3 }, 0)).toThrow(RangeError);

@@ -13,10 +13,14 @@ describe('CpuGenerator (at::mt19937)', () => {
   it('random64 takes the high word first: torch.manual_seed(0) int64 random_ draws', () => {
     const g = new CpuGenerator(0);
     const mask = (1n << 63n) - 1n;
-    expect([g.random64() & mask, g.random64() & mask, g.random64() & mask]).toEqual([900450186894289455n, 3969543146641149120n, 1895649597198586619n]);
+    expect([g.random64() & mask, g.random64() & mask, g.random64() & mask]).toEqual([
+      900450186894289455n,
+      3969543146641149120n,
+      1895649597198586619n,
+    ]);
   });
 
-  it('maps negative seeds like torch (two\'s complement) and rejects out-of-range ones', () => {
+  it("maps negative seeds like torch (two's complement) and rejects out-of-range ones", () => {
     expect(seedToU64(-1)).toBe((1n << 64n) - 1n);
     expect(() => seedToU64(1n << 64n)).toThrow(RangeError);
   });

@@ -6,22 +6,51 @@ import { describe, expect, it } from 'vitest';
 import { CpuGenerator, randperm } from '../../src/dist/rng.ts';
 import { batchAt, batchIndices, DistributedSampler, numBatches } from '../../src/dist/sampler.ts';
 
-interface PermRecord { n: number; seed: number; head: number[]; sha256: string; perm?: number[] }
-interface SamplerRecord {
-  n: number; num_replicas: number; rank: number; shuffle: boolean; drop_last: boolean; seed: number; epoch: number;
-  len: number; head: number[]; sha256: string; indices?: number[];
+interface PermRecord {
+  n: number;
+  seed: number;
+  head: number[];
+  sha256: string;
+  perm?: number[];
 }
-interface SamplerFixture { torch: string; randperm: PermRecord[]; sampler: SamplerRecord[] }
+interface SamplerRecord {
+  n: number;
+  num_replicas: number;
+  rank: number;
+  shuffle: boolean;
+  drop_last: boolean;
+  seed: number;
+  epoch: number;
+  len: number;
+  head: number[];
+  sha256: string;
+  indices?: number[];
+}
+interface SamplerFixture {
+  torch: string;
+  randperm: PermRecord[];
+  sampler: SamplerRecord[];
+}
 
-const fixture = JSON.parse(readFileSync(new URL('../fixtures/sampler.json', import.meta.url), 'utf8')) as SamplerFixture;
+const fixture = JSON.parse(
+  readFileSync(new URL('../fixtures/sampler.json', import.meta.url), 'utf8'),
+) as SamplerFixture;
 
 /** SHA-256 of Python's json.dumps(list): "[a, b, c]". */
 function pyListSha256(values: ArrayLike<number>): string {
-  return createHash('sha256').update(`[${Array.from(values).join(', ')}]`).digest('hex');
+  return createHash('sha256')
+    .update(`[${Array.from(values).join(', ')}]`)
+    .digest('hex');
 }
 
 function samplerFor(r: SamplerRecord): DistributedSampler {
-  const s = new DistributedSampler(r.n, { numReplicas: r.num_replicas, rank: r.rank, shuffle: r.shuffle, seed: r.seed, dropLast: r.drop_last });
+  const s = new DistributedSampler(r.n, {
+    numReplicas: r.num_replicas,
+    rank: r.rank,
+    shuffle: r.shuffle,
+    seed: r.seed,
+    dropLast: r.drop_last,
+  });
   s.setEpoch(r.epoch);
   return s;
 }
@@ -77,14 +106,24 @@ describe('DistributedSampler vs torch (every sampler.json record)', () => {
 
 describe('DistributedSampler worked examples (pytorch-semantics.md section 1)', () => {
   const ranks = (n: number, R: number, o: { shuffle?: boolean; dropLast?: boolean; seed?: number } = {}) =>
-    Array.from({ length: R }, (_, rank) => Array.from(new DistributedSampler(n, { numReplicas: R, rank, ...o }).indices()));
+    Array.from({ length: R }, (_, rank) =>
+      Array.from(new DistributedSampler(n, { numReplicas: R, rank, ...o }).indices()),
+    );
 
   it('N=10, R=3, seed 0, epoch 0: pads with [4, 1] from the start of the permutation', () => {
-    expect(ranks(10, 3)).toEqual([[4, 5, 0, 2], [1, 3, 8, 4], [7, 9, 6, 1]]);
+    expect(ranks(10, 3)).toEqual([
+      [4, 5, 0, 2],
+      [1, 3, 8, 4],
+      [7, 9, 6, 1],
+    ]);
   });
 
   it('N=10, R=3, drop_last: truncates the tail of the shuffled list', () => {
-    expect(ranks(10, 3, { dropLast: true })).toEqual([[4, 5, 0], [1, 3, 8], [7, 9, 6]]);
+    expect(ranks(10, 3, { dropLast: true })).toEqual([
+      [4, 5, 0],
+      [1, 3, 8],
+      [7, 9, 6],
+    ]);
   });
 
   it('N=2, R=5, no shuffle: the list repeats whole as often as needed', () => {
@@ -100,7 +139,9 @@ describe('DistributedSampler worked examples (pytorch-semantics.md section 1)', 
 
   it('N=50000 seed 0: R=4 rank 0 head, R=3 rank 2 wraps to the first index, epoch 1 differs', () => {
     const r4 = new DistributedSampler(50000, { numReplicas: 4, rank: 0 });
-    expect(Array.from(r4.indices().subarray(0, 10))).toEqual([36044, 6091, 24681, 23932, 24936, 43846, 4480, 18517, 42979, 15934]);
+    expect(Array.from(r4.indices().subarray(0, 10))).toEqual([
+      36044, 6091, 24681, 23932, 24936, 43846, 4480, 18517, 42979, 15934,
+    ]);
     expect(r4.length).toBe(12500);
     const r3 = new DistributedSampler(50000, { numReplicas: 3, rank: 2 }).indices();
     expect(Array.from(r3.subarray(-2))).toEqual([42128, 36044]);
@@ -157,7 +198,10 @@ describe('batching over sampler indices (DataLoader + BatchSampler)', () => {
 
   it('consecutive slices, the last one short unless dropLast', () => {
     expect(batchIndices(idx, 3).map((b) => Array.from(b))).toEqual([[9, 8, 7], [6, 5, 4], [3]]);
-    expect(batchIndices(idx, 3, true).map((b) => Array.from(b))).toEqual([[9, 8, 7], [6, 5, 4]]);
+    expect(batchIndices(idx, 3, true).map((b) => Array.from(b))).toEqual([
+      [9, 8, 7],
+      [6, 5, 4],
+    ]);
     expect(batchIndices(idx, 7).map((b) => Array.from(b))).toEqual([[9, 8, 7, 6, 5, 4, 3]]);
     expect(batchIndices(idx, 8, true)).toEqual([]);
     expect(batchIndices(new Int32Array(0), 4)).toEqual([]);

@@ -44,7 +44,9 @@ describe('loadShard', () => {
   });
 
   it('rejects an index outside the split, naming the position', async () => {
-    await expect(loadShard(ds, 'train', Int32Array.from([0, 23]))).rejects.toThrow("loadShard: position 1 asks for train record 23, but 'cifar10' train has 23 records");
+    await expect(loadShard(ds, 'train', Int32Array.from([0, 23]))).rejects.toThrow(
+      "loadShard: position 1 asks for train record 23, but 'cifar10' train has 23 records",
+    );
     await expect(loadShard(ds, 'test', Int32Array.from([0]))).rejects.toThrow(/test has 0 records/);
   });
 });
@@ -58,18 +60,28 @@ describe('batch', () => {
     const full = batch(shard, [2, 0]);
     expect([...full.labels]).toEqual([train[4 * RECORD_BYTES], train[3 * RECORD_BYTES]]);
     expect(Buffer.from(full.images.subarray(3072)).equals(image(3))).toBe(true);
-    expect(() => batch(shard, [4])).toThrow('batch: position 4 (batch item 0) is outside the shard\'s 4 positions');
+    expect(() => batch(shard, [4])).toThrow("batch: position 4 (batch item 0) is outside the shard's 4 positions");
   });
 });
 
 describe('normalize', () => {
   it('matches PyTorch ToTensor + Normalize in float32 (values printed by torch 1.13)', () => {
     const img = new Uint8Array(3072);
-    [0, 1, 128, 255].forEach((v, k) => { img[k] = v; img[1024 + k] = v; img[2048 + k] = v; });
+    [0, 1, 128, 255].forEach((v, k) => {
+      img[k] = v;
+      img[1024 + k] = v;
+      img[2048 + k] = v;
+    });
     const out = normalize(img);
-    expect([...out.subarray(0, 4)]).toEqual([-2.429065704345703, -2.4096808433532715, 0.0522037111222744, 2.5140879154205322]);
-    expect([...out.subarray(1024, 1028)]).toEqual([-2.418254852294922, -2.398587942123413, 0.09910139441490173, 2.596790313720703]);
-    expect([...out.subarray(2048, 2052)]).toEqual([-2.22139310836792, -2.2018826007843018, 0.275924414396286, 2.7537312507629395]);
+    expect([...out.subarray(0, 4)]).toEqual([
+      -2.429065704345703, -2.4096808433532715, 0.0522037111222744, 2.5140879154205322,
+    ]);
+    expect([...out.subarray(1024, 1028)]).toEqual([
+      -2.418254852294922, -2.398587942123413, 0.09910139441490173, 2.596790313720703,
+    ]);
+    expect([...out.subarray(2048, 2052)]).toEqual([
+      -2.22139310836792, -2.2018826007843018, 0.275924414396286, 2.7537312507629395,
+    ]);
     expect(CIFAR10_MEAN).toEqual([0.4914, 0.4822, 0.4465]);
     expect(CIFAR10_STD).toEqual([0.2023, 0.1994, 0.201]);
     expect(() => normalize(new Uint8Array(100))).toThrow(RangeError);
@@ -82,18 +94,27 @@ describe('augmentation', () => {
   src[0] = 200;
   src[1024 + 5 * 32 + 7] = 100;
   const at = (img: Uint8Array, c: number, y: number, x: number) => img[c * 1024 + y * 32 + x];
-  const nonzero = (img: Uint8Array) => [...img.keys()].filter((i) => img[i] !== 0).map((i) => [Math.floor(i / 1024), Math.floor((i % 1024) / 32), i % 32, img[i]]);
+  const nonzero = (img: Uint8Array) =>
+    [...img.keys()]
+      .filter((i) => img[i] !== 0)
+      .map((i) => [Math.floor(i / 1024), Math.floor((i % 1024) / 32), i % 32, img[i]]);
 
   it('crops with 4-pixel zero padding and flips exactly as torchvision would', () => {
     const dst = new Uint8Array(3072);
     cropFlip(src, dst, { top: 4, left: 4, flip: false });
     expect(Buffer.from(dst).equals(src)).toBe(true); // centre crop: identity
     cropFlip(src, dst, { top: 0, left: 0, flip: false }); // shift down-right by 4
-    expect(nonzero(dst)).toEqual([[0, 4, 4, 200], [1, 9, 11, 100]]);
+    expect(nonzero(dst)).toEqual([
+      [0, 4, 4, 200],
+      [1, 9, 11, 100],
+    ]);
     cropFlip(src, dst, { top: 8, left: 8, flip: false }); // shift up-left by 4: R(0,0) falls off
     expect(nonzero(dst)).toEqual([[1, 1, 3, 100]]);
     cropFlip(src, dst, { top: 4, left: 4, flip: true });
-    expect(nonzero(dst)).toEqual([[0, 0, 31, 200], [1, 5, 24, 100]]);
+    expect(nonzero(dst)).toEqual([
+      [0, 0, 31, 200],
+      [1, 5, 24, 100],
+    ]);
     cropFlip(src, dst, { top: 4, left: 0, flip: true }); // crop then flip: x -> 31 - (x + 4)
     expect(at(dst, 0, 0, 27)).toBe(200);
     expect(at(dst, 1, 5, 20)).toBe(100);
@@ -101,14 +122,29 @@ describe('augmentation', () => {
 
   it('draws torch-style from a CpuGenerator seeded by (seed, rank, epoch): deterministic, and different per rank and epoch', () => {
     const g = new CpuGenerator(augmentSeed(42, 1, 3));
-    const expected = Array.from({ length: 50 }, () => ({ top: g.random() % 9, left: g.random() % 9, flip: (g.random() & 0xffffff) * 2 ** -24 < 0.5 }));
+    const expected = Array.from({ length: 50 }, () => ({
+      top: g.random() % 9,
+      left: g.random() % 9,
+      flip: (g.random() & 0xffffff) * 2 ** -24 < 0.5,
+    }));
     const a = new Augmenter({ seed: 42, rank: 1, epoch: 3 });
     expect(Array.from({ length: 50 }, () => a.next())).toEqual(expected);
-    const seq = (o: { seed: number; rank: number; epoch: number }) => JSON.stringify(Array.from({ length: 20 }, (() => { const x = new Augmenter(o); return () => x.next(); })()));
+    const seq = (o: { seed: number; rank: number; epoch: number }) =>
+      JSON.stringify(
+        Array.from(
+          { length: 20 },
+          (() => {
+            const x = new Augmenter(o);
+            return () => x.next();
+          })(),
+        ),
+      );
     expect(seq({ seed: 42, rank: 1, epoch: 3 })).toBe(seq({ seed: 42, rank: 1, epoch: 3 }));
     expect(seq({ seed: 42, rank: 0, epoch: 3 })).not.toBe(seq({ seed: 42, rank: 1, epoch: 3 }));
     expect(seq({ seed: 42, rank: 1, epoch: 4 })).not.toBe(seq({ seed: 42, rank: 1, epoch: 3 }));
-    expect(new Set([augmentSeed(0, 0, 0), augmentSeed(0, 0, 1), augmentSeed(0, 1, 0), augmentSeed(1, 0, 0)]).size).toBe(4);
+    expect(new Set([augmentSeed(0, 0, 0), augmentSeed(0, 0, 1), augmentSeed(0, 1, 0), augmentSeed(1, 0, 0)]).size).toBe(
+      4,
+    );
   });
 
   it('batch(shard, positions, augmenter) applies one draw per image in order; off by default', async () => {

@@ -5,16 +5,33 @@ import { readFile, writeFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deleteDataset, listDatasets, openDataset } from '../../src/data/dataset.ts';
-import { ChecksumMismatchError, DatasetNotFoundError, ImportAbortedError, ManifestError, SourceReadError } from '../../src/data/errors.ts';
+import {
+  ChecksumMismatchError,
+  DatasetNotFoundError,
+  ImportAbortedError,
+  ManifestError,
+  SourceReadError,
+} from '../../src/data/errors.ts';
 import { importArchive, importFiles } from '../../src/data/import.ts';
 import { FileDatasetStore } from '../../src/data/store-file-node.ts';
 import { useTempStore } from '../helpers/temp-store.ts';
 import { bytesSource } from '../../src/data/synthetic.ts';
-import { concatFiles, failingStream, makeArchive, makeFiles, readSplit, streamOf, TRAIN_NAMES } from '../helpers/cifar-fixture.ts';
+import {
+  concatFiles,
+  failingStream,
+  makeArchive,
+  makeFiles,
+  readSplit,
+  streamOf,
+  TRAIN_NAMES,
+} from '../helpers/cifar-fixture.ts';
 
 let dir: string;
 let store: FileDatasetStore;
-useTempStore('webddp-store-', (d, s) => { dir = d; store = s; });
+useTempStore('webddp-store-', (d, s) => {
+  dir = d;
+  store = s;
+});
 
 const filesA = makeFiles(12, 7, 1);
 const filesB = makeFiles(12, 7, 2);
@@ -24,9 +41,13 @@ describe('FileDatasetStore', { timeout: 60_000 }, () => {
     const a = await importArchive(streamOf(await makeArchive({ files: filesA })), store, { recordsPerChunk: 4 });
     const before = (await readdir(join(dir, 'chunks'))).sort();
     const archiveB = await makeArchive({ files: filesB });
-    const err = await importArchive(failingStream(archiveB, archiveB.byteLength >> 1), store, { recordsPerChunk: 4 }).catch((e: unknown) => e);
+    const err = await importArchive(failingStream(archiveB, archiveB.byteLength >> 1), store, {
+      recordsPerChunk: 4,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SourceReadError);
-    expect((err as Error).message).toMatch(/cifar-10-binary.tar.gz: reading failed after \d+ bytes: simulated read failure/);
+    expect((err as Error).message).toMatch(
+      /cifar-10-binary.tar.gz: reading failed after \d+ bytes: simulated read failure/,
+    );
     const ds = await openDataset(store, 'cifar10');
     expect(ds.manifest).toEqual(a.manifest);
     expect(Buffer.from(await readSplit(ds, 'train')).equals(concatFiles(filesA, TRAIN_NAMES))).toBe(true);
@@ -35,10 +56,17 @@ describe('FileDatasetStore', { timeout: 60_000 }, () => {
   });
 
   it('a loose-file import failing on its second file also leaves the old dataset', async () => {
-    const a = await importFiles([bytesSource('data_batch_1.bin', filesA.get('data_batch_1.bin') ?? new Uint8Array())], store);
-    const bad = { name: 'data_batch_2.bin', stream: () => failingStream(filesB.get('data_batch_2.bin') ?? new Uint8Array(), 5000) };
-    await expect(importFiles([bytesSource('data_batch_1.bin', filesB.get('data_batch_1.bin') ?? new Uint8Array()), bad], store))
-      .rejects.toThrow('data_batch_2.bin: reading failed after 5000 bytes: simulated read failure');
+    const a = await importFiles(
+      [bytesSource('data_batch_1.bin', filesA.get('data_batch_1.bin') ?? new Uint8Array())],
+      store,
+    );
+    const bad = {
+      name: 'data_batch_2.bin',
+      stream: () => failingStream(filesB.get('data_batch_2.bin') ?? new Uint8Array(), 5000),
+    };
+    await expect(
+      importFiles([bytesSource('data_batch_1.bin', filesB.get('data_batch_1.bin') ?? new Uint8Array()), bad], store),
+    ).rejects.toThrow('data_batch_2.bin: reading failed after 5000 bytes: simulated read failure');
     expect((await openDataset(store, 'cifar10')).manifest).toEqual(a.manifest);
     expect((await store.listChunks()).length).toBe(1);
   });
@@ -54,7 +82,9 @@ describe('FileDatasetStore', { timeout: 60_000 }, () => {
     await writeFile(path, bytes);
     const err = await ds.readChunk('train', 2).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChecksumMismatchError);
-    expect((err as Error).message).toMatch(/dataset 'cifar10': train chunk 2 is corrupt: sha256 [0-9a-f]{16}\.\.\. but the manifest says [0-9a-f]{16}\.\.\.; import the dataset again/);
+    expect((err as Error).message).toMatch(
+      /dataset 'cifar10': train chunk 2 is corrupt: sha256 [0-9a-f]{16}\.\.\. but the manifest says [0-9a-f]{16}\.\.\.; import the dataset again/,
+    );
     await expect(ds.readChunk('train', 1)).resolves.toHaveLength(4 * 3073);
     await rm(path);
     await expect(ds.readChunk('train', 2)).rejects.toThrow(/train chunk 2 .* is missing from storage/);
@@ -71,7 +101,7 @@ describe('FileDatasetStore', { timeout: 60_000 }, () => {
     await (await openDataset(store, 'cifar10')).verify();
   });
 
-  it('removes a crashed import\'s leftovers (temp files on open, unreferenced chunks at the next import)', async () => {
+  it("removes a crashed import's leftovers (temp files on open, unreferenced chunks at the next import)", async () => {
     await importFiles([bytesSource('data_batch_1.bin', filesA.get('data_batch_1.bin') ?? new Uint8Array())], store);
     await writeFile(join(dir, 'tmp', '123-1.tmp'), 'partial');
     await writeFile(join(dir, 'chunks', `${'ab'.repeat(32)}.bin`), 'orphan');
@@ -85,7 +115,9 @@ describe('FileDatasetStore', { timeout: 60_000 }, () => {
     await expect(openDataset(store, 'cifar10')).rejects.toThrow(DatasetNotFoundError);
     await importFiles([bytesSource('data_batch_1.bin', filesA.get('data_batch_1.bin') ?? new Uint8Array())], store);
     const path = join(dir, 'manifests', 'cifar10.json');
-    const m = JSON.parse(await readFile(path, 'utf8')) as { splits: { train: { records: number; chunks: { records: number }[] } } };
+    const m = JSON.parse(await readFile(path, 'utf8')) as {
+      splits: { train: { records: number; chunks: { records: number }[] } };
+    };
     m.splits.train.records = 11;
     await writeFile(path, JSON.stringify(m));
     await expect(openDataset(store, 'cifar10')).rejects.toThrow(/says 11 records but its chunks hold 12/);
@@ -101,7 +133,9 @@ describe('FileDatasetStore', { timeout: 60_000 }, () => {
   it('a cancelled import throws ImportAbortedError and commits nothing', async () => {
     const ctl = new AbortController();
     ctl.abort(new Error('user pressed cancel'));
-    await expect(importArchive(streamOf(await makeArchive({ files: filesA })), store, { signal: ctl.signal })).rejects.toThrow(ImportAbortedError);
+    await expect(
+      importArchive(streamOf(await makeArchive({ files: filesA })), store, { signal: ctl.signal }),
+    ).rejects.toThrow(ImportAbortedError);
     expect(await listDatasets(store)).toEqual([]);
     expect(await store.listChunks()).toEqual([]);
   });
@@ -109,7 +143,9 @@ describe('FileDatasetStore', { timeout: 60_000 }, () => {
   it('keeps datasets apart and deletes only unshared chunks', async () => {
     const one = bytesSource('data_batch_1.bin', filesA.get('data_batch_1.bin') ?? new Uint8Array());
     await importFiles([one], store, { name: 'first' });
-    await importFiles([one, bytesSource('test_batch.bin', filesA.get('test_batch.bin') ?? new Uint8Array())], store, { name: 'second' });
+    await importFiles([one, bytesSource('test_batch.bin', filesA.get('test_batch.bin') ?? new Uint8Array())], store, {
+      name: 'second',
+    });
     expect((await listDatasets(store)).map((m) => m.name).sort()).toEqual(['first', 'second']);
     expect(await deleteDataset(store, 'second')).toBe(true);
     expect((await store.listChunks()).length).toBe(1); // the shared training chunk stays

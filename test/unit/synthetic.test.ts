@@ -13,7 +13,9 @@ import { readSplit } from '../helpers/cifar-fixture.ts';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const dirs: string[] = [];
-afterAll(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }); });
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
 
 describe('synthetic dataset', { timeout: 60_000 }, () => {
   it('is deterministic: the same seed gives the same bytes, another seed different ones', () => {
@@ -36,7 +38,9 @@ describe('synthetic dataset', { timeout: 60_000 }, () => {
     for (let i = 0; i < 1003; i++) oddCounts[odd[i * RECORD_BYTES] ?? 0]! += 1;
     expect(Math.max(...oddCounts) - Math.min(...oddCounts)).toBeLessThanOrEqual(1);
     // Pin the generator's output so an accidental change is noticed (update deliberately).
-    expect(sha(generateRecords(20, 0))).toMatchInlineSnapshot(`"c1aeac861ea6846edf7ab8369bbb6a260620150d9b8dede898ce3c52ee832e5b"`);
+    expect(sha(generateRecords(20, 0))).toMatchInlineSnapshot(
+      `"c1aeac861ea6846edf7ab8369bbb6a260620150d9b8dede898ce3c52ee832e5b"`,
+    );
   });
 
   it('draws what the class says (noise off): shapes cover 10-45% of the image, textures half, gradients blend', () => {
@@ -50,9 +54,11 @@ describe('synthetic dataset', { timeout: 60_000 }, () => {
         colours.set(rgb, (colours.get(rgb) ?? 0) + 1);
       }
       const top = Math.max(...colours.values()) / 1024; // share of the most common colour
-      if ([0, 1, 2, 7, 8].includes(label)) expect(top, `record ${i} (${SYNTHETIC_CLASSES[label]})`).toBeGreaterThan(0.55);
+      if ([0, 1, 2, 7, 8].includes(label))
+        expect(top, `record ${i} (${SYNTHETIC_CLASSES[label]})`).toBeGreaterThan(0.55);
       if ([0, 1, 2, 7, 8].includes(label)) expect(top, `record ${i} (${SYNTHETIC_CLASSES[label]})`).toBeLessThan(0.9);
-      if ([3, 4, 5, 6].includes(label)) expect(colours.size === 2 && top >= 0.5 && top < 0.55, `record ${i} (${SYNTHETIC_CLASSES[label]})`).toBe(true);
+      if ([3, 4, 5, 6].includes(label))
+        expect(colours.size === 2 && top >= 0.5 && top < 0.55, `record ${i} (${SYNTHETIC_CLASSES[label]})`).toBe(true);
       if (label === 9) expect(colours.size, `record ${i} (gradient)`).toBeGreaterThan(10);
     }
   });
@@ -64,7 +70,10 @@ describe('synthetic dataset', { timeout: 60_000 }, () => {
     const r = await importSynthetic(store, { seed: 1, train: 250, test: 40, recordsPerChunk: 100 });
     expect(r.manifest.name).toBe('synthetic');
     expect(r.manifest.classes).toEqual(SYNTHETIC_CLASSES);
-    expect(r.manifest.source).toMatchObject({ kind: 'synthetic', description: 'synthetic shapes: seed 1, 250 train, 40 test, noise 16' });
+    expect(r.manifest.source).toMatchObject({
+      kind: 'synthetic',
+      description: 'synthetic shapes: seed 1, 250 train, 40 test, noise 16',
+    });
     expect([r.manifest.splits.train.records, r.manifest.splits.test.records]).toEqual([250, 40]);
     expect(r.manifest.splits.train.chunks.map((c) => c.records)).toEqual([100, 100, 50]);
     const ds = await openDataset(store, 'synthetic');

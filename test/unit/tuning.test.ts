@@ -5,7 +5,10 @@ import { GPU_TUNING, SOFTWARE_TUNING, parseTuning } from '../../src/gpu/tuning.t
 
 describe('parseTuning', () => {
   it('overrides only the fields it names, kernel constants merged per kernel', () => {
-    const t = parseTuning('{"kernels": {"conv2d_backward_weight_tiled": {"TCI": 16}}, "targetThreads": 4096, "convWeight": "registers"}', GPU_TUNING);
+    const t = parseTuning(
+      '{"kernels": {"conv2d_backward_weight_tiled": {"TCI": 16}}, "targetThreads": 4096, "convWeight": "registers"}',
+      GPU_TUNING,
+    );
     expect(t.kernels.conv2d_backward_weight_tiled).toEqual({ TCI: 16 });
     expect(t.kernels.conv2d_forward).toEqual(GPU_TUNING.kernels.conv2d_forward);
     expect(t.targetThreads).toBe(4096);
@@ -18,11 +21,20 @@ describe('parseTuning', () => {
     expect(() => parseTuning('{kernels:', GPU_TUNING)).toThrow(/tuning is not JSON/);
     expect(() => parseTuning('[1]', GPU_TUNING)).toThrow(/tuning must be a JSON object/);
     expect(() => parseTuning('7', GPU_TUNING)).toThrow(/tuning must be a JSON object/);
-    expect(() => parseTuning('{"kernels": {"conv3d": {"WG": 8}}}', GPU_TUNING)).toThrow(/tuning names no kernel 'conv3d' \(kernels: conv2d_forward, /);
-    expect(() => parseTuning('{"kernels": {"conv2d_backward_weight_tiled": {"WG": 64}}}', GPU_TUNING))
-      .toThrow(/tuning conv2d_backward_weight_tiled\.WG: conv2d_backward_weight_tiled has no override constant 'WG' \(it has TCO, TCI, ROWS, TW\)/);
-    expect(() => parseTuning('{"kernels": {"conv2d_forward": {"WG_X": 0}}}', GPU_TUNING)).toThrow(/tuning conv2d_forward\.WG_X must be a positive integer \(got 0\)/);
-    expect(() => parseTuning('{"targetThreads": 1.5}', GPU_TUNING)).toThrow(/tuning targetThreads must be a positive integer/);
-    expect(() => parseTuning('{"convWeight": "fast"}', GPU_TUNING)).toThrow(/tuning convWeight must be "registers" or "tiled" \(got "fast"\)/);
+    expect(() => parseTuning('{"kernels": {"conv3d": {"WG": 8}}}', GPU_TUNING)).toThrow(
+      /tuning names no kernel 'conv3d' \(kernels: conv2d_forward, /,
+    );
+    expect(() => parseTuning('{"kernels": {"conv2d_backward_weight_tiled": {"WG": 64}}}', GPU_TUNING)).toThrow(
+      /tuning conv2d_backward_weight_tiled\.WG: conv2d_backward_weight_tiled has no override constant 'WG' \(it has TCO, TCI, ROWS, TW\)/,
+    );
+    expect(() => parseTuning('{"kernels": {"conv2d_forward": {"WG_X": 0}}}', GPU_TUNING)).toThrow(
+      /tuning conv2d_forward\.WG_X must be a positive integer \(got 0\)/,
+    );
+    expect(() => parseTuning('{"targetThreads": 1.5}', GPU_TUNING)).toThrow(
+      /tuning targetThreads must be a positive integer/,
+    );
+    expect(() => parseTuning('{"convWeight": "fast"}', GPU_TUNING)).toThrow(
+      /tuning convWeight must be "registers" or "tiled" \(got "fast"\)/,
+    );
   });
 });

@@ -7,7 +7,12 @@ import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
 
 /** Override constants of conv2d_backward_weight_tiled. */
-interface WeightTiles { readonly TCO: number; readonly TCI: number; readonly ROWS: number; readonly TW: number }
+interface WeightTiles {
+  readonly TCO: number;
+  readonly TCI: number;
+  readonly ROWS: number;
+  readonly TW: number;
+}
 
 export class Conv2dLayer implements Layer {
   readonly inShape: Shape;
@@ -23,14 +28,19 @@ export class Conv2dLayer implements Layer {
     private readonly relu: boolean,
   ) {
     const [co, ci, kh, kw] = weight.shape;
-    if (co === undefined || ci === undefined || kh !== 3 || kw !== 3) throw new Error(`${name}: only 3x3 convolutions are supported (got [${weight.shape.join(', ')}])`);
+    if (co === undefined || ci === undefined || kh !== 3 || kw !== 3)
+      throw new Error(`${name}: only 3x3 convolutions are supported (got [${weight.shape.join(', ')}])`);
     this.inShape = [ci, h, w];
     this.outShape = [co, h, w];
     this.params = [weight, bias];
   }
 
-  private get ci(): number { return this.inShape[0] ?? 0; }
-  private get co(): number { return this.outShape[0] ?? 0; }
+  private get ci(): number {
+    return this.inShape[0] ?? 0;
+  }
+  private get co(): number {
+    return this.outShape[0] ?? 0;
+  }
 
   /**
    * The tiles of the weight gradient's tiled kernel, or null for the register kernel. Tiles pay
@@ -39,10 +49,16 @@ export class Conv2dLayer implements Layer {
    */
   tiles(tuning: Tuning, limits?: GPUSupportedLimits): WeightTiles | null {
     if (tuning.convWeight !== 'tiled') return null;
-    const t = { ...KERNELS.conv2d_backward_weight_tiled.overrides, ...tuning.kernels.conv2d_backward_weight_tiled } as WeightTiles;
+    const t = {
+      ...KERNELS.conv2d_backward_weight_tiled.overrides,
+      ...tuning.kernels.conv2d_backward_weight_tiled,
+    } as WeightTiles;
     if (this.ci < t.TCI) return null;
     const bytes = 4 * (t.ROWS * t.TW * t.TCO + t.TCI * (t.ROWS + 2) * (t.TW + 2));
-    const fits = !limits || (bytes <= limits.maxComputeWorkgroupStorageSize && (t.TCO / 4) * t.TCI <= limits.maxComputeInvocationsPerWorkgroup);
+    const fits =
+      !limits ||
+      (bytes <= limits.maxComputeWorkgroupStorageSize &&
+        (t.TCO / 4) * t.TCI <= limits.maxComputeInvocationsPerWorkgroup);
     return fits ? t : null;
   }
 
@@ -70,10 +86,25 @@ export class Conv2dLayer implements Layer {
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
     const k = await ctx.gpu.kernels.get('conv2d_forward');
     const { WG_X = 64, WG_Y = 1 } = k.overrides;
-    return [makeOp(ctx.gpu, k, `${this.name}.forward`, {
-      n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w,
-      w_off: this.weight.offset, b_off: this.bias.offset, relu: this.relu ? 1 : 0,
-    }, { x, theta: ctx.params, y }, [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.co, 4), WG_Y), batch])];
+    return [
+      makeOp(
+        ctx.gpu,
+        k,
+        `${this.name}.forward`,
+        {
+          n: batch,
+          ci: this.ci,
+          co: this.co,
+          h: this.h,
+          w: this.w,
+          w_off: this.weight.offset,
+          b_off: this.bias.offset,
+          relu: this.relu ? 1 : 0,
+        },
+        { x, theta: ctx.params, y },
+        [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.co, 4), WG_Y), batch],
+      ),
+    ];
   }
 
   // dy [N, co, h, w] (pre-activation gradient) -> dx [N, ci, h, w]; dweight, dbias += (split-K, then reduce)
@@ -83,9 +114,23 @@ export class Conv2dLayer implements Layer {
     if (io.dx) {
       const k = await g.kernels.get('conv2d_backward_input');
       const { WG_X = 64, WG_Y = 1 } = k.overrides;
-      ops.push(makeOp(g, k, `${this.name}.backward_input`, {
-        n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, w_off: this.weight.offset,
-      }, { dy: io.dy, theta: ctx.params, dx: io.dx }, [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.ci, 4), WG_Y), batch]));
+      ops.push(
+        makeOp(
+          g,
+          k,
+          `${this.name}.backward_input`,
+          {
+            n: batch,
+            ci: this.ci,
+            co: this.co,
+            h: this.h,
+            w: this.w,
+            w_off: this.weight.offset,
+          },
+          { dy: io.dy, theta: ctx.params, dx: io.dx },
+          [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.ci, 4), WG_Y), batch],
+        ),
+      );
     }
     const tiles = this.tiles(ctx.tuning, g.device.limits);
     const splits = this.splits(batch, ctx.tuning, tiles);
@@ -93,15 +138,40 @@ export class Conv2dLayer implements Layer {
     const operands = { dy: io.dy, x: io.x, partial: ctx.workspace };
     if (tiles) {
       const kt = await g.kernels.get('conv2d_backward_weight_tiled', { ...tiles });
-      ops.push(makeOp(g, kt, `${this.name}.backward_weight`, shape, operands, [cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI), 1, splits]));
+      ops.push(
+        makeOp(g, kt, `${this.name}.backward_weight`, shape, operands, [
+          cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI),
+          1,
+          splits,
+        ]),
+      );
     } else {
       const kw = await g.kernels.get('conv2d_backward_weight');
-      ops.push(makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [cdiv(this.ci * cdiv(this.co, 4), kw.overrides.WG_X ?? 64), 1, splits]));
+      ops.push(
+        makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [
+          cdiv(this.ci * cdiv(this.co, 4), kw.overrides.WG_X ?? 64),
+          1,
+          splits,
+        ]),
+      );
     }
     const kr = await g.kernels.get('conv2d_backward_weight_reduce');
-    ops.push(makeOp(g, kr, `${this.name}.backward_weight_reduce`, {
-      co: this.co, k: this.ci * 9, splits, w_off: ctx.gradOffset(this.weight), b_off: ctx.gradOffset(this.bias),
-    }, { partial: ctx.workspace, grad: ctx.grads }, [cdiv(this.co * (this.ci * 9 + 1), kr.overrides.OUTS ?? 64), 1, 1]));
+    ops.push(
+      makeOp(
+        g,
+        kr,
+        `${this.name}.backward_weight_reduce`,
+        {
+          co: this.co,
+          k: this.ci * 9,
+          splits,
+          w_off: ctx.gradOffset(this.weight),
+          b_off: ctx.gradOffset(this.bias),
+        },
+        { partial: ctx.workspace, grad: ctx.grads },
+        [cdiv(this.co * (this.ci * 9 + 1), kr.overrides.OUTS ?? 64), 1, 1],
+      ),
+    );
     return ops;
   }
 }

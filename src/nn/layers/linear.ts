@@ -18,24 +18,45 @@ export class LinearLayer implements Layer {
     private readonly maskInputGrad: boolean,
   ) {
     const [o, i] = weight.shape;
-    if (o === undefined || i === undefined || weight.shape.length !== 2) throw new Error(`${name}: weight must be [out, in]`);
+    if (o === undefined || i === undefined || weight.shape.length !== 2)
+      throw new Error(`${name}: weight must be [out, in]`);
     this.inShape = [i];
     this.outShape = [o];
     this.params = [weight, bias];
   }
 
-  private get i(): number { return this.inShape[0] ?? 0; }
-  private get o(): number { return this.outShape[0] ?? 0; }
+  private get i(): number {
+    return this.inShape[0] ?? 0;
+  }
+  private get o(): number {
+    return this.outShape[0] ?? 0;
+  }
 
-  workspaceBytes(): number { return 0; }
+  workspaceBytes(): number {
+    return 0;
+  }
 
   // x [N, i] -> y [N, o] = relu?(x W^T + b)
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
     const k = await ctx.gpu.kernels.get('linear_forward');
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
-    return [makeOp(ctx.gpu, k, `${this.name}.forward`, {
-      n: batch, i: this.i, o: this.o, w_off: this.weight.offset, b_off: this.bias.offset, relu: this.relu ? 1 : 0,
-    }, { x, theta: ctx.params, y }, [cdiv(cdiv(this.o, 4), WG_X), cdiv(cdiv(batch, 4), WG_Y), 1])];
+    return [
+      makeOp(
+        ctx.gpu,
+        k,
+        `${this.name}.forward`,
+        {
+          n: batch,
+          i: this.i,
+          o: this.o,
+          w_off: this.weight.offset,
+          b_off: this.bias.offset,
+          relu: this.relu ? 1 : 0,
+        },
+        { x, theta: ctx.params, y },
+        [cdiv(cdiv(this.o, 4), WG_X), cdiv(cdiv(batch, 4), WG_Y), 1],
+      ),
+    ];
   }
 
   // dy [N, o] (pre-activation gradient) -> dx [N, i] = dy W (masked by x > 0); dW += dy^T x; db += sum_n dy
@@ -45,15 +66,41 @@ export class LinearLayer implements Layer {
     if (io.dx) {
       const k = await g.kernels.get('linear_backward_input');
       const { WG_X = 16, WG_Y = 4 } = k.overrides;
-      ops.push(makeOp(g, k, `${this.name}.backward_input`, {
-        n: batch, i: this.i, o: this.o, w_off: this.weight.offset, relu_mask: this.maskInputGrad ? 1 : 0,
-      }, { dy: io.dy, theta: ctx.params, x: io.x, dx: io.dx }, [cdiv(cdiv(this.i, 4), WG_X), cdiv(cdiv(batch, 4), WG_Y), 1]));
+      ops.push(
+        makeOp(
+          g,
+          k,
+          `${this.name}.backward_input`,
+          {
+            n: batch,
+            i: this.i,
+            o: this.o,
+            w_off: this.weight.offset,
+            relu_mask: this.maskInputGrad ? 1 : 0,
+          },
+          { dy: io.dy, theta: ctx.params, x: io.x, dx: io.dx },
+          [cdiv(cdiv(this.i, 4), WG_X), cdiv(cdiv(batch, 4), WG_Y), 1],
+        ),
+      );
     }
     const k = await g.kernels.get('linear_backward_weight');
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
-    ops.push(makeOp(g, k, `${this.name}.backward_weight`, {
-      n: batch, i: this.i, o: this.o, w_off: ctx.gradOffset(this.weight), b_off: ctx.gradOffset(this.bias),
-    }, { dy: io.dy, x: io.x, grad: ctx.grads }, [cdiv(cdiv(this.i, 4), WG_X), cdiv(cdiv(this.o, 4), WG_Y), 1]));
+    ops.push(
+      makeOp(
+        g,
+        k,
+        `${this.name}.backward_weight`,
+        {
+          n: batch,
+          i: this.i,
+          o: this.o,
+          w_off: ctx.gradOffset(this.weight),
+          b_off: ctx.gradOffset(this.bias),
+        },
+        { dy: io.dy, x: io.x, grad: ctx.grads },
+        [cdiv(cdiv(this.i, 4), WG_X), cdiv(cdiv(this.o, 4), WG_Y), 1],
+      ),
+    );
     return ops;
   }
 }

@@ -9,19 +9,35 @@ export class MaxPool2dLayer implements Layer {
   readonly outShape: Shape;
   readonly params: readonly ParamSpec[] = [];
 
-  constructor(readonly name: string, private readonly c: number, private readonly h: number, private readonly w: number,
-    private readonly reluMask: boolean) {
+  constructor(
+    readonly name: string,
+    private readonly c: number,
+    private readonly h: number,
+    private readonly w: number,
+    private readonly reluMask: boolean,
+  ) {
     this.inShape = [c, h, w];
     this.outShape = [c, Math.floor(h / 2), Math.floor(w / 2)];
   }
 
-  workspaceBytes(): number { return 0; }
+  workspaceBytes(): number {
+    return 0;
+  }
 
   // x [N, c, h, w] -> y [N, c, h/2, w/2]
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
     const k = await ctx.gpu.kernels.get('maxpool2d_forward');
     const count = batch * this.c * Math.floor(this.h / 2) * Math.floor(this.w / 2);
-    return [makeOp(ctx.gpu, k, `${this.name}.forward`, { nc: batch * this.c, h: this.h, w: this.w }, { x, y }, grid1d(count, k.overrides.WG ?? 64))];
+    return [
+      makeOp(
+        ctx.gpu,
+        k,
+        `${this.name}.forward`,
+        { nc: batch * this.c, h: this.h, w: this.w },
+        { x, y },
+        grid1d(count, k.overrides.WG ?? 64),
+      ),
+    ];
   }
 
   // dy [N, c, h/2, w/2] -> dx [N, c, h, w] (zero except at each window's first maximum)
@@ -29,7 +45,15 @@ export class MaxPool2dLayer implements Layer {
     if (!io.dx) return [];
     const k = await ctx.gpu.kernels.get('maxpool2d_backward');
     const count = batch * this.c * this.h * this.w;
-    return [makeOp(ctx.gpu, k, `${this.name}.backward`, { nc: batch * this.c, h: this.h, w: this.w, relu_mask: this.reluMask ? 1 : 0 },
-      { x: io.x, dy: io.dy, dx: io.dx }, grid1d(count, k.overrides.WG ?? 64))];
+    return [
+      makeOp(
+        ctx.gpu,
+        k,
+        `${this.name}.backward`,
+        { nc: batch * this.c, h: this.h, w: this.w, relu_mask: this.reluMask ? 1 : 0 },
+        { x: io.x, dy: io.dy, dx: io.dx },
+        grid1d(count, k.overrides.WG ?? 64),
+      ),
+    ];
   }
 }

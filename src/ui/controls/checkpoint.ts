@@ -12,18 +12,40 @@ export class CheckpointPanel {
   readonly element: HTMLFieldSetElement;
   private readonly input = h('input', { id: 'ckpt-file', type: 'file', accept: '.safetensors' });
   private readonly clear = h('button', { type: 'button', id: 'ckpt-clear', hidden: true }, 'Use seeded init');
-  private readonly download = h('button', { type: 'button', id: 'ckpt-download', disabled: true }, 'Download model (.safetensors)');
+  private readonly download = h(
+    'button',
+    { type: 'button', id: 'ckpt-download', disabled: true },
+    'Download model (.safetensors)',
+  );
   private readonly status = h('p', { class: 'status', id: 'ckpt-status', role: 'status' });
   private loaded: { name: string; bytes: Uint8Array } | null = null;
   private trained: { params: Float32Array; config: TrainConfig } | null = null;
 
   constructor() {
-    this.element = h('fieldset', { class: 'checkpoint' }, h('legend', {}, 'Model checkpoint'),
+    this.element = h(
+      'fieldset',
+      { class: 'checkpoint' },
+      h('legend', {}, 'Model checkpoint'),
       h('div', { class: 'field' }, h('label', { for: 'ckpt-file' }, 'Start from'), this.input),
-      h('div', { class: 'buttons' }, this.clear, this.download), this.status,
-      h('p', { class: 'hint' }, 'PyTorch: ', code('model.load_state_dict(load_file(path))'), ' with ', code('safetensors.torch'), '.'));
+      h('div', { class: 'buttons' }, this.clear, this.download),
+      this.status,
+      h(
+        'p',
+        { class: 'hint' },
+        'PyTorch: ',
+        code('model.load_state_dict(load_file(path))'),
+        ' with ',
+        code('safetensors.torch'),
+        '.',
+      ),
+    );
     this.input.addEventListener('change', () => void this.pick());
-    this.clear.addEventListener('click', () => { this.loaded = null; this.input.value = ''; this.clear.hidden = true; this.say('Runs start from torch.manual_seed(seed).', false); });
+    this.clear.addEventListener('click', () => {
+      this.loaded = null;
+      this.input.value = '';
+      this.clear.hidden = true;
+      this.say('Runs start from torch.manual_seed(seed).', false);
+    });
     this.download.addEventListener('click', () => this.save());
   }
 
@@ -61,7 +83,10 @@ export class CheckpointPanel {
       const params = loadStateDict(bytes, simpleCnnSpec(width), file.name);
       this.loaded = { name: file.name, bytes };
       this.clear.hidden = false;
-      this.say(`Runs start from ${file.name}: ${params.length.toLocaleString('en')} parameters (width ${width}).`, false);
+      this.say(
+        `Runs start from ${file.name}: ${params.length.toLocaleString('en')} parameters (width ${width}).`,
+        false,
+      );
     } catch (e) {
       this.loaded = null;
       this.input.value = '';
@@ -74,7 +99,10 @@ export class CheckpointPanel {
     const { params, config } = this.trained;
     const bytes = saveStateDict(simpleCnnSpec(config.width), params, { config: JSON.stringify(config) });
     const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
-    const a = h('a', { href: url, download: `webddp-simplecnn-${config.mode}-w${config.workers}-seed${config.seed}.safetensors` });
+    const a = h('a', {
+      href: url,
+      download: `webddp-simplecnn-${config.mode}-w${config.workers}-seed${config.seed}.safetensors`,
+    });
     document.body.append(a);
     a.click();
     a.remove();

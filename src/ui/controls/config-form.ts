@@ -20,13 +20,18 @@ export class ConfigForm {
   private current: TrainConfig | null = null;
 
   /** `fixed` are settings the form does not show (e.g. testLimit, checkEvery), merged in. */
-  constructor(initial: FormValues, private readonly fixed: Partial<TrainConfig> = {}) {
+  constructor(
+    initial: FormValues,
+    private readonly fixed: Partial<TrainConfig> = {},
+  ) {
     this.element = h('fieldset', { class: 'config' }, h('legend', {}, 'Training'));
     for (const spec of FIELDS) this.element.append(this.build(spec, initial[spec.key]));
     this.current = this.validate();
   }
 
-  onChange(cb: () => void): void { this.listeners.push(cb); }
+  onChange(cb: () => void): void {
+    this.listeners.push(cb);
+  }
 
   /** The validated config, or null while any control holds a bad value. */
   config(): TrainConfig | null {
@@ -44,23 +49,35 @@ export class ConfigForm {
     const described = [hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
     let input: HTMLInputElement | HTMLSelectElement;
     if (spec.kind === 'select') {
-      input = h('select', { id, name: spec.key, 'aria-describedby': described }, ...(spec.options ?? []).map((o) => h('option', { value: o.value }, o.text)));
+      input = h(
+        'select',
+        { id, name: spec.key, 'aria-describedby': described },
+        ...(spec.options ?? []).map((o) => h('option', { value: o.value }, o.text)),
+      );
       input.value = String(value);
     } else if (spec.kind === 'check') {
       input = h('input', { id, name: spec.key, type: 'checkbox', 'aria-describedby': described });
       input.checked = value === true;
     } else {
       input = h('input', {
-        id, name: spec.key, type: 'number', inputmode: spec.kind === 'int' ? 'numeric' : 'decimal', min: spec.min, max: spec.max,
-        step: spec.step ?? '1', 'aria-describedby': described, required: true,
+        id,
+        name: spec.key,
+        type: 'number',
+        inputmode: spec.kind === 'int' ? 'numeric' : 'decimal',
+        min: spec.min,
+        max: spec.max,
+        step: spec.step ?? '1',
+        'aria-describedby': described,
+        required: true,
       });
       input.value = String(value);
     }
     input.addEventListener(spec.kind === 'check' || spec.kind === 'select' ? 'change' : 'input', () => this.changed());
     const label = h('label', { for: id }, spec.label);
-    const row = spec.kind === 'check'
-      ? h('div', { class: 'field check' }, input, label, error)
-      : h('div', { class: 'field' }, label, input, hint, error);
+    const row =
+      spec.kind === 'check'
+        ? h('div', { class: 'field check' }, input, label, error)
+        : h('div', { class: 'field' }, label, input, hint, error);
     this.controls.set(spec.key, { spec, input, row, error });
     return row;
   }

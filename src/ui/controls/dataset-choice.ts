@@ -12,10 +12,25 @@ export interface Choice {
 export function choice(id: string, value: string, title: string, text: string, note: string): Choice {
   const rid = `${id}-${value}`;
   const radio = h('input', {
-    type: 'radio', name: `${id}-choice`, value, id: rid, 'aria-labelledby': `${rid}-name`, 'aria-describedby': `${rid}-text ${rid}-note`,
+    type: 'radio',
+    name: `${id}-choice`,
+    value,
+    id: rid,
+    'aria-labelledby': `${rid}-name`,
+    'aria-describedby': `${rid}-text ${rid}-note`,
   });
   const noteEl = h('span', { class: 'ds-counts', id: `${rid}-note` }, note);
-  const label = h('label', { class: 'ds-choice', for: rid }, radio,
-    h('span', { class: 'ds-choice-body' }, h('span', { class: 'ds-name', id: `${rid}-name` }, title), h('span', { class: 'ds-text', id: `${rid}-text` }, text), noteEl));
+  const label = h(
+    'label',
+    { class: 'ds-choice', for: rid },
+    radio,
+    h(
+      'span',
+      { class: 'ds-choice-body' },
+      h('span', { class: 'ds-name', id: `${rid}-name` }, title),
+      h('span', { class: 'ds-text', id: `${rid}-text` }, text),
+      noteEl,
+    ),
+  );
   return { radio, label, note: noteEl };
 }

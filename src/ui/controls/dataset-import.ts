@@ -36,7 +36,8 @@ export function planFiles(files: readonly File[]): ImportRequest | string {
     return `Give either one cifar-10-binary.tar.gz or the loose .bin files, not both (${files.length} files, including ${archive.name}).`;
   }
   // A single file that is not a loose CIFAR file goes to the archive importer, which says what it is.
-  if (files.length === 1 && (archive !== undefined || !LOOSE_NAME.test(first.name))) return { kind: 'archive', file: first };
+  if (files.length === 1 && (archive !== undefined || !LOOSE_NAME.test(first.name)))
+    return { kind: 'archive', file: first };
   return { kind: 'files', files };
 }
 
@@ -50,16 +51,20 @@ export function planUrl(text: string): ImportRequest | string {
   } catch {
     return `"${t}" is not a full URL; it must start with https:// or http://.`;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `Only http:// and https:// addresses can be imported (this one is ${url.protocol}).`;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `Only http:// and https:// addresses can be imported (this one is ${url.protocol}).`;
   return { kind: 'url', url: url.href };
 }
 
 /** A short name of the request's source, for messages. */
 export function sourceLabel(req: ImportRequest): string {
   switch (req.kind) {
-    case 'archive': return req.file.name;
-    case 'url': return req.url;
-    case 'files': return req.files.length === 1 ? (req.files[0]?.name ?? '1 file') : `${req.files.length} files`;
+    case 'archive':
+      return req.file.name;
+    case 'url':
+      return req.url;
+    case 'files':
+      return req.files.length === 1 ? (req.files[0]?.name ?? '1 file') : `${req.files.length} files`;
   }
 }
 
@@ -72,22 +77,32 @@ export interface RunOptions {
 export function startImport(req: ImportRequest, store: DatasetStore, o: RunOptions): Promise<ImportResult> {
   const common = { name: DEFAULT_DATASET, onProgress: o.onProgress, signal: o.signal };
   switch (req.kind) {
-    case 'archive': return importArchive(req.file.stream(), store, { ...common, totalBytes: req.file.size, sourceName: req.file.name });
-    case 'files': return importFiles(req.files, store, common);
-    case 'url': return importFromUrl(req.url, store, common);
+    case 'archive':
+      return importArchive(req.file.stream(), store, {
+        ...common,
+        totalBytes: req.file.size,
+        sourceName: req.file.name,
+      });
+    case 'files':
+      return importFiles(req.files, store, common);
+    case 'url':
+      return importFromUrl(req.url, store, common);
   }
 }
 
 /** Sentences about a finished import. */
 export function resultMessages(r: ImportResult, source: string): string[] {
-  const out = [r.unchanged
-    ? `Already stored, nothing changed: ${recordCounts(r.manifest)} from ${source}.`
-    : `Imported ${recordCounts(r.manifest)} from ${source}.`];
+  const out = [
+    r.unchanged
+      ? `Already stored, nothing changed: ${recordCounts(r.manifest)} from ${source}.`
+      : `Imported ${recordCounts(r.manifest)} from ${source}.`,
+  ];
   // The real archive holds a readme.html next to the batches: not worth a word.
   const ignored = r.ignored.filter((f) => !/(^|\/)readme\.html$/i.test(f));
   if (ignored.length > 0) out.push(`Ignored (not part of CIFAR-10): ${ignored.join(', ')}.`);
   for (const w of r.warnings) out.push(w);
-  if (r.persisted === false) out.push('Persistent storage was not granted: the browser may evict the dataset under storage pressure.');
+  if (r.persisted === false)
+    out.push('Persistent storage was not granted: the browser may evict the dataset under storage pressure.');
   return out;
 }
 
@@ -101,7 +116,9 @@ export function errorMessages(e: unknown, req: ImportRequest): string[] {
   // A DataError's message already says what was wrong and where (and quotes its cause where useful).
   const out = [e instanceof DataError ? e.message : `Import failed: ${describe(e)}`];
   if (e instanceof NetworkError && e.bytesRead === 0 && req.kind === 'url' && isCrossOrigin(req.url)) {
-    out.push('A network error on another site is often CORS: that server must send Access-Control-Allow-Origin. If it does not, download the file and pick or drop it here.');
+    out.push(
+      'A network error on another site is often CORS: that server must send Access-Control-Allow-Origin. If it does not, download the file and pick or drop it here.',
+    );
   }
   out.push('The previously stored dataset is unchanged.');
   return out;

@@ -10,7 +10,15 @@ import type { DatasetManifest, DatasetStore } from '../../data/store.ts';
 import { SYNTHETIC_CLASSES, SYNTHETIC_DATASET, importSynthetic } from '../../data/synthetic.ts';
 import { docLink, h } from '../dom.ts';
 import {
-  errorMessages, isCancel, planFiles, planUrl, recordCounts, resultMessages, sourceLabel, startImport, type ImportRequest,
+  errorMessages,
+  isCancel,
+  planFiles,
+  planUrl,
+  recordCounts,
+  resultMessages,
+  sourceLabel,
+  startImport,
+  type ImportRequest,
 } from './dataset-import.ts';
 import { wireDropZone } from './drop-files.ts';
 import { choice, type Choice } from './dataset-choice.ts';
@@ -43,35 +51,84 @@ export class DatasetPanel {
   constructor(private readonly store: DatasetStore) {
     const id = `ds-${++instances}`;
     this.choices = {
-      synthetic: choice(id, SYNTHETIC_DATASET, 'Built-in synthetic', SYNTHETIC_TEXT, 'Not generated yet: made when you start training.'),
-      cifar10: choice(id, DEFAULT_DATASET, 'CIFAR-10', '60 000 photos in 10 classes: the dataset of the PyTorch tutorials.', 'Not imported yet: import it below.'),
+      synthetic: choice(
+        id,
+        SYNTHETIC_DATASET,
+        'Built-in synthetic',
+        SYNTHETIC_TEXT,
+        'Not generated yet: made when you start training.',
+      ),
+      cifar10: choice(
+        id,
+        DEFAULT_DATASET,
+        'CIFAR-10',
+        '60 000 photos in 10 classes: the dataset of the PyTorch tutorials.',
+        'Not imported yet: import it below.',
+      ),
     };
     this.choices.synthetic.radio.checked = true;
     this.choices.cifar10.radio.disabled = true;
 
     this.fileInput = h('input', {
-      type: 'file', multiple: true, class: 'ds-file', tabindex: -1, 'aria-hidden': 'true',
+      type: 'file',
+      multiple: true,
+      class: 'ds-file',
+      tabindex: -1,
+      'aria-hidden': 'true',
       accept: '.gz,.tgz,.tar,.bin,.txt,application/gzip,application/x-gzip,application/x-tar',
     });
     this.chooseButton = h('button', { type: 'button', 'aria-describedby': `${id}-drop-text` }, 'Choose files…');
-    this.dropZone = h('div', { class: 'ds-drop' },
-      h('p', { id: `${id}-drop-text` }, 'Drop ', h('strong', {}, 'cifar-10-binary.tar.gz'), ', or the ', h('code', {}, '.bin'),
-        ' files with ', h('code', {}, 'batches.meta.txt'), ' (or their folder) here'),
-      this.chooseButton, this.fileInput);
+    this.dropZone = h(
+      'div',
+      { class: 'ds-drop' },
+      h(
+        'p',
+        { id: `${id}-drop-text` },
+        'Drop ',
+        h('strong', {}, 'cifar-10-binary.tar.gz'),
+        ', or the ',
+        h('code', {}, '.bin'),
+        ' files with ',
+        h('code', {}, 'batches.meta.txt'),
+        ' (or their folder) here',
+      ),
+      this.chooseButton,
+      this.fileInput,
+    );
     this.url = new UrlImportForm(id, (text) => this.importUrl(text));
     this.status = h('p', { class: 'ds-status', role: 'status' });
     this.alert = h('div', { class: 'ds-alert', role: 'alert' });
 
-    this.element = h('fieldset', { class: 'dataset-panel', 'data-dataset': SYNTHETIC_DATASET, 'data-import-state': 'idle' },
+    this.element = h(
+      'fieldset',
+      { class: 'dataset-panel', 'data-dataset': SYNTHETIC_DATASET, 'data-import-state': 'idle' },
       h('legend', {}, 'Dataset'),
-      h('div', { class: 'ds-choices', role: 'radiogroup', 'aria-label': 'Train on' },
-        this.choices.synthetic.label, this.choices.cifar10.label),
-      h('div', { class: 'ds-import', role: 'group', 'aria-labelledby': `${id}-import-title` },
+      h(
+        'div',
+        { class: 'ds-choices', role: 'radiogroup', 'aria-label': 'Train on' },
+        this.choices.synthetic.label,
+        this.choices.cifar10.label,
+      ),
+      h(
+        'div',
+        { class: 'ds-import', role: 'group', 'aria-labelledby': `${id}-import-title` },
         h('p', { class: 'ds-import-title', id: `${id}-import-title` }, 'Import CIFAR-10'),
-        this.dropZone, this.url.element,
-        h('p', { class: 'ds-hint' }, 'Get ', h('code', {}, 'cifar-10-binary.tar.gz'), ' (163 MB) from the ',
-          docLink(CIFAR_PAGE, 'CIFAR-10 page'), '. It is checked as it streams and stored in IndexedDB.'),
-        this.progress.element, this.status, this.alert));
+        this.dropZone,
+        this.url.element,
+        h(
+          'p',
+          { class: 'ds-hint' },
+          'Get ',
+          h('code', {}, 'cifar-10-binary.tar.gz'),
+          ' (163 MB) from the ',
+          docLink(CIFAR_PAGE, 'CIFAR-10 page'),
+          '. It is checked as it streams and stored in IndexedDB.',
+        ),
+        this.progress.element,
+        this.status,
+        this.alert,
+      ),
+    );
 
     for (const c of Object.values(this.choices)) c.radio.addEventListener('change', () => this.selectionChanged());
     this.chooseButton.addEventListener('click', () => this.fileInput.click());
@@ -80,8 +137,12 @@ export class DatasetPanel {
       this.fileInput.value = ''; // picking the same file again fires change again
       this.importFiles(files);
     });
-    wireDropZone(this.dropZone, () => !this.busy && !this.importing,
-      (files) => this.importFiles(files), (err) => this.fail([`Could not read the dropped files: ${describe(err)}`]));
+    wireDropZone(
+      this.dropZone,
+      () => !this.busy && !this.importing,
+      (files) => this.importFiles(files),
+      (err) => this.fail([`Could not read the dropped files: ${describe(err)}`]),
+    );
     this.progress.cancel.addEventListener('click', () => this.controller?.abort(new Error('cancelled by the user')));
     void this.refresh();
   }
@@ -106,7 +167,9 @@ export class DatasetPanel {
   async ensureReady(): Promise<string> {
     const name = this.selected();
     if (name === SYNTHETIC_DATASET) {
-      this.syntheticJob ??= this.makeSynthetic().finally(() => { this.syntheticJob = undefined; });
+      this.syntheticJob ??= this.makeSynthetic().finally(() => {
+        this.syntheticJob = undefined;
+      });
       await this.syntheticJob;
       return name;
     }
@@ -224,9 +287,15 @@ export class DatasetPanel {
     this.setState('importing');
     this.updateDisabled();
     try {
-      const r = await startImport(req, this.store, { onProgress: (p) => this.progress.update(p), signal: controller.signal });
+      const r = await startImport(req, this.store, {
+        onProgress: (p) => this.progress.update(p),
+        signal: controller.signal,
+      });
       const [first = '', ...rest] = resultMessages(r, source);
-      this.status.replaceChildren(h('span', { class: 'ds-ok' }, first), ...rest.map((t) => h('span', { class: 'ds-note' }, t)));
+      this.status.replaceChildren(
+        h('span', { class: 'ds-ok' }, first),
+        ...rest.map((t) => h('span', { class: 'ds-note' }, t)),
+      );
       this.setState('done');
       this.setManifest(DEFAULT_DATASET, r.manifest);
       this.select(DEFAULT_DATASET);

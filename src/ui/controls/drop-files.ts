@@ -7,7 +7,12 @@ const MAX_DEPTH = 3;
  * Makes `zone` a drop target for files: highlighted (class "over") while files are dragged over it
  * and `enabled()`, and `onFiles` with the dropped files (folders expanded).
  */
-export function wireDropZone(zone: HTMLElement, enabled: () => boolean, onFiles: (files: File[]) => void, onError: (e: unknown) => void): void {
+export function wireDropZone(
+  zone: HTMLElement,
+  enabled: () => boolean,
+  onFiles: (files: File[]) => void,
+  onError: (e: unknown) => void,
+): void {
   const accepts = (e: DragEvent) => enabled() && (e.dataTransfer?.types.includes('Files') ?? false);
   zone.addEventListener('dragenter', (e) => {
     if (!accepts(e)) return;

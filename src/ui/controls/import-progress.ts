@@ -23,9 +23,12 @@ export class ImportProgressView {
     this.phase = h('span', { class: 'ds-phase', id: `${id}-phase` });
     this.detail = h('span', { class: 'ds-detail', id: `${id}-detail` });
     this.cancel = h('button', { type: 'button', class: 'ds-cancel' }, 'Cancel');
-    this.element = h('div', { class: 'ds-progress', hidden: true },
+    this.element = h(
+      'div',
+      { class: 'ds-progress', hidden: true },
       h('div', { class: 'ds-progress-row' }, this.bar, this.cancel),
-      h('p', { class: 'ds-progress-text' }, this.phase, this.detail));
+      h('p', { class: 'ds-progress-text' }, this.phase, this.detail),
+    );
   }
 
   /** Shows the block for a new import: an indeterminate bar and `what`. */
@@ -66,11 +69,16 @@ export class ImportProgressView {
     } else {
       this.bar.removeAttribute('value');
     }
-    this.phase.textContent = p.phase === 'reading' ? 'Reading and checking'
-      : p.phase === 'committing' ? 'Committing (swapping in the new dataset)' : 'Done';
-    const amount = total !== undefined && total > 0
-      ? `${bytes(p.bytesRead)} of ${bytes(total)} (${Math.floor((100 * p.bytesRead) / total)}%)`
-      : `${bytes(p.bytesRead)} read`;
+    this.phase.textContent =
+      p.phase === 'reading'
+        ? 'Reading and checking'
+        : p.phase === 'committing'
+          ? 'Committing (swapping in the new dataset)'
+          : 'Done';
+    const amount =
+      total !== undefined && total > 0
+        ? `${bytes(p.bytesRead)} of ${bytes(total)} (${Math.floor((100 * p.bytesRead) / total)}%)`
+        : `${bytes(p.bytesRead)} read`;
     const parts = [amount, `${count(p.records)} records stored`];
     if (p.file !== undefined) parts.push(p.file);
     this.detail.textContent = parts.join(' · ');

@@ -6,8 +6,14 @@ import type { RunState } from '../session.ts';
 export type RunAction = 'start' | 'pause' | 'resume' | 'stop';
 
 const WORDS: Record<RunState | 'idle', string> = {
-  idle: 'Ready.', starting: 'Starting…', running: 'Training…', paused: 'Paused.', stopping: 'Stopping…',
-  done: 'Finished.', stopped: 'Stopped.', failed: 'The run failed.',
+  idle: 'Ready.',
+  starting: 'Starting…',
+  running: 'Training…',
+  paused: 'Paused.',
+  stopping: 'Stopping…',
+  done: 'Finished.',
+  stopped: 'Stopped.',
+  failed: 'The run failed.',
 };
 
 export class RunButtons {
@@ -23,9 +29,18 @@ export class RunButtons {
       el.addEventListener('click', () => act(a));
       return el;
     };
-    this.buttons = { start: b('start', 'Start', true), pause: b('pause', 'Pause'), resume: b('resume', 'Resume'), stop: b('stop', 'Stop') };
-    this.element = h('div', { class: 'run-buttons', 'data-state': 'idle' },
-      h('div', { class: 'buttons' }, this.buttons.start, this.buttons.pause, this.buttons.resume, this.buttons.stop), this.status);
+    this.buttons = {
+      start: b('start', 'Start', true),
+      pause: b('pause', 'Pause'),
+      resume: b('resume', 'Resume'),
+      stop: b('stop', 'Stop'),
+    };
+    this.element = h(
+      'div',
+      { class: 'run-buttons', 'data-state': 'idle' },
+      h('div', { class: 'buttons' }, this.buttons.start, this.buttons.pause, this.buttons.resume, this.buttons.stop),
+      this.status,
+    );
     this.set('idle');
   }
 

@@ -11,14 +11,23 @@ export class UrlImportForm {
   /** `submit` gets the text of the field; it returns an error to show there, or null when it took it. */
   constructor(id: string, submit: (url: string) => string | null) {
     this.input = h('input', {
-      type: 'url', id: `${id}-url`, inputmode: 'url', spellcheck: 'false', autocomplete: 'url',
-      placeholder: 'https://…', 'aria-describedby': `${id}-url-error`,
+      type: 'url',
+      id: `${id}-url`,
+      inputmode: 'url',
+      spellcheck: 'false',
+      autocomplete: 'url',
+      placeholder: 'https://…',
+      'aria-describedby': `${id}-url-error`,
     });
     this.button = h('button', { type: 'submit' }, 'Import');
     this.error = h('p', { class: 'ds-url-error', id: `${id}-url-error` });
-    this.element = h('form', { class: 'ds-url', novalidate: true },
+    this.element = h(
+      'form',
+      { class: 'ds-url', novalidate: true },
       h('label', { for: `${id}-url` }, 'or from a URL'),
-      h('div', { class: 'ds-url-row' }, this.input, this.button), this.error);
+      h('div', { class: 'ds-url-row' }, this.input, this.button),
+      this.error,
+    );
     this.element.addEventListener('submit', (e) => {
       e.preventDefault();
       this.showError(submit(this.input.value) ?? '');

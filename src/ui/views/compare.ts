@@ -38,15 +38,28 @@ export class CompareView {
   private session: Session | null = null;
   private stopped = false;
 
-  constructor(body: HTMLElement, private readonly host: CompareHost) {
-    const controls = h('div', { class: 'compare-controls' }, this.a.row, this.b.row,
+  constructor(
+    body: HTMLElement,
+    private readonly host: CompareHost,
+  ) {
+    const controls = h(
+      'div',
+      { class: 'compare-controls' },
+      this.a.row,
+      this.b.row,
       h('div', { class: 'field' }, h('label', { for: 'cmp-steps' }, 'Steps each'), this.steps),
-      h('div', { class: 'buttons' }, this.runButton, this.stopButton));
+      h('div', { class: 'buttons' }, this.runButton, this.stopButton),
+    );
     this.root = h('div', { class: 'compare', 'data-state': 'idle' }, controls, this.status, categoryLegend(), this.out);
     body.append(this.root);
-    this.out.append(h('p', { class: 'empty' }, 'Uses the settings on the left (workers, batch, optimizer, width) in both modes.'));
+    this.out.append(
+      h('p', { class: 'empty' }, 'Uses the settings on the left (workers, batch, optimizer, width) in both modes.'),
+    );
     this.runButton.addEventListener('click', () => void this.run());
-    this.stopButton.addEventListener('click', () => { this.stopped = true; this.session?.stop(); });
+    this.stopButton.addEventListener('click', () => {
+      this.stopped = true;
+      this.session?.stop();
+    });
   }
 
   setDisabled(disabled: boolean): void {
@@ -56,8 +69,15 @@ export class CompareView {
   async run(): Promise<void> {
     const base = this.host.config();
     const steps = Number(this.steps.value);
-    if (!base) { this.say('Fix the settings marked on the left first.', true); return; }
-    if (!Number.isInteger(steps) || steps < 1 || steps > 50) { this.say('Steps each must be a whole number from 1 to 50.', true); this.steps.focus(); return; }
+    if (!base) {
+      this.say('Fix the settings marked on the left first.', true);
+      return;
+    }
+    if (!Number.isInteger(steps) || steps < 1 || steps > 50) {
+      this.say('Steps each must be a whole number from 1 to 50.', true);
+      this.steps.focus();
+      return;
+    }
     const modes = [this.a.select.value as Mode, this.b.select.value as Mode];
     this.stopped = false;
     this.root.dataset.state = 'running';
@@ -66,11 +86,27 @@ export class CompareView {
     this.host.busy(true);
     try {
       const dataset = await this.host.dataset();
-      const results = await runComparison(base, modes, steps, dataset, (p) => this.progress(p, modes.length), (s) => { this.session = s; });
+      const results = await runComparison(
+        base,
+        modes,
+        steps,
+        dataset,
+        (p) => this.progress(p, modes.length),
+        (s) => {
+          this.session = s;
+        },
+      );
       this.results.splice(0, this.results.length, ...results);
       this.draw();
       const failed = results.find((r) => r.error);
-      this.say(failed ? `${MODE_SHORT[failed.mode]} failed: ${failed.error ?? ''}` : this.stopped ? 'Stopped.' : this.summary(), failed !== undefined);
+      this.say(
+        failed
+          ? `${MODE_SHORT[failed.mode]} failed: ${failed.error ?? ''}`
+          : this.stopped
+            ? 'Stopped.'
+            : this.summary(),
+        failed !== undefined,
+      );
       this.root.dataset.state = failed ? 'error' : 'done';
     } catch (e) {
       this.say(e instanceof Error ? e.message : String(e), true);
@@ -83,7 +119,10 @@ export class CompareView {
   }
 
   private progress(p: CompareProgress, n: number): void {
-    this.say(`${p.index + 1}/${n}: ${MODE_NAMES[p.mode]}, step ${p.step}/${p.steps}${p.detail ? ` (${p.detail})` : ''}`, false);
+    this.say(
+      `${p.index + 1}/${n}: ${MODE_NAMES[p.mode]}, step ${p.step}/${p.steps}${p.detail ? ` (${p.detail})` : ''}`,
+      false,
+    );
   }
 
   private say(text: string, error: boolean): void {
@@ -92,11 +131,13 @@ export class CompareView {
   }
 
   private summary(): string {
-    return this.results.map((r) => {
-      const x = imbalance(r.workers);
-      const peak0 = r.workers[0]?.peak ?? 0;
-      return `${MODE_SHORT[r.mode]}: worker 0 peaks at ${bytes(peak0)}, ${x.toFixed(2)}× the others' mean`;
-    }).join(' · ');
+    return this.results
+      .map((r) => {
+        const x = imbalance(r.workers);
+        const peak0 = r.workers[0]?.peak ?? 0;
+        return `${MODE_SHORT[r.mode]}: worker 0 peaks at ${bytes(peak0)}, ${x.toFixed(2)}× the others' mean`;
+      })
+      .join(' · ');
   }
 
   private draw(): void {
@@ -109,12 +150,31 @@ export class CompareView {
         return col.element;
       });
       const c = r.config;
-      return h('div', { class: 'compare-col', 'data-mode': r.mode },
+      return h(
+        'div',
+        { class: 'compare-col', 'data-mode': r.mode },
         h('h3', {}, MODE_NAMES[r.mode]),
-        h('p', { class: 'hint' }, `${c.workers} workers · batch ${c.batchSize}/worker${r.mode === 'balanced-dp' ? ` (gpu0_bsz ${c.gpu0Bsz})` : ''} · ${c.optimizer} · ${r.steps} steps · ${duration(r.meanStepMs)}/step`),
+        h(
+          'p',
+          { class: 'hint' },
+          `${c.workers} workers · batch ${c.batchSize}/worker${r.mode === 'balanced-dp' ? ` (gpu0_bsz ${c.gpu0Bsz})` : ''} · ${c.optimizer} · ${r.steps} steps · ${duration(r.meanStepMs)}/step`,
+        ),
         h('div', { class: 'col-chart' }, ...cols),
-        h('p', { class: 'hint' }, r.workers.length > 1 ? `worker 0: ${imbalance(r.workers).toFixed(2)}× the others' mean peak` : ''),
-        h('details', {}, h('summary', {}, 'Numbers'), memoryTable(`${MODE_SHORT[r.mode]}: bytes at the end, by category`, r.workers.map((s, rank) => ({ name: `worker ${rank}`, s })))));
+        h(
+          'p',
+          { class: 'hint' },
+          r.workers.length > 1 ? `worker 0: ${imbalance(r.workers).toFixed(2)}× the others' mean peak` : '',
+        ),
+        h(
+          'details',
+          {},
+          h('summary', {}, 'Numbers'),
+          memoryTable(
+            `${MODE_SHORT[r.mode]}: bytes at the end, by category`,
+            r.workers.map((s, rank) => ({ name: `worker ${rank}`, s })),
+          ),
+        ),
+      );
     });
     this.out.replaceChildren(h('div', { class: 'compare-grid' }, ...columns));
   }

@@ -12,7 +12,9 @@ import type { View } from './view.ts';
 /** Shortest time between two redraws of the charts, ms. */
 const CHART_MS = 100;
 
-interface Stat { readonly value: HTMLElement }
+interface Stat {
+  readonly value: HTMLElement;
+}
 
 function stat(parent: HTMLElement, key: string): Stat {
   const value = h('span', { class: 'v' }, '–');
@@ -40,21 +42,37 @@ export class CurvesView implements View {
   constructor(body: HTMLElement) {
     const strip = h('div', { class: 'stats', 'aria-live': 'off' });
     this.stats = {
-      epoch: stat(strip, 'epoch'), step: stat(strip, 'batch'), loss: stat(strip, 'loss (rank 0, smoothed)'),
-      test: stat(strip, 'test accuracy'), ips: stat(strip, 'images/s (all workers)'), ms: stat(strip, 'step time'),
+      epoch: stat(strip, 'epoch'),
+      step: stat(strip, 'batch'),
+      loss: stat(strip, 'loss (rank 0, smoothed)'),
+      test: stat(strip, 'test accuracy'),
+      ips: stat(strip, 'images/s (all workers)'),
+      ms: stat(strip, 'step time'),
     };
     const grid = h('div', { class: 'charts' });
     this.root = h('div', { class: 'curves' }, strip, grid);
     body.append(this.root);
-    const axes = (y: string): uPlot.Axis[] => [{ label: 'step', size: 34 }, { label: y, size: 50 }];
+    const axes = (y: string): uPlot.Axis[] => [
+      { label: 'step', size: 34 },
+      { label: y, size: 50 },
+    ];
     const make = (title: string, y: string, series: uPlot.Series[], range?: [number, number]) => {
       const holder = h('div', { class: 'chart', role: 'img', 'aria-label': title });
       grid.append(holder);
       this.holders.push(holder);
-      const chart = new uPlot({
-        title, width: 280, height: 180, axes: axes(y), legend: { live: false },
-        scales: { x: { time: false }, ...(range ? { y: { range } } : {}) }, series: [{}, ...series],
-      }, [[]], holder);
+      const chart = new uPlot(
+        {
+          title,
+          width: 280,
+          height: 180,
+          axes: axes(y),
+          legend: { live: false },
+          scales: { x: { time: false }, ...(range ? { y: { range } } : {}) },
+          series: [{}, ...series],
+        },
+        [[]],
+        holder,
+      );
       this.charts.push(chart);
       new ResizeObserver(() => {
         const w = holder.clientWidth;
@@ -67,10 +85,22 @@ export class CurvesView implements View {
       { label: 'smoothed', stroke: '#0b62c4', width: 2 },
       { label: 'test', stroke: '#d55e00', width: 0, points: { ...points, fill: '#d55e00' }, spanGaps: true },
     ]);
-    make('Accuracy', 'accuracy', [
-      { label: 'train (smoothed)', stroke: '#009e73', width: 2, value: (_u, v) => pct(v) },
-      { label: 'test', stroke: '#d55e00', width: 0, points: { ...points, fill: '#d55e00' }, spanGaps: true, value: (_u, v) => pct(v) },
-    ], [0, 1]);
+    make(
+      'Accuracy',
+      'accuracy',
+      [
+        { label: 'train (smoothed)', stroke: '#009e73', width: 2, value: (_u, v) => pct(v) },
+        {
+          label: 'test',
+          stroke: '#d55e00',
+          width: 0,
+          points: { ...points, fill: '#d55e00' },
+          spanGaps: true,
+          value: (_u, v) => pct(v),
+        },
+      ],
+      [0, 1],
+    );
     make('Throughput', 'images/s', [{ label: 'images/s', stroke: '#7b3294', width: 1.5 }]);
   }
 
@@ -97,7 +127,9 @@ export class CurvesView implements View {
     }
     const last = hs.epochs.at(-1);
     this.stats.epoch.value.textContent = this.epochs ? `${hs.epoch + 1} / ${this.epochs}` : '–';
-    this.stats.step.value.textContent = hs.stepsPerEpoch ? `${hs.x.length ? hs.step + 1 : 0} / ${hs.stepsPerEpoch}` : '–';
+    this.stats.step.value.textContent = hs.stepsPerEpoch
+      ? `${hs.x.length ? hs.step + 1 : 0} / ${hs.stepsPerEpoch}`
+      : '–';
     this.stats.loss.value.textContent = num(hs.smoothLoss.at(-1) ?? NaN, 4);
     this.stats.test.value.textContent = last ? pct(last.testAccuracy) : 'after epoch 1';
     this.stats.ips.value.textContent = rate(hs.imagesPerSec.at(-1) ?? NaN);
@@ -105,8 +137,14 @@ export class CurvesView implements View {
     this.root.dataset.steps = String(hs.x.length);
     const [lossEl, accEl, ipsEl] = this.holders;
     const n = `${hs.x.length} steps`;
-    lossEl?.setAttribute('aria-label', `Loss chart: ${n}, smoothed loss now ${num(hs.smoothLoss.at(-1) ?? NaN, 4)}${last ? `, test loss ${num(last.testLoss, 4)}` : ''}`);
-    accEl?.setAttribute('aria-label', `Accuracy chart: ${n}, train accuracy (smoothed) ${pct(hs.smoothAccuracy.at(-1) ?? NaN)}${last ? `, test accuracy ${pct(last.testAccuracy)}` : ''}`);
+    lossEl?.setAttribute(
+      'aria-label',
+      `Loss chart: ${n}, smoothed loss now ${num(hs.smoothLoss.at(-1) ?? NaN, 4)}${last ? `, test loss ${num(last.testLoss, 4)}` : ''}`,
+    );
+    accEl?.setAttribute(
+      'aria-label',
+      `Accuracy chart: ${n}, train accuracy (smoothed) ${pct(hs.smoothAccuracy.at(-1) ?? NaN)}${last ? `, test accuracy ${pct(last.testAccuracy)}` : ''}`,
+    );
     ipsEl?.setAttribute('aria-label', `Throughput chart: ${n}, ${rate(hs.imagesPerSec.at(-1) ?? NaN)} images/s now`);
     return !chartsDue; // still dirty: come back next frame
   }

@@ -50,8 +50,14 @@ export class History {
     }
     if (e.type === 'epoch') {
       this.epochs.push({
-        epoch: e.epoch, step: this.x.length, trainLoss: e.trainLoss, trainAccuracy: e.trainAccuracy, testLoss: e.testLoss,
-        testAccuracy: e.testAccuracy, imagesPerSec: e.imagesPerSec, seconds: e.seconds,
+        epoch: e.epoch,
+        step: this.x.length,
+        trainLoss: e.trainLoss,
+        trainAccuracy: e.trainAccuracy,
+        testLoss: e.testLoss,
+        testAccuracy: e.testAccuracy,
+        imagesPerSec: e.imagesPerSec,
+        seconds: e.seconds,
       });
       return true;
     }
@@ -59,7 +65,16 @@ export class History {
   }
 
   reset(): void {
-    for (const a of [this.x, this.loss, this.accuracy, this.imagesPerSec, this.stepMs, this.smoothLoss, this.smoothAccuracy]) a.length = 0;
+    for (const a of [
+      this.x,
+      this.loss,
+      this.accuracy,
+      this.imagesPerSec,
+      this.stepMs,
+      this.smoothLoss,
+      this.smoothAccuracy,
+    ])
+      a.length = 0;
     this.epochs.length = 0;
     this.stepsPerEpoch = 0;
     this.epoch = 0;

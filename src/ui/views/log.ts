@@ -27,8 +27,13 @@ export class LogView implements View {
   handle(e: TrainEvent): void {
     switch (e.type) {
       case 'start':
-        this.pending.push(`${MODE_SHORT[e.config.mode]} on ${e.config.workers} worker(s), batch ${e.config.batchSize}/worker, ${e.config.optimizer} lr ${e.config.lr}`);
-        for (const r of e.ranks) this.pending.push(`rank ${r.rank}: ${r.adapter.description || r.adapter.architecture || r.adapter.vendor || 'WebGPU adapter'}${r.adapter.fallback ? ' (software)' : ''}, ${r.params.toLocaleString('en')} parameters, ${r.transport === 'sab' ? 'SharedArrayBuffer' : 'MessagePort'} links`);
+        this.pending.push(
+          `${MODE_SHORT[e.config.mode]} on ${e.config.workers} worker(s), batch ${e.config.batchSize}/worker, ${e.config.optimizer} lr ${e.config.lr}`,
+        );
+        for (const r of e.ranks)
+          this.pending.push(
+            `rank ${r.rank}: ${r.adapter.description || r.adapter.architecture || r.adapter.vendor || 'WebGPU adapter'}${r.adapter.fallback ? ' (software)' : ''}, ${r.params.toLocaleString('en')} parameters, ${r.transport === 'sab' ? 'SharedArrayBuffer' : 'MessagePort'} links`,
+          );
         break;
       case 'epoch-start':
         this.every = logEvery(e.steps);
@@ -39,10 +44,14 @@ export class LogView implements View {
         }
         break;
       case 'epoch':
-        this.pending.push(`Epoch ${e.epoch} done | train loss ${e.trainLoss.toFixed(4)} | train acc ${pct(e.trainAccuracy)} | test loss ${e.testLoss.toFixed(4)} | test acc ${pct(e.testAccuracy)} (${e.testSamples} images) | ${rate(e.imagesPerSec)} images/s | ${e.seconds.toFixed(1)} s`);
+        this.pending.push(
+          `Epoch ${e.epoch} done | train loss ${e.trainLoss.toFixed(4)} | train acc ${pct(e.trainAccuracy)} | test loss ${e.testLoss.toFixed(4)} | test acc ${pct(e.testAccuracy)} (${e.testSamples} images) | ${rate(e.imagesPerSec)} images/s | ${e.seconds.toFixed(1)} s`,
+        );
         break;
       case 'check':
-        this.pending.push(`check at batch ${e.step + 1}: ${e.identical ? 'all replicas hold identical parameters' : 'REPLICAS DIFFER'}`);
+        this.pending.push(
+          `check at batch ${e.step + 1}: ${e.identical ? 'all replicas hold identical parameters' : 'REPLICAS DIFFER'}`,
+        );
         break;
       case 'done':
         this.pending.push(e.stopped ? 'stopped' : 'done');
@@ -71,5 +80,7 @@ export class LogView implements View {
     this.pending = [];
   }
 
-  get text(): readonly string[] { return this.lines; }
+  get text(): readonly string[] {
+    return this.lines;
+  }
 }

@@ -36,8 +36,13 @@ export function memoryBar(name: string, role?: string): BarRow {
   const bar = stacked('width');
   const track = h('div', { class: 'track' }, ...bar.parts);
   const text = h('span', { class: 'mem-text' });
-  const element = h('div', { class: 'mem-row', role: 'group', 'aria-label': name },
-    h('span', { class: 'mem-name' }, name, role ? h('small', {}, role) : null), track, text);
+  const element = h(
+    'div',
+    { class: 'mem-row', role: 'group', 'aria-label': name },
+    h('span', { class: 'mem-name' }, name, role ? h('small', {}, role) : null),
+    track,
+    text,
+  );
   return {
     element,
     update(s, scale) {
@@ -45,8 +50,14 @@ export function memoryBar(name: string, role?: string): BarRow {
       text.textContent = `${bytes(s.allocated)} now · peak ${bytes(s.peak)}`;
       element.dataset.allocated = String(s.allocated);
       element.dataset.peak = String(s.peak);
-      element.setAttribute('aria-label', `${name}: ${bytes(s.allocated)} allocated, peak ${bytes(s.peak)}; ${MEMORY_CATEGORIES
-        .filter((c) => s.byCategory[c].allocated > 0).map((c) => `${CATEGORY_LABELS[c]} ${bytes(s.byCategory[c].allocated)}`).join(', ')}`);
+      element.setAttribute(
+        'aria-label',
+        `${name}: ${bytes(s.allocated)} allocated, peak ${bytes(s.peak)}; ${MEMORY_CATEGORIES.filter(
+          (c) => s.byCategory[c].allocated > 0,
+        )
+          .map((c) => `${CATEGORY_LABELS[c]} ${bytes(s.byCategory[c].allocated)}`)
+          .join(', ')}`,
+      );
     },
   };
 }
@@ -59,8 +70,13 @@ export function memoryColumn(name: string, role: string): BarRow {
   const bar = stacked('height');
   const value = h('span', { class: 'col-value' });
   const stack = h('div', { class: 'col-stack' }, ...bar.parts);
-  const element = h('div', { class: 'mem-col', role: 'group', 'aria-label': name, title: role },
-    value, h('div', { class: 'col-track' }, stack), h('span', { class: 'col-name' }, name));
+  const element = h(
+    'div',
+    { class: 'mem-col', role: 'group', 'aria-label': name, title: role },
+    value,
+    h('div', { class: 'col-track' }, stack),
+    h('span', { class: 'col-name' }, name),
+  );
   return {
     element,
     update(s, scale) {
@@ -68,23 +84,45 @@ export function memoryColumn(name: string, role: string): BarRow {
       value.textContent = bytes(s.peak);
       element.dataset.allocated = String(s.allocated);
       element.dataset.peak = String(s.peak);
-      element.setAttribute('aria-label', `${name} (${role}): peak ${bytes(s.peak)}, ${bytes(s.allocated)} allocated at the end`);
+      element.setAttribute(
+        'aria-label',
+        `${name} (${role}): peak ${bytes(s.peak)}, ${bytes(s.allocated)} allocated at the end`,
+      );
     },
   };
 }
 
 /** The category legend shared by the memory and compare views. */
 export function categoryLegend(): HTMLElement {
-  return h('div', { class: 'legend' }, ...MEMORY_CATEGORIES.map((c) =>
-    h('span', {}, h('span', { class: 'swatch', style: `background:${CATEGORY_COLORS[c]}` }), CATEGORY_LABELS[c])),
-  h('span', {}, h('span', { class: 'swatch peak-swatch' }), 'peak'));
+  return h(
+    'div',
+    { class: 'legend' },
+    ...MEMORY_CATEGORIES.map((c) =>
+      h('span', {}, h('span', { class: 'swatch', style: `background:${CATEGORY_COLORS[c]}` }), CATEGORY_LABELS[c]),
+    ),
+    h('span', {}, h('span', { class: 'swatch peak-swatch' }), 'peak'),
+  );
 }
 
 /** A table of every category's current and peak bytes per worker (the numbers behind the bars). */
 export function memoryTable(caption: string, rows: readonly { name: string; s: MemorySnapshot }[]): HTMLTableElement {
-  const head = h('tr', {}, h('th', { scope: 'col' }, 'worker'), ...MEMORY_CATEGORIES.map((c) => h('th', { scope: 'col' }, CATEGORY_LABELS[c])),
-    h('th', { scope: 'col' }, 'allocated'), h('th', { scope: 'col' }, 'peak'));
-  const body = rows.map(({ name, s }) => h('tr', {}, h('th', { scope: 'row' }, name),
-    ...MEMORY_CATEGORIES.map((c) => h('td', {}, bytes(s.byCategory[c].allocated))), h('td', {}, bytes(s.allocated)), h('td', {}, bytes(s.peak))));
+  const head = h(
+    'tr',
+    {},
+    h('th', { scope: 'col' }, 'worker'),
+    ...MEMORY_CATEGORIES.map((c) => h('th', { scope: 'col' }, CATEGORY_LABELS[c])),
+    h('th', { scope: 'col' }, 'allocated'),
+    h('th', { scope: 'col' }, 'peak'),
+  );
+  const body = rows.map(({ name, s }) =>
+    h(
+      'tr',
+      {},
+      h('th', { scope: 'row' }, name),
+      ...MEMORY_CATEGORIES.map((c) => h('td', {}, bytes(s.byCategory[c].allocated))),
+      h('td', {}, bytes(s.allocated)),
+      h('td', {}, bytes(s.peak)),
+    ),
+  );
   return h('table', { class: 'mem-table' }, h('caption', {}, caption), h('thead', {}, head), h('tbody', {}, ...body));
 }

@@ -11,7 +11,8 @@ import type { View } from './view.ts';
 
 /** What each worker does in a mode (shown under its name). */
 export function workerRole(mode: Mode, rank: number): string {
-  if (mode === 'dp' || mode === 'balanced-dp') return rank === 0 ? 'cuda:0: scatters, gathers outputs, loss, optimizer' : 'replica: forward/backward only';
+  if (mode === 'dp' || mode === 'balanced-dp')
+    return rank === 0 ? 'cuda:0: scatters, gathers outputs, loss, optimizer' : 'replica: forward/backward only';
   if (mode === 'zero1') return 'its 1/W of the optimizer state';
   if (mode === 'zero2') return 'its 1/W of optimizer state and gradients';
   return 'full replica, all-reduces gradients';
@@ -37,12 +38,21 @@ export class MemoryView implements View {
   handle(e: TrainEvent): void {
     if (e.type === 'start') {
       this.mode = e.config.mode;
-      this.take(e.ranks.map((r) => r.memory), true);
-    } else if (e.type === 'step' || e.type === 'epoch') this.take(e.workers.map((w: WorkerStat) => w.memory), false);
+      this.take(
+        e.ranks.map((r) => r.memory),
+        true,
+      );
+    } else if (e.type === 'step' || e.type === 'epoch')
+      this.take(
+        e.workers.map((w: WorkerStat) => w.memory),
+        false,
+      );
   }
 
   /** The latest snapshot of every worker (the page exposes it for tests and the console). */
-  get latest(): readonly MemorySnapshot[] { return this.snapshots; }
+  get latest(): readonly MemorySnapshot[] {
+    return this.snapshots;
+  }
 
   render(): boolean {
     if (!this.dirty) return false;

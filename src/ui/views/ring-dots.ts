@@ -31,15 +31,22 @@ export class DotLayer {
       const link = `${f.from}>${f.to}`;
       const own = f.t1 > f.t0 ? (t - f.t0) / (f.t1 - f.t0) : 0.5;
       const queue = queues.get(link);
-      const q = Math.min(own, (queue?.pos ?? Infinity) - Math.min(0.6, QUEUE_GAP_PX / Math.max(1, linkLength(f.from, f.to, world, star))));
-      if (queue && q < 0) { queue.more++; continue; }
+      const q = Math.min(
+        own,
+        (queue?.pos ?? Infinity) - Math.min(0.6, QUEUE_GAP_PX / Math.max(1, linkLength(f.from, f.to, world, star))),
+      );
+      if (queue && q < 0) {
+        queue.more++;
+        continue;
+      }
       const g = this.pill(used++);
       const pos = Math.min(1, Math.max(0, q));
-      const pt = star || f.to !== (f.from + 1) % world ? pointOnSpoke(f.from, f.to, world, pos) : pointOnArc(f.from, world, pos);
+      const pt =
+        star || f.to !== (f.from + 1) % world ? pointOnSpoke(f.from, f.to, world, pos) : pointOnArc(f.from, world, pos);
       g.setAttribute('visibility', 'visible');
       g.setAttribute('transform', `translate(${pt.x.toFixed(1)},${pt.y.toFixed(1)})`);
       g.firstElementChild?.setAttribute('fill', PHASE_COLOR[f.phase]);
-      const label = f.phase === 'broadcast' ? names.get(f) ?? bytes(f.bytes) : `c${f.chunk}`;
+      const label = f.phase === 'broadcast' ? (names.get(f) ?? bytes(f.bytes)) : `c${f.chunk}`;
       relabel(g, label);
       queues.set(link, { pos, rear: g, label, more: 0 });
     }
@@ -50,7 +57,12 @@ export class DotLayer {
   private pill(i: number): SVGGElement {
     let g = this.pool[i];
     if (!g) {
-      g = svg('g', { class: 'ring-dot' }, svg('rect', { x: -16, y: -10, width: 32, height: 20, rx: 10 }), svg('text', { y: 4.5, 'text-anchor': 'middle' }));
+      g = svg(
+        'g',
+        { class: 'ring-dot' },
+        svg('rect', { x: -16, y: -10, width: 32, height: 20, rx: 10 }),
+        svg('text', { y: 4.5, 'text-anchor': 'middle' }),
+      );
       this.pool.push(g);
       this.layer.append(g);
     }
@@ -59,7 +71,8 @@ export class DotLayer {
 }
 
 function relabel(g: SVGGElement, label: string): void {
-  const rect = g.firstElementChild, text = g.lastElementChild;
+  const rect = g.firstElementChild,
+    text = g.lastElementChild;
   if (!text || text.textContent === label) return;
   const width = 12 + 7.4 * label.length;
   rect?.setAttribute('width', String(width));

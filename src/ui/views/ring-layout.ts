@@ -9,14 +9,20 @@ export const VIEW = { w: 460, h: 360, cx: 230, cy: 180, r: 118 } as const;
 /** Node radius: smaller when many nodes share the circle. */
 export const nodeRadius = (world: number): number => (world > 5 ? 19 : 23);
 
-export interface Pt { readonly x: number; readonly y: number }
+export interface Pt {
+  readonly x: number;
+  readonly y: number;
+}
 
 /** Colour of a moving chunk, by phase (never the only cue: the phase is also written out). */
 export const PHASE_COLOR = { 'reduce-scatter': '#6f3f96', 'all-gather': '#0f6e63', broadcast: '#8a4b00' } as const;
 
 const angle = (rank: number, world: number): number => -Math.PI / 2 + (2 * Math.PI * rank) / Math.max(1, world);
 
-const at = (a: number, radius: number): Pt => ({ x: VIEW.cx + radius * Math.cos(a), y: VIEW.cy + radius * Math.sin(a) });
+const at = (a: number, radius: number): Pt => ({
+  x: VIEW.cx + radius * Math.cos(a),
+  y: VIEW.cy + radius * Math.sin(a),
+});
 
 export function nodePos(rank: number, world: number): Pt {
   return world === 1 ? { x: VIEW.cx, y: VIEW.cy } : at(angle(rank, world), VIEW.r);
@@ -48,9 +54,14 @@ export function pointOnArc(from: number, world: number, f: number): Pt {
  * inbound on the other) so both directions stay visible.
  */
 function spoke(from: number, to: number, world: number): [Pt, Pt] {
-  const a = nodePos(from, world), b = nodePos(to, world);
-  const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1;
-  const ux = dx / len, uy = dy / len, side = 7;
+  const a = nodePos(from, world),
+    b = nodePos(to, world);
+  const dx = b.x - a.x,
+    dy = b.y - a.y,
+    len = Math.hypot(dx, dy) || 1;
+  const ux = dx / len,
+    uy = dy / len,
+    side = 7;
   const pad = nodeRadius(world) + 6;
   return [
     { x: a.x + ux * pad - uy * side, y: a.y + uy * pad + ux * side },
@@ -86,8 +97,23 @@ export function inkOn(hex: string): string {
 
 /** The arrowhead marker, once per SVG. */
 export function arrowDefs(): SVGDefsElement {
-  return svg('defs', {}, svg('marker', { id: 'ring-arrow', viewBox: '0 0 10 10', refX: 8, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
-    svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#8c959f' })));
+  return svg(
+    'defs',
+    {},
+    svg(
+      'marker',
+      {
+        id: 'ring-arrow',
+        viewBox: '0 0 10 10',
+        refX: 8,
+        refY: 5,
+        markerWidth: 7,
+        markerHeight: 7,
+        orient: 'auto-start-reverse',
+      },
+      svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#8c959f' }),
+    ),
+  );
 }
 
 /** The links: arcs r -> r+1 (ring), or spokes both ways between rank 0 and every replica (star). */
@@ -96,7 +122,10 @@ export function links(world: number, star: boolean): SVGGElement {
   if (world < 2) return g;
   if (star) {
     for (let r = 1; r < world; r++) {
-      for (const [a, b] of [[0, r], [r, 0]] as const) {
+      for (const [a, b] of [
+        [0, r],
+        [r, 0],
+      ] as const) {
         const [p, q] = spoke(a, b, world);
         g.append(svg('line', { x1: p.x, y1: p.y, x2: q.x, y2: q.y, 'marker-end': 'url(#ring-arrow)' }));
       }
@@ -105,9 +134,15 @@ export function links(world: number, star: boolean): SVGGElement {
   }
   for (let r = 0; r < world; r++) {
     const [a0, a1] = arcAngles(r, world);
-    const p = at(a0, VIEW.r), q = at(a1, VIEW.r);
+    const p = at(a0, VIEW.r),
+      q = at(a1, VIEW.r);
     const large = a1 - a0 > Math.PI ? 1 : 0;
-    g.append(svg('path', { d: `M${p.x.toFixed(1)},${p.y.toFixed(1)} A${VIEW.r},${VIEW.r} 0 ${large} 1 ${q.x.toFixed(1)},${q.y.toFixed(1)}`, 'marker-end': 'url(#ring-arrow)' }));
+    g.append(
+      svg('path', {
+        d: `M${p.x.toFixed(1)},${p.y.toFixed(1)} A${VIEW.r},${VIEW.r} 0 ${large} 1 ${q.x.toFixed(1)},${q.y.toFixed(1)}`,
+        'marker-end': 'url(#ring-arrow)',
+      }),
+    );
   }
   return g;
 }
@@ -124,7 +159,11 @@ export function nodes(world: number, star: boolean): { g: SVGGElement; holds: SV
     holds.push(hold);
     g.append(
       svg('circle', { cx: c.x, cy: c.y, r: nodeRadius(world), fill: rankColor(r), class: 'ring-node' }),
-      svg('text', { x: c.x, y: c.y + 6, 'text-anchor': 'middle', class: 'ring-num', fill: inkOn(rankColor(r)) }, String(r)),
+      svg(
+        'text',
+        { x: c.x, y: c.y + 6, 'text-anchor': 'middle', class: 'ring-num', fill: inkOn(rankColor(r)) },
+        String(r),
+      ),
       svg('text', { x: p.x, y: p.y, 'text-anchor': anchor, class: 'ring-label' }, `rank ${r}`),
       hold,
     );

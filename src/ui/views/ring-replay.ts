@@ -53,8 +53,12 @@ export interface Replay {
 
 /** Readable names of the collectives. */
 export const OP_LABEL: Record<Op, string> = {
-  allReduce: 'all-reduce', reduceScatter: 'reduce-scatter (ZeRO)', allGather: 'all-gather (ZeRO)',
-  allReduceScalars: 'scalar all-reduce', broadcast: 'broadcast', barrier: 'barrier',
+  allReduce: 'all-reduce',
+  reduceScatter: 'reduce-scatter (ZeRO)',
+  allGather: 'all-gather (ZeRO)',
+  allReduceScalars: 'scalar all-reduce',
+  broadcast: 'broadcast',
+  barrier: 'barrier',
 };
 
 const key = (e: TransferEvent): string => `${e.op}|${e.coll}|${e.step}|${e.from}|${e.to}|${e.chunk}`;
@@ -62,13 +66,34 @@ const key = (e: TransferEvent): string => `${e.op}|${e.coll}|${e.step}|${e.from}
 /** Pairs sends with receives; an unmatched event becomes an instantaneous flight. */
 export function buildReplay(events: readonly TransferEvent[]): Replay {
   if (events.length === 0) return { flights: [], milestones: [], collectives: [], span: 0, events: 0 };
-  let first = Infinity, last = -Infinity;
-  for (const e of events) { first = Math.min(first, e.t); last = Math.max(last, e.t); }
+  let first = Infinity,
+    last = -Infinity;
+  for (const e of events) {
+    first = Math.min(first, e.t);
+    last = Math.max(last, e.t);
+  }
   const sends = new Map<string, TransferEvent[]>();
-  for (const e of events) if (e.kind === 'send') { const k = key(e); const q = sends.get(k); if (q) q.push(e); else sends.set(k, [e]); }
+  for (const e of events)
+    if (e.kind === 'send') {
+      const k = key(e);
+      const q = sends.get(k);
+      if (q) q.push(e);
+      else sends.set(k, [e]);
+    }
   const flights: Flight[] = [];
   const fly = (e: TransferEvent, t0: number, t1: number): void => {
-    flights.push({ from: e.from, to: e.to, chunk: e.chunk, bytes: e.bytes, op: e.op, coll: e.coll, phase: e.phase, step: e.step, t0: t0 - first, t1: t1 - first });
+    flights.push({
+      from: e.from,
+      to: e.to,
+      chunk: e.chunk,
+      bytes: e.bytes,
+      op: e.op,
+      coll: e.coll,
+      phase: e.phase,
+      step: e.step,
+      t0: t0 - first,
+      t1: t1 - first,
+    });
   };
   for (const e of events) {
     if (e.kind !== 'recv') continue;
@@ -82,13 +107,17 @@ export function buildReplay(events: readonly TransferEvent[]): Replay {
 }
 
 /** What each rank holds over time (ring collectives only; DataParallel's pair links have none). */
-function progress(events: readonly TransferEvent[], first: number): { milestones: Milestone[]; collectives: Collective[] } {
+function progress(
+  events: readonly TransferEvent[],
+  first: number,
+): { milestones: Milestone[]; collectives: Collective[] } {
   const byColl = new Map<string, TransferEvent[]>();
   for (const e of events) {
     if (e.phase === 'broadcast') continue;
     const k = `${e.op}|${e.coll}`;
     const list = byColl.get(k);
-    if (list) list.push(e); else byColl.set(k, [e]);
+    if (list) list.push(e);
+    else byColl.set(k, [e]);
   }
   const milestones: Milestone[] = [];
   const collectives: Collective[] = [];
@@ -98,9 +127,13 @@ function progress(events: readonly TransferEvent[], first: number): { milestones
     const owned = new Map<number, number>();
     const lastRecv = new Map<string, TransferEvent>();
     const firstAt = new Map<number, number>();
-    let t0 = Infinity, t1 = -Infinity, steps = 0;
+    let t0 = Infinity,
+      t1 = -Infinity,
+      steps = 0;
     for (const e of list) {
-      t0 = Math.min(t0, e.t); t1 = Math.max(t1, e.t); steps = Math.max(steps, e.step + 1);
+      t0 = Math.min(t0, e.t);
+      t1 = Math.max(t1, e.t);
+      steps = Math.max(steps, e.step + 1);
       const r = e.kind === 'send' ? e.from : e.to;
       firstAt.set(r, Math.min(firstAt.get(r) ?? Infinity, e.t));
       if (e.kind !== 'recv') continue;
@@ -148,7 +181,9 @@ export function endStates(r: Replay, world: number): string[] {
 /** Index of the collective running at time t (the last one started), or -1. */
 export function collectiveAt(r: Replay, t: number): number {
   let k = -1;
-  r.collectives.forEach((c, i) => { if (c.t0 <= t) k = i; });
+  r.collectives.forEach((c, i) => {
+    if (c.t0 <= t) k = i;
+  });
   return k;
 }
 
@@ -159,7 +194,10 @@ export function outcome(r: Replay, world: number): string {
   const chunks = `c0–c${world - 1}`;
   const parts: string[] = [];
   if (c.owned.size > 0) {
-    const own = [...c.owned].sort((a, b) => a[0] - b[0]).map(([rank, ch]) => `rank ${rank} c${ch}`).join(', ');
+    const own = [...c.owned]
+      .sort((a, b) => a[0] - b[0])
+      .map(([rank, ch]) => `rank ${rank} c${ch}`)
+      .join(', ');
     parts.push(`After reduce-scatter each rank owns one chunk summed over all ${world} ranks: ${own}.`);
   }
   if (c.op === 'allReduce' || c.op === 'allGather' || c.op === 'allReduceScalars') {

@@ -11,7 +11,13 @@ const BURST_MS = 1100;
 const MIN_MS = 1500;
 const MAX_MS = 4500;
 
-interface Segment { readonly real0: number; readonly real1: number; readonly play0: number; readonly play1: number; readonly skipped: boolean }
+interface Segment {
+  readonly real0: number;
+  readonly real1: number;
+  readonly play0: number;
+  readonly play1: number;
+  readonly skipped: boolean;
+}
 
 export interface Warp {
   /** Length of the replay, ms. */
@@ -43,7 +49,10 @@ export function warp(flights: readonly Flight[], span: number): Warp {
   let play = 0;
   busy.forEach(([s, e], i) => {
     const prev = busy[i - 1];
-    if (prev) { segs.push({ real0: prev[1], real1: s, play0: play, play1: play + PAUSE_MS, skipped: true }); play += PAUSE_MS; }
+    if (prev) {
+      segs.push({ real0: prev[1], real1: s, play0: play, play1: play + PAUSE_MS, skipped: true });
+      play += PAUSE_MS;
+    }
     const d = busyMs > 0 ? (e - s) * factor : 0;
     segs.push({ real0: s, real1: e, play0: play, play1: play + d, skipped: false });
     play += d;
@@ -55,7 +64,10 @@ export function warp(flights: readonly Flight[], span: number): Warp {
     skipped,
     toReal(ms) {
       for (const g of segs) {
-        if (ms <= g.play1) return g.play1 > g.play0 ? g.real0 + ((Math.max(ms, g.play0) - g.play0) / (g.play1 - g.play0)) * (g.real1 - g.real0) : g.real1;
+        if (ms <= g.play1)
+          return g.play1 > g.play0
+            ? g.real0 + ((Math.max(ms, g.play0) - g.play0) / (g.play1 - g.play0)) * (g.real1 - g.real0)
+            : g.real1;
       }
       return span;
     },

@@ -32,7 +32,10 @@ export class SamplesView {
   private readonly grid: HTMLDivElement;
   private tiles: Tile[] = [];
 
-  constructor(body: HTMLElement, private readonly classes: () => readonly string[]) {
+  constructor(
+    body: HTMLElement,
+    private readonly classes: () => readonly string[],
+  ) {
     this.title = h('p', { class: 'samples-title', 'aria-live': 'off' });
     this.grid = h('div', { class: 'samples-grid', role: 'list' });
     body.append(h('div', { class: 'samples' }, this.title, this.grid));
@@ -60,17 +63,34 @@ export class SamplesView {
       tile.predicted.textContent = className(names, pred);
       tile.truthLine.hidden = ok;
       tile.truth.textContent = className(names, truth);
-      tile.canvas.setAttribute('aria-label', `image ${i + 1}: a ${className(names, truth)}, predicted ${className(names, pred)}`);
+      tile.canvas.setAttribute(
+        'aria-label',
+        `image ${i + 1}: a ${className(names, truth)}, predicted ${className(names, pred)}`,
+      );
     }
     this.title.replaceChildren(
-      h('span', {}, 'rank 0\'s batch at epoch ', h('strong', {}, String(step.epoch)), ', step ', h('strong', {}, String(step.step))),
-      h('span', { class: 'samples-score' }, `${right} of ${n} predicted right`));
+      h(
+        'span',
+        {},
+        "rank 0's batch at epoch ",
+        h('strong', {}, String(step.epoch)),
+        ', step ',
+        h('strong', {}, String(step.step)),
+      ),
+      h('span', { class: 'samples-score' }, `${right} of ${n} predicted right`),
+    );
   }
 
   /** Forgets the previous run. */
   reset(): void {
     this.build(0);
-    this.title.replaceChildren(h('span', { class: 'samples-empty' }, 'Start training to see the images of rank 0\'s batch and what the model predicts for them.'));
+    this.title.replaceChildren(
+      h(
+        'span',
+        { class: 'samples-empty' },
+        "Start training to see the images of rank 0's batch and what the model predicts for them.",
+      ),
+    );
   }
 
   private build(n: number): void {
@@ -87,9 +107,23 @@ function tile(): Tile {
   const predicted = h('span', { class: 'samples-pred' });
   const truth = h('span', { class: 'samples-true' });
   const truthLine = h('span', { class: 'samples-line' }, h('span', { class: 'samples-k' }, 'true '), truth);
-  const figure = h('figure', { class: 'samples-tile', role: 'listitem' }, canvas,
-    h('figcaption', {}, mark, h('span', { class: 'samples-line' }, predKey, predicted), truthLine));
-  return { figure, canvas, ctx, image: ctx ? ctx.createImageData(SIDE, SIDE) : null, mark, predKey, predicted, truthLine, truth };
+  const figure = h(
+    'figure',
+    { class: 'samples-tile', role: 'listitem' },
+    canvas,
+    h('figcaption', {}, mark, h('span', { class: 'samples-line' }, predKey, predicted), truthLine),
+  );
+  return {
+    figure,
+    canvas,
+    ctx,
+    image: ctx ? ctx.createImageData(SIDE, SIDE) : null,
+    mark,
+    predKey,
+    predicted,
+    truthLine,
+    truth,
+  };
 }
 
 /** Image i of [n, 3, 32, 32] CHW bytes (planes R, G, B) onto the tile's 32x32 canvas. */
@@ -111,12 +145,25 @@ export function samplesExplanation(): { title: string; explanation: (Node | stri
   return {
     title: 'What the model sees',
     explanation: [
-      p('A few images of ', h('strong', {}, 'rank 0\'s current batch'), ', the shard its ', code('DistributedSampler'),
-        ' gave it, with what the model predicts for each one ', h('em', {}, 'now'), ': ✓ right (one name), or ✗ wrong with the ',
-        'prediction and the true class. Early on the guesses are about as good as chance (1 in 10); they improve as training goes on.'),
-      p('These are the stored 32×32 bytes, scaled up. The model does not see them like this: after this picture each channel is ',
-        'normalised with CIFAR-10\'s mean and standard deviation (', code('transforms.Normalize'), '), as in the PyTorch tutorial.'),
+      p(
+        'A few images of ',
+        h('strong', {}, "rank 0's current batch"),
+        ', the shard its ',
+        code('DistributedSampler'),
+        ' gave it, with what the model predicts for each one ',
+        h('em', {}, 'now'),
+        ': ✓ right (one name), or ✗ wrong with the ',
+        'prediction and the true class. Early on the guesses are about as good as chance (1 in 10); they improve as training goes on.',
+      ),
+      p(
+        'These are the stored 32×32 bytes, scaled up. The model does not see them like this: after this picture each channel is ',
+        "normalised with CIFAR-10's mean and standard deviation (",
+        code('transforms.Normalize'),
+        '), as in the PyTorch tutorial.',
+      ),
     ],
-    links: [docLink('https://pytorch.org/tutorials/beginner/blitz/cifar10_tutorial.html', 'Training a classifier (CIFAR-10)')],
+    links: [
+      docLink('https://pytorch.org/tutorials/beginner/blitz/cifar10_tutorial.html', 'Training a classifier (CIFAR-10)'),
+    ],
   };
 }

@@ -25,8 +25,12 @@ export interface Assignment {
 }
 
 export function assign(epoch: number, shards: readonly Int32Array[]): Assignment {
-  let size = 0, total = 0;
-  for (const s of shards) { total += s.length; for (const i of s) if (i + 1 > size) size = i + 1; }
+  let size = 0,
+    total = 0;
+  for (const s of shards) {
+    total += s.length;
+    for (const i of s) if (i + 1 > size) size = i + 1;
+  }
   const owner = new Int8Array(size).fill(-1);
   const second = new Int8Array(size).fill(-1);
   const pos = new Int32Array(size);
@@ -35,7 +39,11 @@ export function assign(epoch: number, shards: readonly Int32Array[]): Assignment
   shards.forEach((s, r) => {
     s.forEach((i, k) => {
       if (i < 0) return;
-      if (owner[i] === -1) { owner[i] = r; pos[i] = k; return; }
+      if (owner[i] === -1) {
+        owner[i] = r;
+        pos[i] = k;
+        return;
+      }
       if (second[i] === -1) {
         second[i] = r;
         repeatedCount++;
@@ -45,15 +53,29 @@ export function assign(epoch: number, shards: readonly Int32Array[]): Assignment
   });
   let distinct = 0;
   for (const o of owner) if (o >= 0) distinct++;
-  return { epoch, shards, size, owner, second, pos, total, distinct, repeated, repeatedCount, missing: size - distinct };
+  return {
+    epoch,
+    shards,
+    size,
+    owner,
+    second,
+    pos,
+    total,
+    distinct,
+    repeated,
+    repeatedCount,
+    missing: size - distinct,
+  };
 }
 
 /** Indices owned by a different rank than in `before` (over the indices both epochs hand out). */
 export function moved(before: Assignment, after: Assignment): { changed: number; compared: number } {
   const n = Math.min(before.size, after.size);
-  let changed = 0, compared = 0;
+  let changed = 0,
+    compared = 0;
   for (let i = 0; i < n; i++) {
-    const a = before.owner[i] ?? -1, b = after.owner[i] ?? -1;
+    const a = before.owner[i] ?? -1,
+      b = after.owner[i] ?? -1;
     if (a < 0 || b < 0) continue;
     compared++;
     if (a !== b) changed++;
@@ -63,7 +85,11 @@ export function moved(before: Assignment, after: Assignment): { changed: number;
 
 export type GridShow = 'current' | 'previous' | 'moved';
 
-export interface GridLayout { readonly cols: number; readonly rows: number; readonly cell: number }
+export interface GridLayout {
+  readonly cols: number;
+  readonly rows: number;
+  readonly cell: number;
+}
 
 /**
  * Cells as large as fit `width` css px with the grid about `height` tall (whole pixels from 6 px
@@ -94,7 +120,13 @@ const fade = (c: number[]): number[] => c.map((v) => Math.round(v + (255 - v) * 
  * Small cells are drawn one pixel each and scaled up by CSS; big ones get a gap and show a
  * repeated index as two halves (its two ranks).
  */
-export function drawGrid(canvas: HTMLCanvasElement, a: Assignment, g: GridLayout, show: GridShow, before: Assignment | null): void {
+export function drawGrid(
+  canvas: HTMLCanvasElement,
+  a: Assignment,
+  g: GridLayout,
+  show: GridShow,
+  before: Assignment | null,
+): void {
   const big = g.cell >= 6;
   const scale = big ? g.cell : 1;
   canvas.width = g.cols * scale;
@@ -114,8 +146,12 @@ export function drawGrid(canvas: HTMLCanvasElement, a: Assignment, g: GridLayout
   if (!big) {
     const img = ctx.createImageData(canvas.width, canvas.height);
     for (let i = 0; i < a.size; i++) {
-      const c = colorOf(i), p = 4 * i;
-      img.data[p] = c[0] ?? 0; img.data[p + 1] = c[1] ?? 0; img.data[p + 2] = c[2] ?? 0; img.data[p + 3] = 255;
+      const c = colorOf(i),
+        p = 4 * i;
+      img.data[p] = c[0] ?? 0;
+      img.data[p + 1] = c[1] ?? 0;
+      img.data[p + 2] = c[2] ?? 0;
+      img.data[p + 3] = 255;
     }
     ctx.putImageData(img, 0, 0);
     return;
@@ -123,7 +159,9 @@ export function drawGrid(canvas: HTMLCanvasElement, a: Assignment, g: GridLayout
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   const css = (c: number[]) => `rgb(${c[0] ?? 0},${c[1] ?? 0},${c[2] ?? 0})`;
   for (let i = 0; i < a.size; i++) {
-    const x = (i % g.cols) * g.cell, y = Math.floor(i / g.cols) * g.cell, s = g.cell - 1;
+    const x = (i % g.cols) * g.cell,
+      y = Math.floor(i / g.cols) * g.cell,
+      s = g.cell - 1;
     ctx.fillStyle = css(colorOf(i));
     ctx.fillRect(x, y, s, s);
     const two = a.second[i] ?? -1;

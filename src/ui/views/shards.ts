@@ -11,12 +11,24 @@ import './shards.css';
 
 export { shardsExplanation } from './shards-text.ts';
 
-const SHOW_LABEL: Record<GridShow, string> = { current: 'this epoch', previous: 'previous epoch', moved: 'moved since previous' };
+const SHOW_LABEL: Record<GridShow, string> = {
+  current: 'this epoch',
+  previous: 'previous epoch',
+  moved: 'moved since previous',
+};
 
 export class ShardsView implements View {
   private readonly root: HTMLDivElement;
-  private readonly head = h('p', { class: 'shards-head' }, 'Start a run to see how DistributedSampler splits the dataset.');
-  private readonly canvas = h('canvas', { class: 'shards-canvas', role: 'img', 'aria-label': 'Dataset index grid: no epoch yet' });
+  private readonly head = h(
+    'p',
+    { class: 'shards-head' },
+    'Start a run to see how DistributedSampler splits the dataset.',
+  );
+  private readonly canvas = h('canvas', {
+    class: 'shards-canvas',
+    role: 'img',
+    'aria-label': 'Dataset index grid: no epoch yet',
+  });
   private readonly hover = h('p', { class: 'shards-hover' });
   private readonly caption = h('p', { class: 'shards-caption' });
   private readonly legendSlot = h('div');
@@ -35,18 +47,40 @@ export class ShardsView implements View {
   private width = 0;
 
   constructor(body: HTMLElement) {
-    const button = (s: GridShow) => h('button', { type: 'button', 'aria-pressed': s === 'current' ? 'true' : 'false' }, SHOW_LABEL[s]);
+    const button = (s: GridShow) =>
+      h('button', { type: 'button', 'aria-pressed': s === 'current' ? 'true' : 'false' }, SHOW_LABEL[s]);
     this.buttons = { current: button('current'), previous: button('previous'), moved: button('moved') };
-    this.toggle = h('div', { class: 'shards-toggle', role: 'group', 'aria-label': 'Which assignment the grid shows' }, 'Show: ', ...Object.values(this.buttons));
-    for (const [s, b] of Object.entries(this.buttons) as [GridShow, HTMLButtonElement][]) b.addEventListener('click', () => this.select(s));
+    this.toggle = h(
+      'div',
+      { class: 'shards-toggle', role: 'group', 'aria-label': 'Which assignment the grid shows' },
+      'Show: ',
+      ...Object.values(this.buttons),
+    );
+    for (const [s, b] of Object.entries(this.buttons) as [GridShow, HTMLButtonElement][])
+      b.addEventListener('click', () => this.select(s));
     this.canvas.addEventListener('mousemove', (ev) => this.pointAt(ev.offsetX, ev.offsetY));
-    this.canvas.addEventListener('mouseleave', () => { this.hover.textContent = 'Point at a cell to see its index and rank.'; });
-    this.root = h('div', { class: 'shards-view', 'data-epoch': '', 'data-ranks': '0' },
-      this.head, this.toggle, h('div', { class: 'shards-grid' }, this.canvas), this.hover, this.caption, this.legendSlot,
-      this.movedText, this.padText, this.noteText, this.list);
+    this.canvas.addEventListener('mouseleave', () => {
+      this.hover.textContent = 'Point at a cell to see its index and rank.';
+    });
+    this.root = h(
+      'div',
+      { class: 'shards-view', 'data-epoch': '', 'data-ranks': '0' },
+      this.head,
+      this.toggle,
+      h('div', { class: 'shards-grid' }, this.canvas),
+      this.hover,
+      this.caption,
+      this.legendSlot,
+      this.movedText,
+      this.padText,
+      this.noteText,
+      this.list,
+    );
     body.append(this.root);
     if (typeof ResizeObserver === 'function') {
-      new ResizeObserver(() => { if (this.cur && Math.abs(this.availableWidth() - this.width) > 24) this.draw(); }).observe(this.root);
+      new ResizeObserver(() => {
+        if (this.cur && Math.abs(this.availableWidth() - this.width) > 24) this.draw();
+      }).observe(this.root);
     }
     this.reset();
   }
@@ -114,31 +148,46 @@ export class ShardsView implements View {
 
   /** The assignment the grid shows now. */
   private shown(): Assignment | null {
-    return this.show === 'previous' ? this.prev ?? this.cur : this.cur;
+    return this.show === 'previous' ? (this.prev ?? this.cur) : this.cur;
   }
 
   private draw(): void {
     const a = this.shown();
     if (!a || !this.cur) return;
-    for (const [s, b] of Object.entries(this.buttons) as [GridShow, HTMLButtonElement][]) b.setAttribute('aria-pressed', String(s === this.show));
+    for (const [s, b] of Object.entries(this.buttons) as [GridShow, HTMLButtonElement][])
+      b.setAttribute('aria-pressed', String(s === this.show));
     this.width = this.availableWidth();
     const world = this.cur.shards.length;
     this.grid = layout(Math.max(this.cur.size, this.prev?.size ?? 0), this.width, world, !this.settings.shuffle);
     drawGrid(this.canvas, a, this.grid, this.show, this.show === 'moved' ? this.prev : null);
-    const what = this.show === 'moved' ? `epoch ${a.epoch}, indices that changed rank since epoch ${this.prev?.epoch ?? '–'} in full colour, the others faded` : `epoch ${a.epoch}`;
-    this.canvas.setAttribute('aria-label', `Dataset index grid, ${what}: ${headline(a, world)}. The per-rank lists below give the same information as text.`);
+    const what =
+      this.show === 'moved'
+        ? `epoch ${a.epoch}, indices that changed rank since epoch ${this.prev?.epoch ?? '–'} in full colour, the others faded`
+        : `epoch ${a.epoch}`;
+    this.canvas.setAttribute(
+      'aria-label',
+      `Dataset index grid, ${what}: ${headline(a, world)}. The per-rank lists below give the same information as text.`,
+    );
     this.caption.textContent = `Showing ${what}. One cell per dataset index, ${this.grid.cols} per row: index 0 is top left, row k starts at index ${this.grid.cols}·k.`;
   }
 
   private pointAt(x: number, y: number): void {
-    const a = this.shown(), g = this.grid;
+    const a = this.shown(),
+      g = this.grid;
     if (!a || !g) return;
-    const col = Math.floor(x / g.cell), row = Math.floor(y / g.cell);
+    const col = Math.floor(x / g.cell),
+      row = Math.floor(y / g.cell);
     const i = row * g.cols + col;
-    if (col >= g.cols || i >= a.size) { this.hover.textContent = ''; return; }
-    const o = a.owner[i] ?? -1, two = a.second[i] ?? -1;
-    const where = o < 0 ? 'not sampled this epoch'
-      : `rank ${o}${this.settings.dp ? ' (device 0)' : ''}, sample ${(a.pos[i] ?? 0) + 1} of its ${a.shards[o]?.length ?? 0} this epoch${two >= 0 ? `; padded: also given to rank ${two}` : ''}`;
+    if (col >= g.cols || i >= a.size) {
+      this.hover.textContent = '';
+      return;
+    }
+    const o = a.owner[i] ?? -1,
+      two = a.second[i] ?? -1;
+    const where =
+      o < 0
+        ? 'not sampled this epoch'
+        : `rank ${o}${this.settings.dp ? ' (device 0)' : ''}, sample ${(a.pos[i] ?? 0) + 1} of its ${a.shards[o]?.length ?? 0} this epoch${two >= 0 ? `; padded: also given to rank ${two}` : ''}`;
     const other = this.show === 'previous' ? this.cur : this.prev;
     const was = other?.owner[i] ?? -1;
     const then = other && other !== a ? ` (epoch ${other.epoch}: ${was >= 0 ? `rank ${was}` : 'not sampled'})` : '';

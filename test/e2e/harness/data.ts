@@ -26,7 +26,10 @@ export interface ReadBack {
 }
 
 export interface DataHarness {
-  importArchive(base64: string, opts: { recordsPerChunk?: number; withTotal?: boolean }): Promise<Outcome<ImportSummary>>;
+  importArchive(
+    base64: string,
+    opts: { recordsPerChunk?: number; withTotal?: boolean },
+  ): Promise<Outcome<ImportSummary>>;
   importUrl(url: string): Promise<Outcome<ImportSummary>>;
   importSynthetic(opts: { seed: number; train: number; test: number }): Promise<Outcome<ImportSummary>>;
   readBack(name: string): Promise<Outcome<ReadBack>>;
@@ -38,8 +41,13 @@ const store = new IdbDatasetStore();
 
 function summary(r: ImportResult, phases: string[]): ImportSummary {
   return {
-    manifest: r.manifest, unchanged: r.unchanged, persisted: r.persisted, chunksWritten: r.chunksWritten,
-    chunksReused: r.chunksReused, ignored: r.ignored, phases,
+    manifest: r.manifest,
+    unchanged: r.unchanged,
+    persisted: r.persisted,
+    chunksWritten: r.chunksWritten,
+    chunksReused: r.chunksReused,
+    ignored: r.ignored,
+    phases,
   };
 }
 
@@ -51,40 +59,50 @@ function decode(base64: string): Uint8Array<ArrayBuffer> {
 }
 
 const harness: DataHarness = {
-  importArchive: (base64, opts) => outcome(async () => {
-    const blob = new Blob([decode(base64)]); // what a File picked by the user looks like
-    const phases: string[] = [];
-    const r = await importArchive(blob.stream(), store, {
-      recordsPerChunk: opts.recordsPerChunk,
-      totalBytes: opts.withTotal === false ? undefined : blob.size,
-      onProgress: (p) => { if (phases.at(-1) !== p.phase) phases.push(p.phase); },
-    });
-    return summary(r, phases);
-  }),
-  importUrl: (url) => outcome(async () => {
-    const phases: string[] = [];
-    const r = await importFromUrl(url, store, { onProgress: (p) => { if (phases.at(-1) !== p.phase) phases.push(p.phase); } });
-    return summary(r, phases);
-  }),
+  importArchive: (base64, opts) =>
+    outcome(async () => {
+      const blob = new Blob([decode(base64)]); // what a File picked by the user looks like
+      const phases: string[] = [];
+      const r = await importArchive(blob.stream(), store, {
+        recordsPerChunk: opts.recordsPerChunk,
+        totalBytes: opts.withTotal === false ? undefined : blob.size,
+        onProgress: (p) => {
+          if (phases.at(-1) !== p.phase) phases.push(p.phase);
+        },
+      });
+      return summary(r, phases);
+    }),
+  importUrl: (url) =>
+    outcome(async () => {
+      const phases: string[] = [];
+      const r = await importFromUrl(url, store, {
+        onProgress: (p) => {
+          if (phases.at(-1) !== p.phase) phases.push(p.phase);
+        },
+      });
+      return summary(r, phases);
+    }),
   importSynthetic: (opts) => outcome(async () => summary(await importSynthetic(store, opts), [])),
-  readBack: (name) => outcome(async () => {
-    const ds = await openDataset(store, name);
-    const read = async (split: 'train' | 'test') => {
-      const parts: Uint8Array[] = [];
-      for (let i = 0; i < ds.manifest.splits[split].chunks.length; i++) parts.push(await ds.readChunk(split, i));
-      return sha256Of(parts);
-    };
-    return { manifest: ds.manifest, trainSha: await read('train'), testSha: await read('test') };
-  }),
+  readBack: (name) =>
+    outcome(async () => {
+      const ds = await openDataset(store, name);
+      const read = async (split: 'train' | 'test') => {
+        const parts: Uint8Array[] = [];
+        for (let i = 0; i < ds.manifest.splits[split].chunks.length; i++) parts.push(await ds.readChunk(split, i));
+        return sha256Of(parts);
+      };
+      return { manifest: ds.manifest, trainSha: await read('train'), testSha: await read('test') };
+    }),
   listChunks: async () => (await store.listChunks()).sort(),
-  shardInWorker: (name, indices) => new Promise((resolve) => {
-    const worker = new Worker(new URL('./data-worker.ts', import.meta.url), { type: 'module' });
-    worker.onmessage = (ev: MessageEvent<Outcome<{ labels: number[]; imagesSha: string }>>) => {
-      worker.terminate();
-      resolve(ev.data);
-    };
-    worker.postMessage({ name, indices });
-  }),
+  shardInWorker: (name, indices) =>
+    new Promise((resolve) => {
+      const worker = new Worker(new URL('./data-worker.ts', import.meta.url), { type: 'module' });
+      worker.onmessage = (ev: MessageEvent<Outcome<{ labels: number[]; imagesSha: string }>>) => {
+        worker.terminate();
+        resolve(ev.data);
+      };
+      worker.postMessage({ name, indices });
+    }),
 };
 
 declare global {

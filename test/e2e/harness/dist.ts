@@ -16,10 +16,14 @@ export interface DistRun {
   crossOriginIsolated: boolean;
 }
 
-export interface DistHarness { run(config: Record<string, unknown>): Promise<DistRun> }
+export interface DistHarness {
+  run(config: Record<string, unknown>): Promise<DistRun>;
+}
 
 declare global {
-  interface Window { webddpDist?: DistHarness }
+  interface Window {
+    webddpDist?: DistHarness;
+  }
 }
 
 window.webddpDist = {
@@ -27,8 +31,20 @@ window.webddpDist = {
     const v = validateConfig(partial);
     if (!v.ok) throw new Error(v.issues.map((i) => i.message).join('; '));
     await importSynthetic(new IdbDatasetStore(), { train: 512, test: 64 });
-    const c = await Coordinator.start({ config: v.config, data: { kind: 'idb', dataset: SYNTHETIC_DATASET }, spawn: browserSpawner() });
-    const out: DistRun = { adapters: c.ranks.map((r) => r.adapter.description || r.adapter.architecture), losses: [], peaks: [], byCategory: [], testAccuracy: NaN, checks: [], crossOriginIsolated };
+    const c = await Coordinator.start({
+      config: v.config,
+      data: { kind: 'idb', dataset: SYNTHETIC_DATASET },
+      spawn: browserSpawner(),
+    });
+    const out: DistRun = {
+      adapters: c.ranks.map((r) => r.adapter.description || r.adapter.architecture),
+      losses: [],
+      peaks: [],
+      byCategory: [],
+      testAccuracy: NaN,
+      checks: [],
+      crossOriginIsolated,
+    };
     try {
       for await (const e of c.run()) {
         if (e.type === 'step') out.losses.push(e.loss);
@@ -36,7 +52,9 @@ window.webddpDist = {
         if (e.type === 'epoch') {
           out.testAccuracy = e.testAccuracy;
           out.peaks = e.workers.map((w) => w.memory.peak);
-          out.byCategory = e.workers.map((w) => Object.fromEntries(Object.entries(w.memory.byCategory).map(([k, s]) => [k, s.peak])));
+          out.byCategory = e.workers.map((w) =>
+            Object.fromEntries(Object.entries(w.memory.byCategory).map(([k, s]) => [k, s.peak])),
+          );
         }
       }
     } finally {

@@ -6,7 +6,8 @@ export interface HarnessError {
   readonly message: string;
 }
 
-export type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: HarnessError };
+export type Outcome<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: HarnessError };
 
 /** Runs `fn`, catching any error as a plain object. */
 export async function outcome<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
@@ -15,7 +16,10 @@ export async function outcome<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     const code = (err as { code?: unknown }).code;
-    return { ok: false, error: { name: err.name, code: typeof code === 'string' ? code : undefined, message: err.message } };
+    return {
+      ok: false,
+      error: { name: err.name, code: typeof code === 'string' ? code : undefined, message: err.message },
+    };
   }
 }
 

@@ -3,7 +3,12 @@
 import type { Gpu } from '../../../src/gpu/device.ts';
 import { KERNELS } from '../../../src/gpu/kernels.ts';
 import { cdiv } from '../../../src/gpu/op.ts';
-import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../../src/reference/conv2d.ts';
+import {
+  conv2dBackwardInput,
+  conv2dBackwardWeight,
+  conv2dForward,
+  type Conv2dShape,
+} from '../../../src/reference/conv2d.ts';
 import { expectClose } from '../../helpers/gradcheck.ts';
 import { arena, randn, runOp } from '../../helpers/run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
@@ -18,59 +23,104 @@ const SMALL_TILES = { TCO: 4, TCI: 2, ROWS: 2, TW: 4 };
 const label = (s: Conv2dShape) => `x=[${s.n},${s.ci},${s.h},${s.w}] w=[${s.co},${s.ci},3,3]`;
 
 export const convCases = {
-  conv2d_forward: SHAPES.flatMap((s, k) => [false, true].map((relu): OpCase => ({
-    name: `${label(s)} relu=${relu}`,
-    async run(gpu) {
-      const x = randn(s.n * s.ci * s.h * s.w, 1 + k);
-      const w = randn(s.co * s.ci * 9, 2 + k, 0.5);
-      const b = randn(s.co, 3 + k, 0.5);
-      const { data, offsets } = arena(7, w, b);
-      const out = await runOp(gpu, 'conv2d_forward', { ...s, w_off: offsets[0] ?? 0, b_off: offsets[1] ?? 0, relu: relu ? 1 : 0 },
-        { x, theta: data, y: s.n * s.co * s.h * s.w }, (o) => [cdiv(s.h * cdiv(s.w, 4), o.WG_X ?? 64), cdiv(cdiv(s.co, 4), o.WG_Y ?? 1), s.n]);
-      expectClose('y', out.y!, conv2dForward(x, w, b, s, relu), KERNEL_TOL);
-    },
-  }))),
+  conv2d_forward: SHAPES.flatMap((s, k) =>
+    [false, true].map((relu): OpCase => ({
+      name: `${label(s)} relu=${relu}`,
+      async run(gpu) {
+        const x = randn(s.n * s.ci * s.h * s.w, 1 + k);
+        const w = randn(s.co * s.ci * 9, 2 + k, 0.5);
+        const b = randn(s.co, 3 + k, 0.5);
+        const { data, offsets } = arena(7, w, b);
+        const out = await runOp(
+          gpu,
+          'conv2d_forward',
+          { ...s, w_off: offsets[0] ?? 0, b_off: offsets[1] ?? 0, relu: relu ? 1 : 0 },
+          { x, theta: data, y: s.n * s.co * s.h * s.w },
+          (o) => [cdiv(s.h * cdiv(s.w, 4), o.WG_X ?? 64), cdiv(cdiv(s.co, 4), o.WG_Y ?? 1), s.n],
+        );
+        expectClose('y', out.y!, conv2dForward(x, w, b, s, relu), KERNEL_TOL);
+      },
+    })),
+  ),
   conv2d_backward_input: SHAPES.map((s, k): OpCase => ({
     name: label(s),
     async run(gpu) {
       const dy = randn(s.n * s.co * s.h * s.w, 4 + k);
       const w = randn(s.co * s.ci * 9, 5 + k, 0.5);
       const { data, offsets } = arena(3, w);
-      const out = await runOp(gpu, 'conv2d_backward_input', { ...s, w_off: offsets[0] ?? 0 },
-        { dy, theta: data, dx: s.n * s.ci * s.h * s.w }, (o) => [cdiv(s.h * cdiv(s.w, 4), o.WG_X ?? 64), cdiv(cdiv(s.ci, 4), o.WG_Y ?? 1), s.n]);
+      const out = await runOp(
+        gpu,
+        'conv2d_backward_input',
+        { ...s, w_off: offsets[0] ?? 0 },
+        { dy, theta: data, dx: s.n * s.ci * s.h * s.w },
+        (o) => [cdiv(s.h * cdiv(s.w, 4), o.WG_X ?? 64), cdiv(cdiv(s.ci, 4), o.WG_Y ?? 1), s.n],
+      );
       expectClose('dx', out.dx!, conv2dBackwardInput(dy, w, s), KERNEL_TOL);
     },
   })),
-  conv2d_backward_weight: SHAPES.flatMap((s, k) => [1, 2, 5].map((splits): OpCase => {
-    const S = Math.min(splits, s.n * s.h);
-    return {
-      name: `${label(s)} splits=${S} (with reduce, accumulating)`,
-      run: (gpu) => checkWeightGrad(gpu, s, k, S, (p) => runOp(gpu, 'conv2d_backward_weight', { ...s, splits: S }, p,
-        (o) => [cdiv(s.ci * cdiv(s.co, 4), o.WG_X ?? 64), 1, S])),
-    };
-  })),
+  conv2d_backward_weight: SHAPES.flatMap((s, k) =>
+    [1, 2, 5].map((splits): OpCase => {
+      const S = Math.min(splits, s.n * s.h);
+      return {
+        name: `${label(s)} splits=${S} (with reduce, accumulating)`,
+        run: (gpu) =>
+          checkWeightGrad(gpu, s, k, S, (p) =>
+            runOp(gpu, 'conv2d_backward_weight', { ...s, splits: S }, p, (o) => [
+              cdiv(s.ci * cdiv(s.co, 4), o.WG_X ?? 64),
+              1,
+              S,
+            ]),
+          ),
+      };
+    }),
+  ),
   // Tiles of the default size (one tile covers these images) and tiles of 4x2 channels and 2x4
   // pixels, so that channels, rows and columns all end in a partial tile; then a conv2-sized layer.
-  conv2d_backward_weight_tiled: [...SHAPES, CONV2].flatMap((s, k) => [{}, SMALL_TILES].flatMap((tiles) => [1, 3].map((splits): OpCase => {
-    const o = { ...KERNELS.conv2d_backward_weight_tiled.overrides, ...tiles };
-    const S = Math.min(splits, s.n * cdiv(s.h, o.ROWS) * cdiv(s.w, o.TW));
-    return {
-      name: `${label(s)} tiles co${o.TCO} ci${o.TCI} ${o.ROWS}x${o.TW} splits=${S} (with reduce, accumulating)`,
-      run: (gpu) => checkWeightGrad(gpu, s, k, S, (p) => runOp(gpu, 'conv2d_backward_weight_tiled', { ...s, splits: S }, p,
-        [cdiv(s.co, o.TCO) * cdiv(s.ci, o.TCI), 1, S], tiles)),
-    };
-  }))),
+  conv2d_backward_weight_tiled: [...SHAPES, CONV2].flatMap((s, k) =>
+    [{}, SMALL_TILES].flatMap((tiles) =>
+      [1, 3].map((splits): OpCase => {
+        const o = { ...KERNELS.conv2d_backward_weight_tiled.overrides, ...tiles };
+        const S = Math.min(splits, s.n * cdiv(s.h, o.ROWS) * cdiv(s.w, o.TW));
+        return {
+          name: `${label(s)} tiles co${o.TCO} ci${o.TCI} ${o.ROWS}x${o.TW} splits=${S} (with reduce, accumulating)`,
+          run: (gpu) =>
+            checkWeightGrad(gpu, s, k, S, (p) =>
+              runOp(
+                gpu,
+                'conv2d_backward_weight_tiled',
+                { ...s, splits: S },
+                p,
+                [cdiv(s.co, o.TCO) * cdiv(s.ci, o.TCI), 1, S],
+                tiles,
+              ),
+            ),
+        };
+      }),
+    ),
+  ),
   // Serial (LANES 1, the default), and lanes that do not divide the slices, more lanes than
   // slices, and outputs that end in a partial workgroup.
-  conv2d_backward_weight_reduce: ([
-    [4, 3, 5, {}], [37, 5, 9, { OUTS: 8, LANES: 4 }], [3, 5, 9, { OUTS: 16, LANES: 8 }], [300, 2, 27, { OUTS: 32, LANES: 8 }],
-  ] as const).map(([S, co, k, tiles]): OpCase => ({
+  conv2d_backward_weight_reduce: (
+    [
+      [4, 3, 5, {}],
+      [37, 5, 9, { OUTS: 8, LANES: 4 }],
+      [3, 5, 9, { OUTS: 16, LANES: 8 }],
+      [300, 2, 27, { OUTS: 32, LANES: 8 }],
+    ] as const
+  ).map(([S, co, k, tiles]): OpCase => ({
     name: `sums ${S} slices of [co=${co}, k=${k}+1] into weight and bias offsets, ${JSON.stringify(tiles)}`,
     async run(gpu) {
       const partial = randn(S * co * (k + 1), 31 + S);
-      const wOff = 2, bOff = wOff + co * k + 4;
-      const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co, k, splits: S, w_off: wOff, b_off: bOff },
-        { partial, grad: bOff + co + 3 }, (o) => [cdiv(co * (k + 1), o.OUTS ?? 64), 1, 1], tiles);
+      const wOff = 2,
+        bOff = wOff + co * k + 4;
+      const { grad } = await runOp(
+        gpu,
+        'conv2d_backward_weight_reduce',
+        { co, k, splits: S, w_off: wOff, b_off: bOff },
+        { partial, grad: bOff + co + 3 },
+        (o) => [cdiv(co * (k + 1), o.OUTS ?? 64), 1, 1],
+        tiles,
+      );
       const want = new Float64Array(bOff + co + 3);
       for (let sl = 0; sl < S; sl++) {
         for (let c = 0; c < co; c++) {
@@ -91,8 +141,13 @@ export const convCases = {
  * conv2d_backward_weight_reduce into a gradient arena that already holds values, and checks the
  * arena against the CPU reference added to those values.
  */
-async function checkWeightGrad(gpu: Gpu, s: Conv2dShape, seed: number, splits: number,
-  stage1: (inputs: { dy: Float32Array; x: Float32Array; partial: number }) => Promise<Record<string, Float32Array>>): Promise<void> {
+async function checkWeightGrad(
+  gpu: Gpu,
+  s: Conv2dShape,
+  seed: number,
+  splits: number,
+  stage1: (inputs: { dy: Float32Array; x: Float32Array; partial: number }) => Promise<Record<string, Float32Array>>,
+): Promise<void> {
   const dy = randn(s.n * s.co * s.h * s.w, 6 + seed);
   const x = randn(s.n * s.ci * s.h * s.w, 7 + seed);
   const k1 = s.ci * 9 + 1;
@@ -100,11 +155,20 @@ async function checkWeightGrad(gpu: Gpu, s: Conv2dShape, seed: number, splits: n
   const before = randn(11 + s.co * s.ci * 9 + s.co, 8 + seed);
   const wOff = 5;
   const bOff = wOff + s.co * s.ci * 9 + 3;
-  const { grad } = await runOp(gpu, 'conv2d_backward_weight_reduce', { co: s.co, k: s.ci * 9, splits, w_off: wOff, b_off: bOff },
-    { partial: partial!, grad: before }, (o) => [cdiv(s.co * k1, o.OUTS ?? 64), 1, 1]);
+  const { grad } = await runOp(
+    gpu,
+    'conv2d_backward_weight_reduce',
+    { co: s.co, k: s.ci * 9, splits, w_off: wOff, b_off: bOff },
+    { partial: partial!, grad: before },
+    (o) => [cdiv(s.co * k1, o.OUTS ?? 64), 1, 1],
+  );
   const ref = conv2dBackwardWeight(dy, x, s);
   const want = before.slice();
-  ref.dw.forEach((v, i) => { want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v); });
-  ref.db.forEach((v, i) => { want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v); });
+  ref.dw.forEach((v, i) => {
+    want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v);
+  });
+  ref.db.forEach((v, i) => {
+    want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v);
+  });
   expectClose('grad', grad!, want, KERNEL_TOL);
 }
