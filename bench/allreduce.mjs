@@ -1,14 +1,15 @@
 // Ring all-reduce benchmark: W real worker_threads (one rank each) all-reduce a Float32Array
-// over each transport (MessagePort, SharedArrayBuffer + Atomics) and report time, algbw and busbw
-// (nccl-tests definitions) next to a single-thread memcpy (TypedArray.set) of the same size.
-// It runs the real src/dist code: at start it bundles src/dist/comm.ts with vite (a devDependency)
-// into a temporary directory and the workers import that bundle.
+// over MessagePort links and report time, algbw and busbw (nccl-tests definitions) next to a
+// single-thread memcpy (TypedArray.set) of the same size. (A SharedArrayBuffer + Atomics transport
+// was measured here too until it was removed: slower than MessagePorts in every recorded row,
+// bench/results/h200-final.txt.) It runs the real src/comm code: at start it bundles
+// src/comm/index.ts with vite (a devDependency) into a temporary directory; the workers import it.
 //
-//   node bench/allreduce.mjs                 # all sizes, W = 2, 4, 8, both transports, slice sweep
+//   node bench/allreduce.mjs                 # all sizes, W = 2, 4, 8, slice sweep
 //   node bench/allreduce.mjs --quick         # fewer sizes, no sweep
 //   node bench/allreduce.mjs --json out.json # also write the JSON to a file
 //   node bench/allreduce.mjs --worlds 2 --sizes 2180392,16777216 --no-sweep   # a subset
-//   node bench/allreduce.mjs --bundle comm.mjs   # use a prebuilt bundle of src/dist/comm.ts (no vite
+//   node bench/allreduce.mjs --bundle comm.mjs   # use a prebuilt bundle of src/comm/index.ts (no vite
 //                                                # needed: for a GPU machine without npm packages)
 //
 // Each measurement: a correctness pass (integer inputs; #wrong counts elements that differ from
@@ -24,11 +25,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
-/** @typedef {typeof import('../src/dist/comm.ts')} Comm */
-/** @typedef {{ transport: 'port' | 'sab', world: number, sliceElems: number, wait: 'auto' | 'block' }} Config */
-/** @typedef {{ rank: number, ports: import('../src/dist/comm.ts').RingPorts } & Config} InitMsg */
+/** @typedef {typeof import('../src/comm/index.ts')} Comm */
+/** @typedef {{ world: number, sliceElems: number }} Config */
+/** @typedef {{ rank: number, ports: import('../src/comm/index.ts').RingPorts } & Config} InitMsg */
 /** @typedef {{ rank: number, wrong: number, times: number[] }} RunReply */
-/** @typedef {{ section: string, transport: string, world: number, bytes: number, sliceBytes: number, ms: number, meanMs: number, iters: number, algbwGBs: number, busbwGBs: number, memcpyMs: number, memcpyGBs: number, wrong: number }} Row */
+/** @typedef {{ section: string, world: number, bytes: number, sliceBytes: number, ms: number, meanMs: number, iters: number, algbwGBs: number, busbwGBs: number, memcpyMs: number, memcpyGBs: number, wrong: number }} Row */
 
 const SIMPLECNN_BYTES = 2_180_392;
 
@@ -51,7 +52,7 @@ async function main() {
       bundleUrl = pathToFileURL(args[bundleAt + 1] ?? '').href;
     } else {
       const { build } = await import('vite');
-      const entry = join(import.meta.dirname, '../src/dist/comm.ts');
+      const entry = join(import.meta.dirname, '../src/comm/index.ts');
       await build({
         configFile: false,
         logLevel: 'silent',
@@ -73,26 +74,12 @@ async function main() {
     const rows = [];
     /** @type {{ section: string, cfg: Config, sizes: number[] }[]} */
     const plan = [];
-    for (const transport of /** @type {const} */ (['port', 'sab'])) {
-      for (const world of worlds)
-        plan.push({ section: 'main', cfg: { transport, world, sliceElems: defaultSlice, wait: 'auto' }, sizes });
-    }
+    for (const world of worlds) plan.push({ section: 'main', cfg: { world, sliceElems: defaultSlice }, sizes });
     if (sweep) {
-      for (const transport of /** @type {const} */ (['port', 'sab'])) {
-        for (const sliceElems of [16_384, 65_536, 262_144, 1_048_576]) {
-          if (sliceElems !== defaultSlice)
-            plan.push({
-              section: 'slice-sweep',
-              cfg: { transport, world: 4, sliceElems, wait: 'auto' },
-              sizes: [SIMPLECNN_BYTES, 16 * 2 ** 20],
-            });
-        }
+      for (const sliceElems of [16_384, 65_536, 262_144, 1_048_576]) {
+        if (sliceElems !== defaultSlice)
+          plan.push({ section: 'slice-sweep', cfg: { world: 4, sliceElems }, sizes: [SIMPLECNN_BYTES, 16 * 2 ** 20] });
       }
-      plan.push({
-        section: 'sab-blocking-wait',
-        cfg: { transport: 'sab', world: 4, sliceElems: defaultSlice, wait: 'block' },
-        sizes: [SIMPLECNN_BYTES],
-      });
     }
     for (const { section, cfg, sizes: sz } of plan) {
       for (const r of await runConfig(comm, bundleUrl, cfg, sz)) {
@@ -100,7 +87,6 @@ async function main() {
         const mc = memcpy(r.bytes);
         rows.push({
           section,
-          transport: cfg.wait === 'block' ? 'sab-block' : cfg.transport,
           world: cfg.world,
           bytes: r.bytes,
           sliceBytes: cfg.sliceElems * 4,
@@ -141,7 +127,6 @@ function printRow(r) {
     console.log(
       [
         'section',
-        'transport',
         'W',
         'bytes',
         'slice',
@@ -160,7 +145,6 @@ function printRow(r) {
   }
   const cells = [
     r.section,
-    r.transport,
     r.world,
     r.bytes,
     r.sliceBytes,
@@ -267,12 +251,9 @@ async function worker() {
     world,
     timeoutMs: 60_000,
     maxMessageElems: init.sliceElems,
-    slotElems: init.sliceElems,
-    wait: init.wait,
   };
   try {
-    const link =
-      init.transport === 'sab' ? await comm.createSabLink(opts, init.ports) : comm.createPortLink(opts, init.ports);
+    const link = comm.createPortLink(opts, init.ports);
     const o = { sliceElems: init.sliceElems };
     port.postMessage({ ready: true });
     port.on('message', (/** @type {{ bytes: number }} */ { bytes }) => {
@@ -318,7 +299,7 @@ function bundleUrlOf(data) {
   return url;
 }
 
-/** Imports the bundled src/dist/comm.ts. @param {string} url @returns {Promise<Comm>} */
+/** Imports the bundled src/comm/index.ts. @param {string} url @returns {Promise<Comm>} */
 function loadComm(url) {
   return import(url);
 }

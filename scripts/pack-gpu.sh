@@ -13,7 +13,7 @@ cp -r dist-cli/. .gpu/cli/
 cp node_modules/webgpu/index.js node_modules/webgpu/package.json .gpu/node_modules/webgpu/
 printf '%s\n' "import { main } from './webddp.mjs';" 'process.exitCode = await main(process.argv.slice(2));' > .gpu/cli/run.mjs
 # The all-reduce benchmark's communication bundle (bench/allreduce.mjs --bundle .gpu/comm.mjs).
-node -e "import('vite').then((v) => v.build({ configFile: false, logLevel: 'silent', build: { lib: { entry: 'src/dist/comm.ts', formats: ['es'], fileName: () => 'comm.mjs' }, outDir: '.gpu/comm', minify: false, emptyOutDir: true } }))"
+node -e "import('vite').then((v) => v.build({ configFile: false, logLevel: 'silent', build: { lib: { entry: 'src/comm/index.ts', formats: ['es'], fileName: () => 'comm.mjs' }, outDir: '.gpu/comm', minify: false, emptyOutDir: true } }))"
 cp bench/allreduce.mjs .gpu/allreduce.mjs
 cat > .gpu/run.sh <<'RUN'
 #!/usr/bin/env bash

@@ -6,7 +6,6 @@ import { MAX_WIDTH, MIN_WIDTH } from './nn/spec.ts';
 export const MODES = ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2'] as const;
 export type Mode = (typeof MODES)[number];
 export const OPTIMIZERS = ['sgd', 'adam', 'adamw'] as const;
-export const TRANSPORTS = ['auto', 'port', 'sab'] as const;
 export const MAX_WORKERS = 8;
 
 export interface TrainConfig {
@@ -43,7 +42,6 @@ export interface TrainConfig {
   readonly testLimit: number;
   /** Verify that replicas hold identical parameters every K optimizer steps (0: never). */
   readonly checkEvery: number;
-  readonly transport: (typeof TRANSPORTS)[number];
   /** A step (or collective) that takes longer fails the run, naming the rank. */
   readonly stepTimeoutMs: number;
 }
@@ -69,7 +67,6 @@ export const DEFAULT_CONFIG: TrainConfig = {
   trainLimit: 0,
   testLimit: 0,
   checkEvery: 50,
-  transport: 'auto',
   stepTimeoutMs: 300_000,
 };
 
@@ -118,7 +115,6 @@ const CHECKS: Record<keyof TrainConfig, Check> = {
   trainLimit: int(0, 10_000_000),
   testLimit: int(0, 10_000_000),
   checkEvery: int(0, 1_000_000),
-  transport: oneOf(TRANSPORTS),
   stepTimeoutMs: int(1000, 3_600_000),
 };
 

@@ -3,8 +3,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { FileDatasetStore } from '../src/data/store-file-node.ts';
-import { createRankApi } from '../src/dist/rank.ts';
-import type { NodeRankData } from '../src/dist/spawn-node.ts';
+import { createRankApi } from '../src/runtime/rank.ts';
+import type { NodeRankData } from '../src/runtime/spawn-node.ts';
 import { nodeGpu } from '../src/gpu/device-node.ts';
 
 const data = workerData as NodeRankData;

@@ -2,7 +2,7 @@
 // the IndexedDB dataset store.
 import { expose } from 'comlink';
 import { IdbDatasetStore } from '../src/data/store-idb.ts';
-import { createRankApi } from '../src/dist/rank.ts';
+import { createRankApi } from '../src/runtime/rank.ts';
 
 expose(
   createRankApi({

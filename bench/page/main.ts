@@ -4,10 +4,10 @@
 import { parseConfig } from '../../src/config.ts';
 import { IdbDatasetStore } from '../../src/data/store-idb.ts';
 import { importSynthetic, SYNTHETIC_DATASET } from '../../src/data/synthetic.ts';
-import { browserSpawner } from '../../src/dist/spawn-browser.ts';
+import { browserSpawner } from '../../src/runtime/spawn-browser.ts';
 import { acquireDevice } from '../../src/gpu/device.ts';
-import { benchmarkDistributed, formatDistBench } from '../dist-step.ts';
-import { benchmarkTraining, formatTrainBench } from '../train-step.ts';
+import { benchmarkDistributed, formatDistBench } from '../../src/bench/dist-step.ts';
+import { benchmarkTraining, formatTrainBench } from '../../src/bench/train-step.ts';
 
 declare global {
   interface Window {

@@ -1,8 +1,8 @@
 // `webddp bench --workers 1,2,4 [--modes ddp,dp]`: data-parallel step times in Node (worker
 // threads, each with its own Dawn device) on the synthetic dataset.
 import { MODES, type Mode } from '../config.ts';
-import { nodeSpawner } from '../dist/spawn-node.ts';
-import { benchmarkDistributed, formatDistBench } from '../../bench/dist-step.ts';
+import { nodeSpawner } from '../runtime/spawn-node.ts';
+import { benchmarkDistributed, formatDistBench } from '../bench/dist-step.ts';
 import type { AdapterChoice } from '../gpu/device-node.ts';
 import { UsageError, type CliEnv, type CliIO } from './command.ts';
 import { settleWorkerAdapter } from './device.ts';

@@ -4,7 +4,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensors.ts';
-import { nodeSpawner } from '../dist/spawn-node.ts';
+import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { runDdpFixture } from '../parity/ddp.ts';
 import { FixtureError, readFixture, type Fixture } from '../parity/fixture.ts';
 import { runGradFixture, type ParityOutput } from '../parity/grad.ts';

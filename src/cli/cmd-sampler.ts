@@ -1,7 +1,7 @@
 // `webddp sampler`: prints the indices one rank of torch's DistributedSampler gets in one epoch,
 // as a JSON array (a teaching aid: which samples would rank r see?).
 import { parseArgs } from 'node:util';
-import { DistributedSampler, MAX_DATASET_LENGTH } from '../dist/sampler.ts';
+import { DistributedSampler, MAX_DATASET_LENGTH } from '../data/sampler.ts';
 import { UsageError, type Command } from './command.ts';
 import { intFlag, parseFlags, required, seedFlag } from './flags.ts';
 

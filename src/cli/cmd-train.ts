@@ -4,11 +4,11 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
 import { MODES, validateConfig, type TrainConfig } from '../config.ts';
-import { Coordinator } from '../dist/coordinator.ts';
-import { nodeSpawner } from '../dist/spawn-node.ts';
+import { Coordinator } from '../runtime/coordinator.ts';
+import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
-import { parseFaultSpec } from '../dist/fault.ts';
-import { FAULT_KINDS } from '../dist/protocol.ts';
+import { parseFaultSpec } from '../runtime/fault.ts';
+import { FAULT_KINDS } from '../runtime/protocol.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseAdapter, settleWorkerAdapter } from './device.ts';
 import { intFlag, numberFlag, parseFlags } from './flags.ts';
@@ -24,7 +24,7 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --momentum X  --weight-decay X  --seed S  --width W  --augment  --no-shuffle  --drop-last
   --train-limit N  --test-limit N      use only the first N records
   --gpu0-bsz N                          BalancedDataParallel: samples on worker 0
-  --bucket-cap-mb X  --grad-accum K  --clip-grad-norm X  --check-every K  --transport port|sab
+  --bucket-cap-mb X  --grad-accum K  --clip-grad-norm X  --check-every K
   --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
   --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50)  --json (JSON lines)
   --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
@@ -64,7 +64,6 @@ export const command: Command = {
           'grad-accum': num,
           'clip-grad-norm': num,
           'check-every': num,
-          transport: num,
           adapter: num,
           devices: num,
           'step-timeout': num,
@@ -108,7 +107,6 @@ export const command: Command = {
       gradAccum: int('grad-accum', values['grad-accum'], 1),
       clipGradNorm: real('clip-grad-norm', values['clip-grad-norm']),
       checkEvery: int('check-every', values['check-every']),
-      transport: values.transport,
       stepTimeoutMs:
         values['step-timeout'] === undefined
           ? undefined

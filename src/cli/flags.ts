@@ -1,7 +1,7 @@
 // Flag parsing shared by `webddp sampler` and `webddp init`: node:util parseArgs errors turned into
 // UsageErrors, and integer / torch-seed flag values checked with messages that name the flag and
 // the value it got.
-import { seedToU64 } from '../dist/rng.ts';
+import { seedToU64 } from '../random/generator.ts';
 import { UsageError } from './command.ts';
 
 /**

@@ -7,7 +7,7 @@ import { SingleBar } from 'cli-progress';
 import { importFromPath } from '../data/import-node.ts';
 import { FileDatasetStore } from '../data/store-file-node.ts';
 import { importSynthetic, SYNTHETIC_DATASET } from '../data/synthetic.ts';
-import type { DataSpec } from '../dist/protocol.ts';
+import type { DataSpec } from '../runtime/protocol.ts';
 import type { CliIO } from './command.ts';
 
 /** The default store: $WEBDDP_HOME/datasets, else ~/.cache/webddp/datasets. */

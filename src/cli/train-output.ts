@@ -1,7 +1,7 @@
 // What `webddp train` prints: rank 0's log in the seed's style (`Epoch 0 | Batch 50/98 | Loss:
 // ...`) and a progress bar per epoch on stderr, or JSON lines on stdout (--json).
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
-import type { TrainEvent, WorkerStat } from '../dist/coordinator-events.ts';
+import type { TrainEvent, WorkerStat } from '../runtime/events.ts';
 import { formatBytes } from '../gpu/memory.ts';
 import type { CliIO } from './command.ts';
 
@@ -114,7 +114,7 @@ export class TrainOutput {
       line({
         type: 'start',
         mode: e.config.mode,
-        workers: e.ranks.map((r) => ({ rank: r.rank, adapter: r.adapter, transport: r.transport })),
+        workers: e.ranks.map((r) => ({ rank: r.rank, adapter: r.adapter })),
       });
     } else if (e.type === 'check') {
       line({ type: 'check', epoch: e.epoch, step: e.step, identical: e.identical });

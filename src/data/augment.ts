@@ -4,7 +4,7 @@
 // the left offset (random() % 9, as torch draws a small randint), then rand() < 0.5 for the flip
 // (24 random bits, as torch draws a float32). Same seed, rank, epoch and call order: same images.
 import { IMAGE_BYTES } from './cifar.ts';
-import { CpuGenerator } from '../dist/rng.ts';
+import { CpuGenerator } from '../random/generator.ts';
 
 const SIDE = 32;
 const PLANE = SIDE * SIDE;

@@ -3,7 +3,7 @@
 // vertical, diagonal stripes, checkerboard) with random stripe width and phase, and a smooth linear
 // gradient in a random direction. Foreground and background colours are random and independent of
 // the class (only shape and texture tell classes apart), then uniform noise is added.
-import type { CpuGenerator } from '../dist/rng.ts';
+import type { CpuGenerator } from '../random/generator.ts';
 
 export const SYNTHETIC_CLASSES: readonly string[] = [
   'circle',

@@ -2,7 +2,7 @@
 // synthetic-shapes.ts), generated from a seeded CpuGenerator and stored through the same import
 // and validation path as CIFAR-10 (as data_batch_1.bin, test_batch.bin and batches.meta.txt).
 import { RECORD_BYTES, formatMeta } from './cifar.ts';
-import { CpuGenerator, randperm } from '../dist/rng.ts';
+import { CpuGenerator, randperm } from '../random/generator.ts';
 import { importFiles } from './import.ts';
 import type { ByteSource, ImportOptions, ImportResult } from './import-types.ts';
 import type { DatasetStore } from './store.ts';

@@ -5,8 +5,8 @@
 // Sources: torch/nn/modules/linear.py and conv.py reset_parameters, torch/nn/init.py
 // kaiming_uniform_ / calculate_gain (bounds computed in float64, as Python floats).
 
-import { CpuGenerator } from '../dist/rng.ts';
-import { fillUniformF32 } from '../dist/uniform.ts';
+import { CpuGenerator } from '../random/generator.ts';
+import { fillUniformF32 } from '../random/uniform.ts';
 import type { ModelSpec } from './spec.ts';
 import { paramByName } from './spec.ts';
 

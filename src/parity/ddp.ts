@@ -5,7 +5,7 @@
 // fixture's metadata format (JSON keyed by rank).
 import { getF32, getI32 } from '../checkpoint/safetensors.ts';
 import { parseConfig, type TrainConfig } from '../config.ts';
-import { Coordinator, type SpawnWorker } from '../dist/coordinator.ts';
+import { Coordinator, type SpawnWorker } from '../runtime/coordinator.ts';
 import { FixtureError, fixtureParams, optimizerFromSpec, type Fixture } from './fixture.ts';
 import type { ParityOutput } from './grad.ts';
 

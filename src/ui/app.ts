@@ -3,8 +3,8 @@
 // Session's events to the views (stored at once, drawn once per frame).
 import { MAX_WORKERS, type TrainConfig } from '../config.ts';
 import { IdbDatasetStore } from '../data/store-idb.ts';
-import type { TrainEvent } from '../dist/coordinator-events.ts';
-import { parseFaultSpec, type RankFault } from '../dist/fault.ts';
+import type { TrainEvent } from '../runtime/events.ts';
+import { parseFaultSpec, type RankFault } from '../runtime/fault.ts';
 import { imbalance } from './compare-runner.ts';
 import { CheckpointPanel } from './controls/checkpoint.ts';
 import { ConfigForm } from './controls/config-form.ts';

@@ -3,11 +3,11 @@
 // images of rank 0's batch now and then, and turns pause/resume/stop into the coordinator's calls.
 // A failing rank ends the run with the coordinator's error, which names the rank and the cause.
 import type { TrainConfig } from '../config.ts';
-import { Coordinator } from '../dist/coordinator.ts';
-import type { TrainEvent } from '../dist/coordinator-events.ts';
-import type { BatchSample } from '../dist/protocol.ts';
-import type { RankFault } from '../dist/fault.ts';
-import { browserSpawner } from '../dist/spawn-browser.ts';
+import { Coordinator } from '../runtime/coordinator.ts';
+import type { TrainEvent } from '../runtime/events.ts';
+import type { BatchSample } from '../runtime/protocol.ts';
+import type { RankFault } from '../runtime/fault.ts';
+import { browserSpawner } from '../runtime/spawn-browser.ts';
 
 export type RunState = 'starting' | 'running' | 'paused' | 'stopping' | 'done' | 'stopped' | 'failed';
 

@@ -46,8 +46,8 @@ export function isSoftwareAdapter(info: AdapterInfoLike): boolean {
 
 /**
  * Checks for WebGPU: a secure context, navigator.gpu, and an adapter from requestAdapter().
- * Cross-origin isolation is not required (without it the ring sends transferred ArrayBuffers
- * instead of using SharedArrayBuffer); the result notes it.
+ * Cross-origin isolation is not required (the ring always sends transferred ArrayBuffers over
+ * MessagePorts); without it timings are coarser (performance.now() at 100 us), which the result notes.
  */
 export async function checkWebGpu(): Promise<WebGpuCheck> {
   const gpu = typeof navigator === 'undefined' ? undefined : (navigator as Partial<Navigator>).gpu;
@@ -89,7 +89,7 @@ export async function checkWebGpu(): Promise<WebGpuCheck> {
   const notes: string[] = [];
   if (!coi)
     notes.push(
-      'The page is not cross-origin isolated, so workers exchange gradient chunks as transferred ArrayBuffers rather than through SharedArrayBuffer.',
+      'The page is not cross-origin isolated, so step and communication times are measured at 0.1 ms resolution only.',
     );
   if (isSoftwareAdapter({ ...summary, device: info?.device }))
     notes.push('WebGPU runs on a software (CPU) adapter here: training works, but slowly.');

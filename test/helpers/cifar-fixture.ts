@@ -2,7 +2,7 @@
 // (modern-tar's packer) gzipped with CompressionStream, with hooks to break it in specific ways.
 // Runs in Node and in the browser harness (no node: imports).
 import { packTar, type TarEntry } from 'modern-tar';
-import { CpuGenerator } from '../../src/dist/rng.ts';
+import { CpuGenerator } from '../../src/random/generator.ts';
 import { RECORD_BYTES, formatMeta, CIFAR10_CLASSES } from '../../src/data/cifar.ts';
 
 /** `count` records with labels (first + i) % 10 and pseudo-random pixels from `seed`. */

@@ -2,8 +2,8 @@
 // integer-valued floats, random floats (bit-identical on every rank, equal to the float32 sum in
 // ring order, close to the float64 sum), lengths below W and 0, multi-slice chunks, DDP averaging.
 import { afterEach, describe, expect, it } from 'vitest';
-import { reduceScatter, ringAllReduce } from '../../src/dist/comm.ts';
-import type { Link } from '../../src/dist/comm.ts';
+import { reduceScatter, ringAllReduce } from '../../src/comm/index.ts';
+import type { Link } from '../../src/comm/index.ts';
 import {
   baiduOrderSum,
   closeAll,

@@ -1,6 +1,6 @@
 // nccl-tests bandwidth definitions (doc/PERFORMANCE.md): algbw = S/t, busbw = algbw x bus factor.
 import { describe, expect, it } from 'vitest';
-import { bandwidth, busFactor, formatBandwidth } from '../../src/dist/busbw.ts';
+import { bandwidth, busFactor, formatBandwidth } from '../../src/comm/busbw.ts';
 
 describe('busbw', () => {
   it('uses 2(W-1)/W for all-reduce, (W-1)/W for reduce-scatter and all-gather, 1 for broadcast', () => {

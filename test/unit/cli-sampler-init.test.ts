@@ -11,7 +11,7 @@ import { getF32, parseSafetensors } from '../../src/checkpoint/safetensors.ts';
 import { command as initCmd } from '../../src/cli/cmd-init.ts';
 import { command as samplerCmd } from '../../src/cli/cmd-sampler.ts';
 import { UsageError, type Command } from '../../src/cli/command.ts';
-import { DistributedSampler } from '../../src/dist/sampler.ts';
+import { DistributedSampler } from '../../src/data/sampler.ts';
 import { initSimpleCnn } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 

@@ -1,5 +1,5 @@
 // Reduce-scatter, all-gather, broadcast, barrier and the scalar all-reduce over real links in one
-// thread, on both transports (the SAB link waits with Atomics.waitAsync here); two collectives in
+// thread over MessagePort links; two collectives in
 // flight at once; the observer's transfer events.
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -12,18 +12,9 @@ import {
   createRingPorts,
   reduceScatter,
   ringAllReduce,
-} from '../../src/dist/comm.ts';
-import type { Link, TransferEvent } from '../../src/dist/comm.ts';
-import {
-  baiduOrderSum,
-  closeAll,
-  firstBitDiff,
-  onAllRanks,
-  portRing,
-  randomFloats,
-  sabRing,
-  values,
-} from './comm-harness.ts';
+} from '../../src/comm/index.ts';
+import type { Link, TransferEvent } from '../../src/comm/index.ts';
+import { baiduOrderSum, closeAll, firstBitDiff, onAllRanks, portRing, randomFloats, values } from './comm-harness.ts';
 
 let links: Link[] = [];
 afterEach(() => closeAll(links));
@@ -31,8 +22,6 @@ afterEach(() => closeAll(links));
 const transports = {
   port: (w: number, observer?: (e: TransferEvent) => void) =>
     Promise.resolve(portRing(w, { timeoutMs: 30_000, ...(observer ? { observer } : {}) })),
-  sab: (w: number, observer?: (e: TransferEvent) => void) =>
-    sabRing(w, { timeoutMs: 30_000, slotElems: 512, slots: 2, ...(observer ? { observer } : {}) }),
 };
 
 for (const [name, make] of Object.entries(transports)) {
@@ -128,9 +117,7 @@ for (const [name, make] of Object.entries(transports)) {
     it('stagingBytes reports the memory held for communication', async () => {
       links = await make(2);
       for (const l of links) {
-        if (name === 'sab')
-          expect(l.stagingBytes).toBe(128 + 2 * Math.ceil((32 + 512 * 4) / 64) * 64); // 2 slots of 512 floats
-        else expect(l.stagingBytes).toBe(0); // nothing pooled before the first message
+        expect(l.stagingBytes).toBe(0); // nothing pooled before the first message
       }
     });
 
@@ -156,17 +143,13 @@ for (const [name, make] of Object.entries(transports)) {
 }
 
 describe('ProcessGroup (the facade a worker exposes)', () => {
-  for (const transport of ['port', 'sab'] as const) {
-    it(`${transport}: createProcessGroup wires a rank and runs every collective`, async () => {
+  {
+    it('createProcessGroup wires a rank and runs every collective', async () => {
       const world = 3;
       const ports = createRingPorts(world);
-      const groups = await Promise.all(
-        ports.map((p, rank) => createProcessGroup({ rank, world, transport, timeoutMs: 30_000, wait: 'async' }, p)),
-      );
+      const groups = ports.map((p, rank) => createProcessGroup({ rank, world, timeoutMs: 30_000 }, p));
       links = groups.map((g) => g.link);
-      expect(groups.map((g) => [g.rank, g.world, g.link.transport])).toEqual(
-        [0, 1, 2].map((r) => [r, world, transport]),
-      );
+      expect(groups.map((g) => [g.rank, g.world])).toEqual([0, 1, 2].map((r) => [r, world]));
       const inputs = Array.from({ length: world }, (_, r) => randomFloats(999, 900 + r));
       const out = await Promise.all(
         groups.map(async (g, r) => {

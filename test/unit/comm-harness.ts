@@ -1,17 +1,11 @@
 // Shared by the communication tests: rings of real links in one thread, deterministic inputs,
 // and the float32 reference sums (Baidu order and float64).
-import { createPortLink, createRingPorts, createSabLink, chunkRange } from '../../src/dist/comm.ts';
-import type { Link, PortLinkOptions, SabLinkOptions } from '../../src/dist/comm.ts';
+import { createPortLink, createRingPorts, chunkRange } from '../../src/comm/index.ts';
+import type { Link, PortLinkOptions } from '../../src/comm/index.ts';
 
 /** W MessagePort links wired into a ring (all in this thread). */
 export function portRing(world: number, opts: Omit<PortLinkOptions, 'rank' | 'world'> = {}): Link[] {
   return createRingPorts(world).map((ports, rank) => createPortLink({ ...opts, rank, world }, ports));
-}
-
-/** W SharedArrayBuffer links in one thread (needs Atomics.waitAsync: a thread cannot block on itself). */
-export async function sabRing(world: number, opts: Omit<SabLinkOptions, 'rank' | 'world'> = {}): Promise<Link[]> {
-  const ports = createRingPorts(world);
-  return Promise.all(ports.map((p, rank) => createSabLink({ wait: 'async', ...opts, rank, world }, p)));
 }
 
 /** Runs `fn` on every rank concurrently; resolves with each rank's settled outcome. */

@@ -1,7 +1,6 @@
-// Both transports across real worker_threads (one rank per thread, as in the trainer): the
-// SharedArrayBuffer link (waiting with Atomics.waitAsync, and with blocking Atomics.wait) gives
-// the same bits as the MessagePort link for W = 2 and 4; a terminated worker fails the others
-// without waiting for the timeout. Workers run src/dist bundled by vite (TS cannot run in a
+// The MessagePort link across real worker_threads (one rank per thread, as in the trainer) gives
+// the reference bits for W = 2 and 4; a terminated worker fails the others without waiting for
+// the timeout. Workers run src/comm bundled by vite (TS cannot run in a
 // worker thread here); the bundle is built once in beforeAll.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { TransferListItem } from 'node:worker_threads';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRingPorts } from '../../src/dist/comm.ts';
+import { createRingPorts } from '../../src/comm/index.ts';
 import { baiduOrderSum, firstBitDiff, randomFloats } from './comm-harness.ts';
 
 /** Worker body: plain JS (eval'd, CommonJS), imports the bundle, runs the job it is sent. */
@@ -19,10 +18,10 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 import(workerData.bundleUrl).then((comm) => {
   parentPort.once('message', async (job) => {
-    const { rank, world, transport, ports, inputs, cases } = job;
+    const { rank, world, ports, inputs, cases } = job;
     try {
-      const opts = { rank, world, timeoutMs: job.timeoutMs, slots: 4, slotElems: 4096, maxMessageElems: 4096, wait: job.wait };
-      const link = transport === 'sab' ? await comm.createSabLink(opts, ports) : comm.createPortLink(opts, ports);
+      const opts = { rank, world, timeoutMs: job.timeoutMs, maxMessageElems: 4096 };
+      const link = comm.createPortLink(opts, ports);
       parentPort.postMessage({ ready: true });
       if (job.idle) return;
       const results = [];
@@ -65,7 +64,7 @@ beforeAll(async () => {
     configFile: false,
     logLevel: 'silent',
     build: {
-      lib: { entry: join(import.meta.dirname, '../../src/dist/comm.ts'), formats: ['es'], fileName: () => 'comm.mjs' },
+      lib: { entry: join(import.meta.dirname, '../../src/comm/index.ts'), formats: ['es'], fileName: () => 'comm.mjs' },
       outDir: dir,
       minify: false,
       write: true,
@@ -97,8 +96,6 @@ function next(w: Worker, key: keyof Reply): Promise<Reply> {
 }
 
 interface Job {
-  transport: 'port' | 'sab';
-  wait?: 'async' | 'block';
   world: number;
   idleRank?: number;
   timeoutMs: number;
@@ -125,8 +122,6 @@ async function launch(job: Job): Promise<{ workers: Worker[]; replies: Promise<R
     const msg = {
       rank,
       world: job.world,
-      transport: job.transport,
-      wait: job.wait,
       ports: p,
       inputs,
       cases: CASES,
@@ -149,45 +144,39 @@ async function runAll(job: Job): Promise<CaseResult[][]> {
   }
 }
 
-describe('transports across worker_threads', () => {
+describe('MessagePort links across worker_threads', () => {
   for (const world of [2, 4]) {
-    it(`W=${world}: SAB (waitAsync and blocking wait) gives the same bits as MessagePort`, async () => {
-      const port = await runAll({ transport: 'port', world, timeoutMs: 30_000 });
-      const sabAsync = await runAll({ transport: 'sab', wait: 'async', world, timeoutMs: 30_000 });
-      const sabBlock = await runAll({ transport: 'sab', wait: 'block', world, timeoutMs: 30_000 });
+    it(`W=${world}: every collective gives the reference bits on every rank`, async () => {
+      const results = await runAll({ world, timeoutMs: 30_000 });
       CASES.forEach((c, i) => {
         const inputs = Array.from({ length: world }, (_, r) => randomFloats(c.n, 100 * r + c.n));
         const wantAr = baiduOrderSum(inputs);
         const wantRs = baiduOrderSum(inputs, 1);
         const wantBc = inputs[world - 1] ?? new Float32Array();
-        for (const run of [port, sabAsync, sabBlock]) {
-          for (let r = 0; r < world; r++) {
-            const got = run[r]?.[i];
-            if (got === undefined) throw new Error(`no result for rank ${r} case ${i}`);
-            expect(firstBitDiff(got.ar, wantAr), `allReduce n=${c.n} rank ${r}`).toBe(-1);
-            expect(firstBitDiff(got.rs, wantRs), `reduceScatter+allGather n=${c.n} rank ${r}`).toBe(-1);
-            expect(firstBitDiff(got.bc, wantBc), `broadcast n=${c.n} rank ${r}`).toBe(-1);
-            expect(got.sc).toEqual(port[0]?.[i]?.sc);
-          }
+        for (let r = 0; r < world; r++) {
+          const got = results[r]?.[i];
+          if (got === undefined) throw new Error(`no result for rank ${r} case ${i}`);
+          expect(firstBitDiff(got.ar, wantAr), `allReduce n=${c.n} rank ${r}`).toBe(-1);
+          expect(firstBitDiff(got.rs, wantRs), `reduceScatter+allGather n=${c.n} rank ${r}`).toBe(-1);
+          expect(firstBitDiff(got.bc, wantBc), `broadcast n=${c.n} rank ${r}`).toBe(-1);
+          expect(got.sc).toEqual(results[0]?.[i]?.sc);
         }
       });
     }, 120_000);
   }
 
-  for (const transport of ['port', 'sab'] as const) {
-    it(`${transport}: terminating worker 2 mid-all-reduce fails ranks 0, 1, 3 naming rank 2, well before the timeout`, async () => {
-      const t0 = performance.now();
-      const { workers, replies } = await launch({ transport, world: 4, idleRank: 2, timeoutMs: 60_000 });
-      const settled = Promise.allSettled(replies);
-      await workers[2]?.terminate();
-      const outcomes = await settled;
-      await Promise.all(workers.map((w) => w.terminate()));
-      for (const r of [0, 1, 3]) {
-        const o = outcomes[r];
-        expect(o?.status).toBe('rejected');
-        expect(String(o?.status === 'rejected' ? o.reason : '')).toMatch(/rank 2 failed/);
-      }
-      expect(performance.now() - t0).toBeLessThan(30_000);
-    }, 60_000);
-  }
+  it('terminating worker 2 mid-all-reduce fails ranks 0, 1, 3 naming rank 2, well before the timeout', async () => {
+    const t0 = performance.now();
+    const { workers, replies } = await launch({ world: 4, idleRank: 2, timeoutMs: 60_000 });
+    const settled = Promise.allSettled(replies);
+    await workers[2]?.terminate();
+    const outcomes = await settled;
+    await Promise.all(workers.map((w) => w.terminate()));
+    for (const r of [0, 1, 3]) {
+      const o = outcomes[r];
+      expect(o?.status).toBe('rejected');
+      expect(String(o?.status === 'rejected' ? o.reason : '')).toMatch(/rank 2 failed/);
+    }
+    expect(performance.now() - t0).toBeLessThan(30_000);
+  }, 60_000);
 });

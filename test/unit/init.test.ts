@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { getF32, parseSafetensors } from '../../src/checkpoint/safetensors.ts';
-import { CpuGenerator } from '../../src/dist/rng.ts';
-import { fmaF32, uniformF32 } from '../../src/dist/uniform.ts';
+import { CpuGenerator } from '../../src/random/generator.ts';
+import { fmaF32, uniformF32 } from '../../src/random/uniform.ts';
 import { biasBound, initSimpleCnn, kaimingUniformBound, resetParameters } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 

@@ -9,12 +9,11 @@ import {
   CollectiveTimeoutError,
   createPortLink,
   createRingPorts,
-  createSabLink,
   PeerFailedError,
   ringAllReduce,
-} from '../../src/dist/comm.ts';
-import type { Link, TransferEvent } from '../../src/dist/comm.ts';
-import { closeAll, onAllRanks, portRing, sabRing } from './comm-harness.ts';
+} from '../../src/comm/index.ts';
+import type { Link, TransferEvent } from '../../src/comm/index.ts';
+import { closeAll, onAllRanks, portRing } from './comm-harness.ts';
 
 let links: Link[] = [];
 afterEach(() => closeAll(links));
@@ -26,8 +25,6 @@ function reasons(outcomes: PromiseSettledResult<unknown>[]): unknown[] {
 const makers = {
   port: (w: number, timeoutMs: number, observer?: (e: TransferEvent) => void) =>
     Promise.resolve(portRing(w, { timeoutMs, ...(observer ? { observer } : {}) })),
-  sab: (w: number, timeoutMs: number, observer?: (e: TransferEvent) => void) =>
-    sabRing(w, { timeoutMs, slots: 2, slotElems: 64, ...(observer ? { observer } : {}) }),
 };
 
 describe('timeouts', () => {
@@ -54,7 +51,7 @@ describe('timeouts', () => {
   });
 
   for (const [name, make] of Object.entries(makers)) {
-    it(`${name}: a broadcast to a rank that never receives times out on the sender too`, async () => {
+    it(`${name}: a broadcast to a rank that never receives still completes on the sender`, async () => {
       links = await make(2, 150);
       const root = links[0];
       if (root === undefined) throw new Error('no link');
@@ -62,15 +59,8 @@ describe('timeouts', () => {
         () => 'fulfilled',
         (e: unknown) => e,
       );
-      if (name === 'sab') {
-        // the two-slot ring fills up: the sender cannot post and says so
-        expect(err).toBeInstanceOf(CollectiveTimeoutError);
-        expect((err as CollectiveTimeoutError).waitingFor).toBe('space');
-        expect((err as CollectiveTimeoutError).peer).toBe(1);
-      } else {
-        // MessagePort never blocks a sender: the root finishes, the receiver would time out
-        expect(err).toBe('fulfilled');
-      }
+      // MessagePort never blocks a sender: the root finishes, the receiver would time out
+      expect(err).toBe('fulfilled');
     });
   }
 });
@@ -134,33 +124,6 @@ for (const [name, make] of Object.entries(makers)) {
     });
   });
 }
-
-describe('SAB set-up', () => {
-  it('createSabLink rejects when the previous rank never sends its ring', async () => {
-    const ports = createRingPorts(2);
-    const p0 = ports[0];
-    if (p0 === undefined) throw new Error('no ports');
-    await expect(createSabLink({ rank: 0, world: 2, timeoutMs: 100 }, p0)).rejects.toThrow(
-      'rank 0: no shared ring from rank 1 within 100 ms',
-    );
-    for (const p of ports) {
-      p.next.close();
-      p.prev.close();
-    }
-  });
-
-  it('ranks that chose different transports fail fast with a protocol error instead of hanging', async () => {
-    const ports = createRingPorts(2);
-    const [p0, p1] = ports;
-    if (p0 === undefined || p1 === undefined) throw new Error('no ports');
-    const port1 = createPortLink({ rank: 1, world: 2, timeoutMs: 20_000 }, p1);
-    links = [port1];
-    await expect(createSabLink({ rank: 0, world: 2, timeoutMs: 20_000 }, p0)).rejects.toThrow(/protocol error/);
-    expect(port1.failure?.message).toMatch(
-      /rank 1: collective aborted because rank 0 failed.*protocol error: unexpected message from rank 0/,
-    );
-  });
-});
 
 describe('dead neighbour', () => {
   it('a rank whose ports close mid-collective (worker gone) fails the others without waiting for the timeout', async () => {

@@ -1,7 +1,7 @@
 // Pure parts of the teaching page and the CLI: settings from the page address, and RANK:STEP:KIND
 // fault specs (the page's ?fault= and the CLI's --inject-fault).
 import { describe, expect, it } from 'vitest';
-import { parseFaultSpec } from '../../src/dist/fault.ts';
+import { parseFaultSpec } from '../../src/runtime/fault.ts';
 import { readParams } from '../../src/ui/url-params.ts';
 
 describe('page address parameters', () => {

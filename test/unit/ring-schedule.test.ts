@@ -9,8 +9,8 @@ import {
   ownedChunk,
   reduceScatterStep,
   sliceRanges,
-} from '../../src/dist/schedule.ts';
-import type { ChunkOwnership } from '../../src/dist/schedule.ts';
+} from '../../src/comm/ring-schedule.ts';
+import type { ChunkOwnership } from '../../src/comm/ring-schedule.ts';
 
 const WORLDS = [1, 2, 3, 4, 5, 6, 7, 8];
 const lengthsFor = (w: number): number[] =>

@@ -1,6 +1,6 @@
 // The CPU generator and randperm against values PyTorch printed (shared/reference/pytorch-semantics.md).
 import { describe, expect, it } from 'vitest';
-import { CpuGenerator, randperm, seedToU64 } from '../../src/dist/rng.ts';
+import { CpuGenerator, randperm, seedToU64 } from '../../src/random/generator.ts';
 
 describe('CpuGenerator (at::mt19937)', () => {
   it('matches std::mt19937 for seed 5, and only the low 32 bits of the seed matter', () => {

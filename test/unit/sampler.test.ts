@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CpuGenerator, randperm } from '../../src/dist/rng.ts';
-import { batchAt, batchIndices, DistributedSampler, numBatches } from '../../src/dist/sampler.ts';
+import { CpuGenerator, randperm } from '../../src/random/generator.ts';
+import { batchAt, batchIndices, DistributedSampler, numBatches } from '../../src/data/sampler.ts';
 
 interface PermRecord {
   n: number;

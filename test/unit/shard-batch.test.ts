@@ -13,7 +13,7 @@ import { CIFAR10_MEAN, CIFAR10_STD, normalize } from '../../src/data/normalize.t
 import { loadShard } from '../../src/data/shard.ts';
 import { FileDatasetStore } from '../../src/data/store-file-node.ts';
 import { bytesSource } from '../../src/data/synthetic.ts';
-import { CpuGenerator } from '../../src/dist/rng.ts';
+import { CpuGenerator } from '../../src/random/generator.ts';
 import { makeRecords } from '../helpers/cifar-fixture.ts';
 
 let dir: string;

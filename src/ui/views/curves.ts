@@ -3,7 +3,7 @@
 // current numbers. Events are only stored; the charts redraw at most once per animation frame.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import type { TrainEvent } from '../../runtime/events.ts';
 import { h } from '../dom.ts';
 import { duration, num, pct, rate } from '../format.ts';
 import { History } from './history.ts';

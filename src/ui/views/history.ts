@@ -1,6 +1,6 @@
 // What the run has reported so far, as plain arrays: the curves draw it, the page exposes it
 // (window.webddpPage) so a test or a curious user reads the same numbers the charts show.
-import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import type { TrainEvent } from '../../runtime/events.ts';
 
 export interface EpochPoint {
   readonly epoch: number;

@@ -1,6 +1,6 @@
 // Rank 0's log, in the style of the DDP tutorial's `if rank == 0: print(...)`: a line every few
 // batches and one per epoch, plus the device each rank got. Kept to the last 400 lines.
-import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import type { TrainEvent } from '../../runtime/events.ts';
 import { h } from '../dom.ts';
 import { pct, rate } from '../format.ts';
 import { MODE_SHORT } from '../controls/config-fields.ts';
@@ -32,7 +32,7 @@ export class LogView implements View {
         );
         for (const r of e.ranks)
           this.pending.push(
-            `rank ${r.rank}: ${r.adapter.description || r.adapter.architecture || r.adapter.vendor || 'WebGPU adapter'}${r.adapter.fallback ? ' (software)' : ''}, ${r.params.toLocaleString('en')} parameters, ${r.transport === 'sab' ? 'SharedArrayBuffer' : 'MessagePort'} links`,
+            `rank ${r.rank}: ${r.adapter.description || r.adapter.architecture || r.adapter.vendor || 'WebGPU adapter'}${r.adapter.fallback ? ' (software)' : ''}, ${r.params.toLocaleString('en')} parameters`,
           );
         break;
       case 'epoch-start':

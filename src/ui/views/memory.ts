@@ -3,7 +3,7 @@
 // max_memory_allocated() on every device. Bars share one scale, so DataParallel's heavy device 0
 // stands out against DDP's even workers.
 import type { Mode } from '../../config.ts';
-import type { WorkerStat, TrainEvent } from '../../dist/coordinator-events.ts';
+import type { WorkerStat, TrainEvent } from '../../runtime/events.ts';
 import type { MemorySnapshot } from '../../gpu/memory.ts';
 import { h } from '../dom.ts';
 import { categoryLegend, memoryBar, memoryTable, type BarRow } from './memory-bar.ts';

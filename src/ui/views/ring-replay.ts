@@ -2,7 +2,7 @@
 // workers recorded: each send is paired with its receive (same collective, ring step, link and
 // chunk), giving a "flight" from the send time to the receive time, plus what every rank holds
 // after each phase. Pure data, no DOM: the view replays it in slow motion.
-import type { TransferEvent } from '../../dist/link.ts';
+import type { TransferEvent } from '../../comm/link.ts';
 
 export type Phase = TransferEvent['phase'];
 export type Op = TransferEvent['op'];
@@ -208,7 +208,7 @@ export function outcome(r: Replay, world: number): string {
   return `${n === 1 ? 'One collective' : `${n} collectives`} this step (${ops}). ${parts.join(' ')}`;
 }
 
-/** What DataParallel's device 0 and a replica exchange each step, in order (src/dist/modes/dp-root.ts). */
+/** What DataParallel's device 0 and a replica exchange each step, in order (src/parallel/data-parallel/root.ts). */
 const DP_MESSAGES = ['size', 'params', 'inputs', 'logits', 'dlogits', 'grads'] as const;
 
 /**

@@ -1,7 +1,7 @@
 // The ring view's words: its explanation card (with the PyTorch links), the legend, the per-rank
 // counters table and the phrases that describe what is moving.
 import type { Mode } from '../../config.ts';
-import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import type { TrainEvent } from '../../runtime/events.ts';
 import { code, docLink, h, p } from '../dom.ts';
 import { bytes, duration } from '../format.ts';
 import { rankColor } from '../palette.ts';

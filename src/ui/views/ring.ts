@@ -3,7 +3,7 @@
 // (send and receive times on one clock). DataParallel has no ring: its pair links to device 0
 // are drawn as a star. Counters come from every worker's step log.
 import type { Mode } from '../../config.ts';
-import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import type { TrainEvent } from '../../runtime/events.ts';
 import { h, svg } from '../dom.ts';
 import { bytes, duration } from '../format.ts';
 import { DotLayer } from './ring-dots.ts';

@@ -1,7 +1,7 @@
 // The images of rank 0's current batch, as the dataset stores them (before normalisation), each
 // captioned with what the model predicts for it now and its true class: a tick or a cross plus the
 // words "right"/"wrong", so the result never rests on colour alone.
-import type { BatchSample } from '../../dist/protocol.ts';
+import type { BatchSample } from '../../runtime/protocol.ts';
 import { code, docLink, h, p } from '../dom.ts';
 import './samples.css';
 

@@ -2,7 +2,7 @@
 // DistributedSampler hands them out (the ranks report their real index lists at every epoch
 // start), with padding made visible and the previous epoch kept for comparison.
 import type { TrainConfig } from '../../config.ts';
-import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import type { TrainEvent } from '../../runtime/events.ts';
 import { h } from '../dom.ts';
 import { assign, drawGrid, layout, moved, type Assignment, type GridLayout, type GridShow } from './shards-model.ts';
 import { gridLegend, headline, movedLine, note, paddingLine, rankLines, type ShardSettings } from './shards-text.ts';

@@ -1,7 +1,7 @@
 // The contract between the teaching page's views and the run: events arrive in order and are only
 // stored (cheap, so training never waits on drawing); drawing happens in render(), at most once per
 // animation frame, only while the view says it is dirty.
-import type { TrainEvent } from '../../dist/coordinator-events.ts';
+import type { TrainEvent } from '../../runtime/events.ts';
 
 export interface View {
   /** Stores what the view needs from one event of the run (no DOM work here). */

@@ -3,8 +3,8 @@
 import { validateConfig } from '../../../src/config.ts';
 import { IdbDatasetStore } from '../../../src/data/store-idb.ts';
 import { importSynthetic, SYNTHETIC_DATASET } from '../../../src/data/synthetic.ts';
-import { Coordinator } from '../../../src/dist/coordinator.ts';
-import { browserSpawner } from '../../../src/dist/spawn-browser.ts';
+import { Coordinator } from '../../../src/runtime/coordinator.ts';
+import { browserSpawner } from '../../../src/runtime/spawn-browser.ts';
 
 export interface DistRun {
   adapters: string[];

@@ -1,0 +1,164 @@
+// Training throughput of one worker: images/s at several batch sizes, and the step split into
+// forward, backward and optimizer. Runs wherever a Gpu exists (Node + Dawn, or a browser worker).
+// The phase split uses GPU timestamps where the adapter has them, else separately submitted and
+// awaited phases (wall clock, which includes submit and sync overhead).
+import type { Gpu } from '../gpu/device.ts';
+import { Recorder } from '../gpu/recorder.ts';
+import { Timer } from '../gpu/timer.ts';
+import { CpuGenerator } from '../random/generator.ts';
+import { simpleCnnSpec } from '../nn/spec.ts';
+import type { OptimizerConfig } from '../optim/optimizer.ts';
+import type { Tuning } from '../gpu/tuning.ts';
+import { Trainer, type Batch } from '../train/trainer.ts';
+
+export interface TrainBenchOptions {
+  readonly batches: readonly number[];
+  readonly steps: number;
+  readonly warmup: number;
+  readonly width?: number;
+  readonly optimizer?: OptimizerConfig;
+  readonly tuning?: Tuning;
+  /** Also time every kernel separately (needs timestamp queries). */
+  readonly profile?: boolean;
+}
+
+export interface TrainBenchRow {
+  readonly batch: number;
+  readonly imagesPerSec: number;
+  readonly stepMs: number;
+  readonly forwardMs: number;
+  readonly backwardMs: number;
+  readonly optimizerMs: number;
+  /** 'gpu-timestamps' or 'wall-clock-phases'. */
+  readonly split: string;
+  readonly steps: number;
+  /** GPU ms per kernel dispatch (one timed pass each), when profiling was asked for. */
+  readonly kernels?: Record<string, number>;
+}
+
+function randomBatch(batch: number, g: CpuGenerator): Batch {
+  const images = new Uint8Array(batch * 3072);
+  for (let i = 0; i < images.length; i++) images[i] = g.random() & 0xff;
+  return { images, labels: Int32Array.from({ length: batch }, () => g.random() % 10) };
+}
+
+async function phaseWallClock(t: Trainer, b: Batch): Promise<[number, number, number]> {
+  const plan = await t.upload(b);
+  const q = t.gpu.device.queue;
+  await q.onSubmittedWorkDone();
+  const ms: number[] = [];
+  for (const record of [
+    (r: Recorder) => t.recordForward(r, plan, true),
+    (r: Recorder) => t.recordBackward(r, plan),
+    (r: Recorder) => t.recordUpdate(r),
+  ]) {
+    const t0 = performance.now();
+    const rec = new Recorder(t.gpu, 'bench_phase');
+    record(rec);
+    rec.submit();
+    await q.onSubmittedWorkDone();
+    ms.push(performance.now() - t0);
+  }
+  return [ms[0] ?? 0, ms[1] ?? 0, ms[2] ?? 0];
+}
+
+/** Measures each batch size in turn; `onRow` sees each result as it is ready. */
+export async function benchmarkTraining(
+  gpu: Gpu,
+  o: TrainBenchOptions,
+  onRow?: (r: TrainBenchRow) => void,
+): Promise<TrainBenchRow[]> {
+  const spec = simpleCnnSpec(o.width ?? 1);
+  const rows: TrainBenchRow[] = [];
+  const g = new CpuGenerator(0);
+  for (const batch of o.batches) {
+    const t = await Trainer.create(gpu, {
+      spec,
+      maxBatch: batch,
+      optimizer: o.optimizer ?? { name: 'sgd', lr: 0.01, momentum: 0.9 },
+      ...(o.tuning ? { tuning: o.tuning } : {}),
+    });
+    try {
+      const data = [randomBatch(batch, g), randomBatch(batch, g)];
+      for (let i = 0; i < o.warmup; i++) await t.step(data[i % 2] ?? data[0]!);
+      const t0 = performance.now();
+      for (let i = 0; i < o.steps; i++) await t.step(data[i % 2] ?? data[0]!);
+      const stepMs = (performance.now() - t0) / o.steps;
+      let split = [0, 0, 0];
+      let how = 'wall-clock-phases';
+      if (gpu.hasTimestamps) {
+        const timer = new Timer(gpu);
+        const sums = { forward: 0, backward: 0, optimizer: 0 };
+        const n = Math.max(1, Math.min(o.steps, 5));
+        for (let i = 0; i < n; i++) {
+          const ms = (await t.step(data[0]!, { timer })).gpuMs ?? {};
+          sums.forward += ms.forward ?? 0;
+          sums.backward += ms.backward ?? 0;
+          sums.optimizer += ms.optimizer ?? 0;
+        }
+        timer.destroy();
+        split = [sums.forward / n, sums.backward / n, sums.optimizer / n];
+        how = 'gpu-timestamps';
+        // Timestamps of 0 everywhere mean the implementation quantises or disables them.
+        if (split.every((v) => v === 0)) {
+          split = await phaseWallClock(t, data[0]!);
+          how = 'wall-clock-phases';
+        }
+      } else {
+        split = await phaseWallClock(t, data[0]!);
+      }
+      let kernels: Record<string, number> | undefined;
+      if (o.profile && gpu.hasTimestamps) {
+        const timer = new Timer(gpu, 128);
+        await t.step(data[0]!, { timer, profile: true });
+        kernels = (await t.step(data[0]!, { timer, profile: true })).gpuMs;
+        timer.destroy();
+      }
+      const row: TrainBenchRow = {
+        batch,
+        imagesPerSec: (batch * 1000) / stepMs,
+        stepMs,
+        forwardMs: split[0] ?? 0,
+        backwardMs: split[1] ?? 0,
+        optimizerMs: split[2] ?? 0,
+        split: how,
+        steps: o.steps,
+        ...(kernels ? { kernels } : {}),
+      };
+      rows.push(row);
+      onRow?.(row);
+    } finally {
+      t.destroy();
+    }
+  }
+  return rows;
+}
+
+/** The per-kernel profile of a row, slowest first. */
+export function formatKernelProfile(r: TrainBenchRow): string {
+  const ks = Object.entries(r.kernels ?? {}).sort((a, b) => b[1] - a[1]);
+  const total = ks.reduce((a, [, v]) => a + v, 0);
+  return [
+    `batch ${r.batch}: GPU time per kernel (total ${total.toFixed(3)} ms)`,
+    ...ks.map(
+      ([k, v]) =>
+        `  ${k.padEnd(34)} ${v.toFixed(3).padStart(8)} ms  ${((100 * v) / (total || 1)).toFixed(1).padStart(5)}%`,
+    ),
+  ].join('\n');
+}
+
+export function formatTrainBench(rows: readonly TrainBenchRow[]): string {
+  const head = ['batch', 'images/s', 'step ms', 'forward', 'backward', 'optimizer', 'split by'];
+  const body = rows.map((r) => [
+    String(r.batch),
+    r.imagesPerSec.toFixed(1),
+    r.stepMs.toFixed(2),
+    r.forwardMs.toFixed(2),
+    r.backwardMs.toFixed(2),
+    r.optimizerMs.toFixed(2),
+    r.split,
+  ]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const line = (c: string[]) => c.map((x, i) => (i === c.length - 1 ? x : x.padStart(w[i] ?? 0))).join('  ');
+  return [line(head), ...body.map(line)].join('\n');
+}

@@ -1,0 +1,76 @@
+// The errors a collective can end with. Every message names this rank, the peer involved, the
+// collective (op and sequence number) and the step, in the text itself: comlink re-creates thrown
+// errors as plain Errors with only {name, message, stack}, so fields alone would be lost.
+
+/** Which collective a message or a wait belongs to. */
+export type CollectiveOp = 'allReduce' | 'reduceScatter' | 'allGather' | 'broadcast' | 'barrier' | 'allReduceScalars';
+
+/** Where in a collective a wait happened, for error messages. */
+export interface WaitSite {
+  readonly op: CollectiveOp;
+  /** Collective sequence number (the same on every rank: collectives are called in the same order). */
+  readonly coll: number;
+  readonly step: number;
+  readonly slice: number;
+}
+
+function site(s: WaitSite): string {
+  return `${s.op} #${s.coll} step ${s.step} slice ${s.slice}`;
+}
+
+/** A receive (or a send waiting for buffer space) did not complete in time: the peer is dead, hung or far behind. */
+export class CollectiveTimeoutError extends Error {
+  override readonly name = 'CollectiveTimeoutError';
+  constructor(
+    readonly rank: number,
+    readonly peer: number,
+    readonly at: WaitSite,
+    readonly timeoutMs: number,
+    readonly waitingFor: 'data' | 'space' = 'data',
+  ) {
+    super(
+      `rank ${rank}: timed out after ${timeoutMs} ms waiting for ${waitingFor === 'data' ? 'data from' : 'buffer space at'} ` +
+        `rank ${peer} in ${site(at)}`,
+    );
+  }
+}
+
+/** The group was aborted: some rank failed (or reported a timeout) and every collective now rejects. */
+export class PeerFailedError extends Error {
+  override readonly name = 'PeerFailedError';
+  constructor(
+    /** The rank that sees this error. */
+    readonly rank: number,
+    /** The rank that failed (for a timeout: the rank that was waited for). */
+    readonly failedRank: number,
+    /** The rank that raised the alarm (equal to failedRank when a rank reports its own failure). */
+    readonly reportedBy: number,
+    readonly reason: string,
+  ) {
+    super(
+      `rank ${rank}: collective aborted because rank ${failedRank} failed` +
+        (reportedBy === failedRank ? '' : ` (reported by rank ${reportedBy})`) +
+        `: ${reason}`,
+    );
+  }
+}
+
+/** Two ranks disagree about which collective comes next (different op or length at the same sequence number). */
+export class CollectiveMismatchError extends Error {
+  override readonly name = 'CollectiveMismatchError';
+  constructor(
+    readonly rank: number,
+    readonly peer: number,
+    readonly coll: number,
+    readonly mine: string,
+    readonly theirs: string,
+  ) {
+    super(`rank ${rank}: collective mismatch at #${coll}: this rank runs ${mine} but rank ${peer} sent ${theirs}`);
+  }
+}
+
+/** Text of any thrown value, for abort reasons. */
+export function reasonOf(e: unknown): string {
+  if (e instanceof Error) return `${e.name}: ${e.message}`;
+  return typeof e === 'string' ? e : (JSON.stringify(e) ?? String(e));
+}

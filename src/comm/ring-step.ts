@@ -1,0 +1,108 @@
+// Running ring steps over a link: one step sends one chunk to `next` and receives one chunk from
+// `prev` (adding it in, or copying it), cut into slices of at most `sliceElems` elements that are
+// all in flight together (the receiver's mailbox holds them). Also the guard every
+// collective runs under: any error on a rank aborts the whole group, so no rank goes on with
+// half-reduced data.
+import { CollectiveMismatchError } from './errors.ts';
+import { DEFAULT_SLICE_ELEMS, nowMs } from './link.ts';
+import type { Fingerprint, Link } from './link.ts';
+import { chunkRange, sliceRanges } from './ring-schedule.ts';
+import type { RingStep } from './ring-schedule.ts';
+
+/** Options every collective takes. */
+export interface CollectiveOptions {
+  /**
+   * Largest message in float32 elements (default 256 Ki = 1 MiB, capped at the link's maximum).
+   * Every rank must use the same value: the receiver checks slice lengths.
+   */
+  readonly sliceElems?: number;
+}
+
+/** The slice size to use on `link`. */
+export function sliceElemsFor(link: Link, opts: CollectiveOptions | undefined): number {
+  const s = opts?.sliceElems ?? DEFAULT_SLICE_ELEMS;
+  if (!Number.isInteger(s) || s < 1) throw new RangeError(`sliceElems must be an integer >= 1, got ${s}`);
+  return Math.min(s, link.maxMessageElems);
+}
+
+/** Checks that the caller's rank and world agree with the link's. */
+export function checkRank(link: Link, rank: number, world: number): void {
+  if (rank !== link.rank || world !== link.world) {
+    throw new RangeError(
+      `collective called as rank ${rank} of ${world} on the link of rank ${link.rank} of ${link.world}`,
+    );
+  }
+}
+
+/** Runs `body`; on error aborts the group (every rank's pending receives reject) and rethrows. */
+export async function guarded<T>(link: Link, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (e) {
+    link.abort(e);
+    throw e;
+  }
+}
+
+/** `dst[off + i] += src[i]`, rounded to float32 on store. */
+export function addInto(dst: Float32Array, off: number, src: Float32Array): void {
+  const d = dst.subarray(off, off + src.length);
+  for (let i = 0; i < src.length; i++) d[i] = (d[i] ?? 0) + (src[i] ?? 0);
+}
+
+/**
+ * One ring step on `data` (n = data.length elements split over the ring): sends chunk `st.send`,
+ * receives chunk `st.recv` and adds (`'add'`) or copies (`'copy'`) it into place.
+ */
+export async function runRingStep(
+  link: Link,
+  fp: Fingerprint,
+  data: Float32Array,
+  st: RingStep,
+  how: 'add' | 'copy',
+  sliceElems: number,
+): Promise<void> {
+  const n = data.length;
+  const sendRange = chunkRange(st.send, n, link.world);
+  const recvRange = chunkRange(st.recv, n, link.world);
+  const key = (slice: number): { step: number; slice: number } => ({ step: st.step, slice });
+  const base = { op: fp.op, coll: fp.coll, phase: st.phase, step: st.step } as const;
+  link.observe({
+    ...base,
+    kind: 'send',
+    from: link.rank,
+    to: link.next,
+    chunk: st.send,
+    bytes: 4 * (sendRange.end - sendRange.start),
+    t: nowMs(),
+  });
+  const pending: Promise<void>[] = sliceRanges(sendRange, sliceElems).map((s, k) =>
+    link.send(fp, key(k), data.subarray(s.start, s.end)),
+  );
+  for (const [k, s] of sliceRanges(recvRange, sliceElems).entries()) {
+    const sink = (v: Float32Array): void => {
+      if (v.length !== s.end - s.start) {
+        throw new CollectiveMismatchError(
+          link.rank,
+          link.prev,
+          fp.coll,
+          `slice ${k} of ${s.end - s.start} elements`,
+          `${v.length} elements (different sliceElems?)`,
+        );
+      }
+      if (how === 'add') addInto(data, s.start, v);
+      else data.set(v, s.start);
+    };
+    pending.push(link.recv(fp, key(k), sink));
+  }
+  await Promise.all(pending);
+  link.observe({
+    ...base,
+    kind: 'recv',
+    from: link.prev,
+    to: link.rank,
+    chunk: st.recv,
+    bytes: 4 * (recvRange.end - recvRange.start),
+    t: nowMs(),
+  });
+}

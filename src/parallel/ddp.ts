@@ -1,0 +1,134 @@
+// DistributedDataParallel: every rank holds the whole model and its optimizer and trains on its
+// own shard. Gradients are averaged in buckets (reverse parameter order, 1 MiB first bucket, then
+// bucketCapMB, as PyTorch's Reducer): as soon as backward has produced a bucket's gradients, they
+// are pre-divided by the world size on the GPU, copied out, and all-reduced over the ring while the
+// GPU goes on with the earlier layers' backward. Then every rank steps its own optimizer.
+// Gradient accumulation: micro-batches before the last run without any all-reduce (no_sync).
+import { storageBuffer } from '../gpu/buffers.ts';
+import { grid1d, makeOp, type Op } from '../gpu/op.ts';
+import { Recorder } from '../gpu/recorder.ts';
+import { computeBuckets, type Bucket } from './ddp-buckets.ts';
+import { readStaging, StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from './mode.ts';
+
+interface BucketIO {
+  readonly bucket: Bucket;
+  readonly scale: Op;
+  readonly staging: GPUBuffer;
+}
+
+export class DdpRunner implements ModeRunner {
+  private constructor(
+    private readonly ctx: ModeContext,
+    private readonly buckets: readonly BucketIO[],
+    private readonly factor: GPUBuffer,
+  ) {}
+
+  static async create(ctx: ModeContext): Promise<DdpRunner> {
+    const { gpu, trainer, world } = ctx;
+    const factor = storageBuffer(gpu, 'ddp.inv_world', 4, 'other');
+    gpu.device.queue.writeBuffer(factor, 0, Float32Array.of(1 / world));
+    const k = await gpu.kernels.get('scale');
+    const buckets = computeBuckets(trainer.spec.params, ctx.config.bucketCapMB).map((bucket) => ({
+      bucket,
+      scale: makeOp(
+        gpu,
+        k,
+        `ddp.bucket${bucket.index}.prescale`,
+        { count: bucket.count, offset: bucket.offset, factor_index: 0 },
+        { factor, data: trainer.grads },
+        grid1d(bucket.count, k.overrides.WG ?? 64),
+      ),
+      staging: gpu.memory.createBuffer(gpu.device, {
+        label: `ddp.bucket${bucket.index}`,
+        size: bucket.count * 4,
+        category: 'communication',
+        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      }),
+    }));
+    return new DdpRunner(ctx, buckets, factor);
+  }
+
+  /** Rank 0's parameters to everyone (DDP's constructor does this). */
+  async syncInitial(): Promise<void> {
+    const { trainer, pg, world } = this.ctx;
+    if (world === 1) return;
+    const p = await trainer.readParams();
+    await this.ctx.comm(() => pg.broadcast(p, 0));
+    trainer.setParams(p);
+  }
+
+  async syncParams(): Promise<void> {
+    /* replicas are always in sync */
+  }
+
+  async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
+    const { trainer, source, world } = this.ctx;
+    if (!source) throw new Error('DDP rank has no data source');
+    const stats = new StatsSum();
+    for (const [m, mb] of micro.entries()) {
+      const batch = source.trainBatch(mb.start, mb.count);
+      const plan = await trainer.upload(batch);
+      plan.lossBackward.setParams({ scale: 1 / (mb.count * micro.length) });
+      const rec = new Recorder(this.ctx.gpu, 'ddp.forward_backward');
+      trainer.recordForward(rec, plan, 'images' in batch);
+      const statsBuf = trainer.copyStats(rec);
+      const sync = m === micro.length - 1 && world > 1;
+      const reduced = sync
+        ? this.backwardWithBuckets(rec, plan)
+        : (trainer.recordBackward(rec, plan), rec.submit(), Promise.resolve());
+      // Both awaited together: if one fails (e.g. the rank is disposed mid-step after a peer died),
+      // the other's rejection is still handled instead of surfacing as an unhandled error.
+      const [r] = await Promise.all([trainer.readStats(statsBuf, mb.count), reduced]);
+      stats.add(r.loss, r.correct, mb.count);
+    }
+    const rec = new Recorder(this.ctx.gpu, 'ddp.update');
+    trainer.recordUpdate(rec, lr);
+    rec.submit();
+    return stats.value;
+  }
+
+  /**
+   * Records the backward, submitting after each layer that completes a bucket; each bucket's
+   * all-reduce starts once its copy has landed (in bucket order on every rank) and overlaps the
+   * rest of the backward. Resolves when every bucket is reduced and written back.
+   */
+  private backwardWithBuckets(
+    first: Recorder,
+    plan: Awaited<ReturnType<ModeContext['trainer']['upload']>>,
+  ): Promise<void> {
+    const { trainer, pg, gpu } = this.ctx;
+    let rec = first;
+    rec.phase('backward');
+    rec.dispatch(plan.lossBackward);
+    const ready = new Set<string>();
+    const done = new Set<number>();
+    let chain = Promise.resolve();
+    for (const seg of plan.backward) {
+      for (const op of seg.ops) rec.dispatch(op);
+      for (const p of seg.ready) ready.add(p.name);
+      for (const b of this.buckets) {
+        if (done.has(b.bucket.index) || !b.bucket.params.every((p) => ready.has(p.name))) continue;
+        done.add(b.bucket.index);
+        rec.dispatch(b.scale);
+        rec.copy(trainer.grads, b.bucket.offset * 4, b.staging, 0, b.bucket.count * 4);
+        rec.submit();
+        rec = new Recorder(gpu, 'ddp.backward');
+        chain = chain.then(async () => {
+          const data = await readStaging(b.staging, b.bucket.count);
+          await this.ctx.comm(() => pg.allReduce(data));
+          gpu.uploads.write(trainer.grads, b.bucket.offset * 4, data, 'communication', `ddp.bucket${b.bucket.index}`);
+        });
+      }
+    }
+    rec.submit();
+    return chain;
+  }
+
+  dispose(): void {
+    for (const b of this.buckets) {
+      b.scale.destroy();
+      this.ctx.gpu.memory.destroy(b.staging);
+    }
+    this.ctx.gpu.memory.destroy(this.factor);
+  }
+}

@@ -1,0 +1,87 @@
+// What a training run reports, step by step (rank 0's loss, like the seed's `if rank == 0`), with
+// every worker's memory, so the page and the CLI show the same measured numbers.
+import type { TrainConfig } from '../config.ts';
+import type { MemorySnapshot } from '../gpu/memory.ts';
+import type { TransferEvent } from '../comm/link.ts';
+import type { RankInfo } from './protocol.ts';
+
+export interface WorkerStat {
+  readonly rank: number;
+  readonly memory: MemorySnapshot;
+  readonly ms: number;
+  readonly commMs: number;
+  readonly commBytes: number;
+}
+
+export type TrainEvent =
+  | { readonly type: 'start'; readonly config: TrainConfig; readonly ranks: readonly RankInfo[] }
+  | {
+      readonly type: 'epoch-start';
+      readonly epoch: number;
+      readonly steps: number;
+      readonly shards: readonly Int32Array[];
+      readonly datasetSize: number;
+    }
+  | {
+      readonly type: 'step';
+      readonly epoch: number;
+      readonly step: number;
+      readonly steps: number;
+      /** Rank 0's loss (DataParallel: the loss over the whole batch). */
+      readonly loss: number;
+      /** Every rank's loss on its own batch (DataParallel replicas: NaN). */
+      readonly rankLosses: readonly number[];
+      /** Rank 0's accuracy on its batch. */
+      readonly accuracy: number;
+      /** Samples in the step over all ranks. */
+      readonly samples: number;
+      readonly imagesPerSec: number;
+      readonly ms: number;
+      readonly workers: readonly WorkerStat[];
+      readonly transfers: readonly TransferEvent[];
+    }
+  | {
+      readonly type: 'check';
+      readonly epoch: number;
+      readonly step: number;
+      readonly identical: boolean;
+      readonly checksums: readonly string[];
+    }
+  | {
+      readonly type: 'epoch';
+      readonly epoch: number;
+      readonly trainLoss: number;
+      readonly trainAccuracy: number;
+      readonly testLoss: number;
+      readonly testAccuracy: number;
+      readonly testSamples: number;
+      readonly imagesPerSec: number;
+      readonly seconds: number;
+      readonly workers: readonly WorkerStat[];
+    }
+  | { readonly type: 'done'; readonly stopped: boolean };
+
+/** A rank failed: it threw, exited, lost its device or stopped answering. */
+export class RankFailedError extends Error {
+  constructor(
+    readonly rank: number,
+    readonly during: string,
+    readonly reason: string,
+  ) {
+    super(`rank ${rank} failed during ${during}: ${reason}`);
+    this.name = 'RankFailedError';
+  }
+}
+
+/** The replicas disagree: parameters diverged (a bug, or non-determinism that should not be there). */
+export class ReplicaMismatchError extends Error {
+  constructor(
+    readonly step: number,
+    readonly checksums: readonly string[],
+  ) {
+    super(
+      `replicas diverged at step ${step}: parameter checksums ${checksums.map((c, r) => `rank ${r} ${c.slice(0, 12)}`).join(', ')}`,
+    );
+    this.name = 'ReplicaMismatchError';
+  }
+}

@@ -1,0 +1,111 @@
+// The typed protocol between the coordinator and each rank's worker (comlink; plain,
+// structured-clone-safe data; MessagePorts travel in the transfer list). No `any` crosses it.
+import type { TrainConfig } from '../config.ts';
+import type { AdapterSummary } from '../gpu/device.ts';
+import type { MemorySnapshot } from '../gpu/memory.ts';
+import type { RingPorts, TransferEvent } from '../comm/link.ts';
+
+/** Where a rank's data comes from. */
+export type DataSpec =
+  /** A dataset in the browser's IndexedDB (src/data/store-idb.ts). */
+  | { readonly kind: 'idb'; readonly dataset: string }
+  /** A dataset in a directory store (Node, src/data/store-file-node.ts). */
+  | { readonly kind: 'file'; readonly dir: string; readonly dataset: string }
+  /** Float tensors used as they are (no normalisation): parity fixtures and tests. */
+  | {
+      readonly kind: 'tensors';
+      readonly x: Float32Array;
+      readonly y: Int32Array;
+      readonly testX?: Float32Array;
+      readonly testY?: Int32Array;
+    };
+
+export interface RankInit {
+  readonly rank: number;
+  readonly world: number;
+  readonly config: TrainConfig;
+  /** null for DataParallel replicas, which receive their chunks from rank 0. */
+  readonly data: DataSpec | null;
+  /** This rank's two ring ports (next: to rank+1, prev: from rank-1). */
+  readonly ring: RingPorts;
+  /** DataParallel only: a 2-rank ring with each peer (rank 0 has one per replica; replicas one with rank 0). */
+  readonly pairs: readonly { readonly peer: number; readonly ports: RingPorts }[];
+  /** Rank 0's initial parameters (flat, state_dict order); absent: PyTorch-identical init from config.seed. */
+  readonly initialParams?: Float32Array;
+  /** Record the ring's chunk transfers (for the teaching page's ring view). */
+  readonly recordTransfers?: boolean;
+  /** A failure to stage at this rank's n-th step (0-based, counted over epochs), to test failure handling. */
+  readonly fault?: Fault;
+}
+
+export const FAULT_KINDS = ['throw', 'exit', 'hang', 'device-lost'] as const;
+export interface Fault {
+  readonly step: number;
+  readonly kind: (typeof FAULT_KINDS)[number];
+}
+
+export interface RankInfo {
+  readonly rank: number;
+  readonly adapter: AdapterSummary;
+  readonly params: number;
+  readonly memory: MemorySnapshot;
+}
+
+export interface EpochInfo {
+  readonly epoch: number;
+  /** Optimizer steps this epoch (micro-batches / gradient accumulation, rounded up). */
+  readonly steps: number;
+  /** Samples this rank sees this epoch (its DistributedSampler's len, or DP's global count on rank 0). */
+  readonly samples: number;
+  /** The dataset indices of this rank's shard for the epoch (DistributedSampler order). */
+  readonly indices: Int32Array;
+}
+
+export interface RankStepLog {
+  readonly rank: number;
+  readonly epoch: number;
+  readonly step: number;
+  /** Mean loss of this step (this rank's local batch; DP: the global batch, on rank 0). */
+  readonly loss: number;
+  readonly correct: number;
+  readonly samples: number;
+  readonly ms: number;
+  /** Milliseconds spent waiting in collectives. */
+  readonly commMs: number;
+  /** Bytes this rank sent this step. */
+  readonly commBytes: number;
+  readonly memory: MemorySnapshot;
+  /** Chunk transfers of this step, when recordTransfers is on. */
+  readonly transfers?: readonly TransferEvent[];
+}
+
+/** A few images of this rank's current batch, with their labels and the model's predictions now. */
+export interface BatchSample {
+  /** [n, 3, 32, 32] bytes. */
+  readonly images: Uint8Array;
+  readonly labels: Int32Array;
+  readonly predicted: Int32Array;
+}
+
+export interface EvalResult {
+  readonly lossSum: number;
+  readonly correct: number;
+  readonly samples: number;
+}
+
+/** What each rank's worker exposes. Every rank must be called with the same sequence. */
+export interface RankApi {
+  init(init: RankInit): Promise<RankInfo>;
+  beginEpoch(epoch: number): Promise<EpochInfo>;
+  step(epoch: number, step: number): Promise<RankStepLog>;
+  evaluate(): Promise<EvalResult>;
+  /** SHA-256 of the parameters (replicas must agree). */
+  checksum(): Promise<string>;
+  readParams(): Promise<Float32Array>;
+  /** Up to n images of the last training batch with predictions (null when the data are not images). */
+  sample(n: number): Promise<BatchSample | null>;
+  memory(): Promise<MemorySnapshot>;
+  /** Aborts this rank's collectives (every peer's pending collective fails, naming this rank). */
+  abort(reason: string): Promise<void>;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,239 @@
+// One rank's worker: its own device, its trainer, its process groups and its data; driven step by
+// step by the coordinator through RankApi. Environment specifics (where WebGPU and the dataset
+// store come from) are injected, so the same code runs in a browser worker and a Node worker thread.
+import { openDataset } from '../data/dataset.ts';
+import type { DatasetStore } from '../data/store.ts';
+import { acquireDevice, type Gpu } from '../gpu/device.ts';
+import { initSimpleCnn } from '../nn/init.ts';
+import { simpleCnnSpec } from '../nn/spec.ts';
+import { Trainer } from '../train/trainer.ts';
+import type { TransferEvent } from '../comm/link.ts';
+import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
+import { createProcessGroup, type ProcessGroup } from '../comm/process-group.ts';
+import type { DataSpec, RankApi, RankInit } from './protocol.ts';
+import { buildRunner, localBatchPlan, trainerOptions, type RankSchedule } from './rank-setup.ts';
+import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
+import { evaluateShard } from './evaluate.ts';
+
+export interface RankEnv {
+  /** The WebGPU entry point of this worker (navigator.gpu, or Dawn's GPU object). */
+  gpu(): Promise<GPU>;
+  /** The dataset store for a 'idb' or 'file' DataSpec. */
+  openStore(spec: Exclude<DataSpec, { kind: 'tensors' }>): Promise<DatasetStore>;
+  /** Ends this worker abruptly (fault injection: a worker that exits). */
+  exit(code: number): void;
+}
+
+interface State {
+  init: RankInit;
+  gpu: Gpu;
+  trainer: Trainer;
+  pg: ProcessGroup;
+  pairs: Map<number, ProcessGroup>;
+  source: BatchSource | null;
+  runner: ModeRunner;
+  schedule: RankSchedule | null;
+  transfers: TransferEvent[];
+  /** This step's bytes sent and milliseconds waited in collectives. */
+  counters: { sent: number; commMs: number };
+  /** Steps run so far (over all epochs). */
+  done: number;
+}
+
+/** How long dispose waits for a call still running on this rank (e.g. a step whose peer died). */
+const DISPOSE_WAIT_MS = 2000;
+
+export function createRankApi(env: RankEnv): RankApi {
+  let s: State | null = null;
+  // The GPU work of a call still in flight when dispose comes (the coordinator gives up on a run as
+  // soon as one rank fails): dispose lets it settle before destroying the buffers under it.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    const settled = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    inFlight.add(settled);
+    void settled.then(() => inFlight.delete(settled));
+    return p;
+  };
+  const need = (): State => {
+    if (!s) throw new Error('this rank is not initialised: call init() first');
+    s.gpu.assertAlive();
+    return s;
+  };
+
+  async function makeSource(data: DataSpec | null, cfg: RankInit['config']): Promise<BatchSource | null> {
+    if (!data) return null;
+    if (data.kind === 'tensors') return new TensorSource(data.x, data.y, data.testX, data.testY);
+    return new DatasetSource(await openDataset(await env.openStore(data), data.dataset), cfg.trainLimit, cfg.testLimit);
+  }
+
+  return {
+    async init(init) {
+      const { rank, world, config } = init;
+      const transfers: TransferEvent[] = [];
+      const counters = { sent: 0, commMs: 0 };
+      const observer = (e: TransferEvent) => {
+        if (e.kind === 'send') counters.sent += e.bytes;
+        if (init.recordTransfers) transfers.push(e);
+      };
+      const timeoutMs = config.stepTimeoutMs;
+      const pgP = createProcessGroup({ rank, world, timeoutMs, observer }, init.ring);
+      const pairP = Promise.all(
+        init.pairs.map(async ({ peer, ports }) => {
+          const pairRank = rank === 0 ? 0 : 1;
+          const mapRank = (r: number) => (r === 0 ? 0 : Math.max(rank, peer));
+          const pairObserver = (e: TransferEvent) => observer({ ...e, from: mapRank(e.from), to: mapRank(e.to) });
+          return [
+            peer,
+            await createProcessGroup({ rank: pairRank, world: 2, timeoutMs, observer: pairObserver }, ports),
+          ] as const;
+        }),
+      );
+      const gpu = await acquireDevice(await env.gpu(), { label: `rank ${rank}` });
+      const spec = simpleCnnSpec(config.width);
+      const trainer = await Trainer.create(gpu, trainerOptions(spec, config, rank, world));
+      trainer.setParams(init.initialParams ?? initSimpleCnn(spec, config.seed));
+      const [pg, pairs] = await Promise.all([pgP, pairP]);
+      const source = await makeSource(init.data, config);
+      const pairMap = new Map(pairs);
+      const ctx: ModeContext = {
+        rank,
+        world,
+        config,
+        gpu,
+        trainer,
+        pg,
+        pairs: pairMap,
+        source,
+        async comm(op) {
+          const t0 = performance.now();
+          try {
+            return await op();
+          } finally {
+            counters.commMs += performance.now() - t0;
+          }
+        },
+      };
+      const runner = await buildRunner(ctx);
+      s = { init, gpu, trainer, pg, pairs: pairMap, source, runner, schedule: null, transfers, counters, done: 0 };
+      await runner.syncInitial();
+      return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
+    },
+
+    async beginEpoch(epoch) {
+      const st = need();
+      st.schedule = await localBatchPlan(st.init, st.source, epoch);
+      return { epoch, steps: st.schedule.steps.length, samples: st.schedule.samples, indices: st.schedule.indices };
+    },
+
+    step: (epoch, step) =>
+      track(
+        (async () => {
+          const st = need();
+          // DataParallel replicas have no data: device 0 sends them their chunks.
+          const micro = st.source ? st.schedule?.steps[step] : [];
+          if (!micro || (st.source && st.schedule?.epoch !== epoch))
+            throw new Error(`rank ${st.init.rank}: no step ${step} in epoch ${epoch} (call beginEpoch first)`);
+          st.transfers.length = 0;
+          st.counters.commMs = 0;
+          st.counters.sent = 0;
+          if (st.init.fault?.step === st.done) await stageFault(st, env);
+          st.done++;
+          const t0 = performance.now();
+          const r = await st.runner.step(micro, st.init.config.lr);
+          return {
+            rank: st.init.rank,
+            epoch,
+            step,
+            loss: r.loss,
+            correct: r.correct,
+            samples: r.samples,
+            ms: performance.now() - t0,
+            commMs: st.counters.commMs,
+            commBytes: st.counters.sent,
+            memory: st.gpu.memory.snapshot(),
+            ...(st.init.recordTransfers ? { transfers: [...st.transfers] } : {}),
+          };
+        })(),
+      ),
+
+    evaluate: () =>
+      track(
+        (async () => {
+          const st = need();
+          await st.runner.syncParams();
+          return evaluateShard(st.trainer, st.source, st.init);
+        })(),
+      ),
+
+    async checksum() {
+      const st = need();
+      await st.runner.syncParams();
+      const p = await st.trainer.readParams();
+      const digest = await crypto.subtle.digest('SHA-256', p);
+      return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    },
+
+    readParams: () => need().trainer.readParams(),
+
+    async sample(n) {
+      const st = need();
+      const b = st.source?.lastBatch;
+      if (!b || !('images' in b)) return null;
+      const k = Math.min(n, b.labels.length, st.trainer.model.maxBatch);
+      if (k === 0) return null;
+      const images = b.images.slice(0, k * 3072);
+      const labels = b.labels.slice(0, k);
+      await st.trainer.evaluate({ images, labels });
+      const logits = await st.trainer.readLogits(k);
+      const predicted = Int32Array.from({ length: k }, (_, i) => {
+        const row = logits.subarray(i * 10, i * 10 + 10);
+        return row.indexOf(Math.max(...row));
+      });
+      return { images, labels, predicted };
+    },
+    async memory() {
+      return need().gpu.memory.snapshot();
+    },
+
+    async abort(reason) {
+      if (!s) return;
+      s.pg.abort(new Error(reason));
+      for (const p of s.pairs.values()) p.abort(new Error(reason));
+    },
+
+    async dispose() {
+      if (!s) return;
+      if (inFlight.size > 0)
+        await Promise.race([Promise.all(inFlight), new Promise((r) => setTimeout(r, DISPOSE_WAIT_MS))]);
+      if (!s) return;
+      s.runner.dispose();
+      s.pg.close();
+      for (const p of s.pairs.values()) p.close();
+      s.trainer.destroy();
+      s.gpu.destroy();
+      s = null;
+    },
+  };
+}
+
+/** Fault injection for tests and demonstrations of failure handling. */
+async function stageFault(st: State, env: RankEnv): Promise<void> {
+  switch (st.init.fault?.kind) {
+    case 'throw':
+      throw new Error(`injected fault: rank ${st.init.rank} throws at step ${st.done}`);
+    case 'exit':
+      env.exit(3);
+      return new Promise(() => undefined);
+    case 'hang':
+      return new Promise(() => undefined);
+    case 'device-lost':
+      st.gpu.device.destroy();
+      await st.gpu.device.lost;
+      return;
+    default:
+      return;
+  }
+}
