@@ -10,7 +10,7 @@ export default tseslint.config(
       'dist-cli/',
       'node_modules/',
       'coverage/',
-      '.gpu/',
+      '.gpu*/',
       '.webddp/',
       'scripts/',
       'bin/',
@@ -31,7 +31,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'bench/**/*.mjs'],
     rules: { 'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }] },
   },
 );

@@ -118,8 +118,11 @@ const CHECKS: Record<keyof TrainConfig, Check> = {
   stepTimeoutMs: int(1000, 3_600_000),
 };
 
-/** Validates a partial config over the defaults: the full config, or every problem found. */
-export function validateConfig(
+/**
+ * Checks every field of a partial config over the defaults: the full config, or every problem
+ * found. Each mode's own rules are added by validateConfig (src/parallel/index.ts).
+ */
+export function validateFields(
   input: unknown,
 ): { ok: true; config: TrainConfig } | { ok: false; issues: ConfigIssue[] } {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
@@ -137,25 +140,5 @@ export function validateConfig(
     const problem = check(merged[k]);
     if (problem) issues.push({ field: k, message: `${k} ${problem} (got ${JSON.stringify(merged[k])})` });
   }
-  if (issues.length === 0) {
-    const c = merged as unknown as TrainConfig;
-    if (c.mode === 'balanced-dp' && c.workers < 2)
-      issues.push({ field: 'workers', message: 'balanced-dp needs at least 2 workers' });
-    if (c.mode === 'balanced-dp' && c.gpu0Bsz > c.batchSize * c.workers) {
-      issues.push({
-        field: 'gpu0Bsz',
-        message: `gpu0Bsz (${c.gpu0Bsz}) cannot exceed the global batch (${c.batchSize * c.workers})`,
-      });
-    }
-    if ((c.mode === 'dp' || c.mode === 'balanced-dp') && c.gradAccum > 1)
-      issues.push({ field: 'gradAccum', message: 'gradient accumulation (no_sync) is a DDP feature: use mode ddp' });
-  }
   return issues.length === 0 ? { ok: true, config: merged as unknown as TrainConfig } : { ok: false, issues };
-}
-
-/** validateConfig that throws one error listing every problem. */
-export function parseConfig(input: unknown): TrainConfig {
-  const r = validateConfig(input);
-  if (!r.ok) throw new RangeError(`invalid configuration: ${r.issues.map((i) => i.message).join('; ')}`);
-  return r.config;
 }

@@ -1,7 +1,7 @@
 // The benchmark page (bench.html): runs bench/train-step.ts or bench/dist-step.ts in this browser
 // and shows the table and the JSON; `window.webddpBench` holds the result for headless runs
 // (`webddp bench --runtime chromium`).
-import { parseConfig } from '../../src/config.ts';
+import { parseConfig } from '../../src/parallel/index.ts';
 import { IdbDatasetStore } from '../../src/data/store-idb.ts';
 import { importSynthetic, SYNTHETIC_DATASET } from '../../src/data/synthetic.ts';
 import { browserSpawner } from '../../src/runtime/spawn-browser.ts';

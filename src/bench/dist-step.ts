@@ -2,7 +2,8 @@
 // (one worker thread or Web Worker per rank, each with its own device); the median step time after
 // warm-up, images/s over all ranks, and how much of rank 0's step was spent waiting in collectives.
 // Runs wherever a Coordinator can spawn ranks (Node + Dawn, or a browser page).
-import { parseConfig, type Mode } from '../config.ts';
+import type { Mode } from '../config.ts';
+import { parseConfig, validateConfig } from '../parallel/index.ts';
 import { Coordinator, type SpawnWorker } from '../runtime/coordinator.ts';
 import type { DataSpec } from '../runtime/protocol.ts';
 
@@ -47,7 +48,8 @@ export async function benchmarkDistributed(
   const rows: DistBenchRow[] = [];
   for (const mode of o.modes) {
     for (const workers of o.workers) {
-      if (mode === 'balanced-dp' && workers < 2) continue;
+      const check = validateConfig({ mode, workers, batchSize: o.batch });
+      if (!check.ok) continue; // e.g. balanced-dp on one worker
       const config = parseConfig({
         mode,
         workers,

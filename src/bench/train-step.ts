@@ -9,7 +9,8 @@ import { CpuGenerator } from '../random/generator.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
 import type { Tuning } from '../gpu/tuning.ts';
-import { Trainer, type Batch } from '../train/trainer.ts';
+import type { Batch } from '../data/batch.ts';
+import { Trainer } from '../train/trainer.ts';
 
 export interface TrainBenchOptions {
   readonly batches: readonly number[];

@@ -3,7 +3,8 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
-import { MODES, validateConfig, type TrainConfig } from '../config.ts';
+import { MODES, type TrainConfig } from '../config.ts';
+import { validateConfig } from '../parallel/index.ts';
 import { Coordinator } from '../runtime/coordinator.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';

@@ -69,6 +69,24 @@ export class CollectiveMismatchError extends Error {
   }
 }
 
+/**
+ * A collective on a 2-rank side link (DataParallel's device 0 with one replica) failed. The pair
+ * numbers its ranks 0 and 1; `peer` is the global rank of the other side, the one to blame.
+ */
+export class PairLinkError extends Error {
+  override readonly name = 'PairLinkError';
+  constructor(
+    readonly peer: number,
+    replica: number,
+    cause: unknown,
+  ) {
+    super(
+      `${reasonOf(cause)} (DataParallel link with rank ${peer}; on that link rank 0 is device 0 and rank 1 is rank ${replica})`,
+      { cause },
+    );
+  }
+}
+
 /** Text of any thrown value, for abort reasons. */
 export function reasonOf(e: unknown): string {
   if (e instanceof Error) return `${e.name}: ${e.message}`;

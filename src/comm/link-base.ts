@@ -83,7 +83,7 @@ export abstract class LinkBase implements Link {
   beginCollective(op: CollectiveOp, n: number): Fingerprint {
     this.assertUsable();
     const coll = this.seq;
-    this.seq = (this.seq + 1) | 0; // int32, as the SAB slot header stores it
+    this.seq = (this.seq + 1) | 0; // int32, wrapping like a C int
     return { op, coll, n };
   }
 

@@ -61,7 +61,7 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
  * Largest message, in float32 elements: 256 Ki elements = 1 MiB. The collectives cut chunks into
- * slices of at most this size, so one message (a SAB slot, a pooled port buffer) never exceeds
+ * slices of at most this size, so one message (a pooled port buffer) never exceeds
  * 1 MiB whatever the tensor. For SimpleCNN's 2.18 MB gradient a chunk is at most 1.09 MB, so a ring
  * step is one or two messages. bench/allreduce.mjs's slice sweep (W = 4, 2 vCPUs): 64 KiB slices
  * were slower (more wake-ups), 4 MiB slices were faster only for 16 MiB buffers on oversubscribed
@@ -93,7 +93,7 @@ export interface Link {
   send(fp: Fingerprint, key: MessageKey, data: Float32Array): Promise<void>;
   /**
    * Waits for the message (fp, key) from `prev` and hands it to `sink`, which must not keep the
-   * view (it may be a slot of a shared ring that is reused afterwards). Rejects with
+   * view (the link reuses the buffer afterwards). Rejects with
    * CollectiveTimeoutError after `timeoutMs`, or PeerFailedError once the group is aborted.
    */
   recv(fp: Fingerprint, key: MessageKey, sink: (data: Float32Array) => void): Promise<void>;

@@ -1,7 +1,7 @@
 // Matches tagged incoming messages to the receives waiting for them. Messages are keyed by
 // (collective, step, slice), so two collectives in flight at once never see each other's data;
 // a message that arrives before its receive is stored, a receive that comes first waits with a
-// deadline. Transport-neutral: the port link pushes messages in, the SAB link's pump does.
+// deadline. The port link pushes messages in.
 import { CollectiveMismatchError, CollectiveTimeoutError } from './errors.ts';
 import type { CollectiveOp } from './errors.ts';
 import type { Fingerprint, MessageKey } from './link.ts';
@@ -55,16 +55,8 @@ export class Mailbox {
     return this.waiters.size;
   }
 
-  /** Whether a receive is waiting for exactly this message (then `deliver` consumes the view at once). */
-  hasWaiter(coll: number, step: number, slice: number): boolean {
-    return this.waiters.has(keyOf(coll, step, slice));
-  }
-
-  /**
-   * Hands a message to its waiting receive, or stores it. `owned`: the mailbox may keep `data`
-   * (a transferred buffer); otherwise it copies before storing (a view into a shared ring slot).
-   */
-  deliver(msg: Incoming, owned: boolean): void {
+  /** Hands a message (its data a transferred buffer the mailbox may keep) to its waiting receive, or stores it. */
+  deliver(msg: Incoming): void {
     if (this.failure !== undefined) return;
     const key = keyOf(msg.coll, msg.step, msg.slice);
     const waiter = this.waiters.get(key);
@@ -81,7 +73,7 @@ export class Mailbox {
       );
       return;
     }
-    this.stored.set(key, owned ? msg : { ...msg, data: msg.data.slice(), release: undefined });
+    this.stored.set(key, msg);
   }
 
   /** Waits for message (fp, key) and runs `sink` on it. */

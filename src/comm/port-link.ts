@@ -85,18 +85,15 @@ export class PortLink extends LinkBase {
     if (!(msg.buf instanceof ArrayBuffer) || !(msg.len >= 0 && msg.len * 4 <= msg.buf.byteLength)) return false;
     const buf = msg.buf;
     const release = msg.pooled ? () => this.keep(buf) : undefined;
-    this.box.deliver(
-      {
-        op: msg.op,
-        coll: msg.coll,
-        n: msg.n,
-        step: msg.step,
-        slice: msg.slice,
-        data: new Float32Array(buf, 0, msg.len),
-        release,
-      },
-      true,
-    );
+    this.box.deliver({
+      op: msg.op,
+      coll: msg.coll,
+      n: msg.n,
+      step: msg.step,
+      slice: msg.slice,
+      data: new Float32Array(buf, 0, msg.len),
+      release,
+    });
     return true;
   }
 

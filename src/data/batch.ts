@@ -4,18 +4,21 @@ import { IMAGE_BYTES } from './cifar.ts';
 import type { Augmenter } from './augment.ts';
 import type { Shard } from './shard.ts';
 
-export interface Batch {
+export interface ImageBatch {
   /** [B, 3, 32, 32] bytes. */
   readonly images: Uint8Array;
   /** [B] labels 0..9. */
   readonly labels: Int32Array;
 }
 
+/** What the trainer takes: uint8 CIFAR pixels (normalised on the GPU) or ready float input. */
+export type Batch = ImageBatch | { readonly x: Float32Array; readonly labels: Int32Array };
+
 /**
  * The images and labels at `positions` of `shard` (positions index the shard, not the dataset).
  * With `augment`, each image gets the augmenter's next crop/flip draw, in positions order.
  */
-export function batch(shard: Shard, positions: ArrayLike<number>, augment?: Augmenter): Batch {
+export function batch(shard: Shard, positions: ArrayLike<number>, augment?: Augmenter): ImageBatch {
   const n = shard.indices.length;
   const b = positions.length;
   const images = new Uint8Array(b * IMAGE_BYTES);

@@ -5,7 +5,7 @@ import { Augmenter } from './augment.ts';
 import { batch as gatherBatch } from './batch.ts';
 import type { Dataset } from './dataset.ts';
 import { loadShard, type Shard } from './shard.ts';
-import type { Batch } from '../train/trainer.ts';
+import type { Batch } from './batch.ts';
 
 export interface BatchSource {
   readonly trainSize: number;

@@ -9,6 +9,19 @@ export function storageBuffer(gpu: Gpu, label: string, bytes: number, category: 
   return gpu.memory.createBuffer(gpu.device, { label, size: Math.max(4, Math.ceil(bytes / 4) * 4), usage, category });
 }
 
+/**
+ * queue.writeBuffer of `data` into `dst` at byte `offset`: for one-off writes (parameters at
+ * start-up or from a replica); hot paths use the upload pool (gpu.uploads).
+ */
+export function writeFloats(
+  gpu: Gpu,
+  dst: GPUBuffer,
+  offset: number,
+  data: Float32Array | Int32Array | Uint32Array,
+): void {
+  gpu.device.queue.writeBuffer(dst, offset, data.buffer, data.byteOffset, data.byteLength);
+}
+
 /** A storage buffer holding `data`. */
 export function bufferFrom(
   gpu: Gpu,
@@ -17,7 +30,7 @@ export function bufferFrom(
   category: MemoryCategory,
 ): GPUBuffer {
   const b = storageBuffer(gpu, label, data.byteLength, category);
-  gpu.device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength);
+  writeFloats(gpu, b, 0, data);
   return b;
 }
 

@@ -72,30 +72,13 @@ export class MemoryTracker {
     return category ? this.stats(category).allocated : this.allocated;
   }
 
-  /** Peak bytes since creation or the last resetPeakMemoryStats(), like torch.cuda.max_memory_allocated(). */
-  maxMemoryAllocated(category?: MemoryCategory): number {
-    return category ? this.stats(category).peak : this.peak;
-  }
-
-  /** Sets every peak to its current value, like torch.cuda.reset_peak_memory_stats(). */
-  resetPeakMemoryStats(): void {
-    this.peak = this.allocated;
-    for (const s of this.cat.values()) s.peak = s.allocated;
-  }
-
+  /** Bytes now and at the peak, overall and per category (peak: like torch.cuda.max_memory_allocated()). */
   snapshot(): MemorySnapshot {
     const byCategory = Object.fromEntries(MEMORY_CATEGORIES.map((c) => [c, { ...this.stats(c) }])) as Record<
       MemoryCategory,
       CategoryStats
     >;
     return { allocated: this.allocated, peak: this.peak, buffers: this.live.size, byCategory };
-  }
-
-  /** The live buffers, largest first: label, category, bytes (for debugging leaks). */
-  liveBuffers(): { label: string; category: MemoryCategory; bytes: number }[] {
-    return [...this.live.values()]
-      .map((e) => ({ label: e.label, category: e.category, bytes: e.size }))
-      .sort((a, b) => b.bytes - a.bytes);
   }
 
   /** A readable table, in the spirit of torch.cuda.memory_summary(). */

@@ -1,6 +1,7 @@
 // A small pool of MAP_READ staging buffers for per-step readbacks (loss, accuracy, norms). A buffer
 // is busy from the copy into it until its data has been read, so steps can be in flight at once.
 import type { Gpu } from './device.ts';
+import { mapRead } from './readback.ts';
 
 export class StagingPool {
   private readonly free: GPUBuffer[] = [];
@@ -28,14 +29,7 @@ export class StagingPool {
 
   /** Maps `buffer` after the work copying into it was submitted, copies its bytes out, and frees it. */
   async read(buffer: GPUBuffer): Promise<ArrayBuffer> {
-    try {
-      await buffer.mapAsync(GPUMapMode.READ);
-    } catch (e) {
-      this.gpu.assertAlive();
-      throw e;
-    }
-    const out = buffer.getMappedRange().slice(0);
-    buffer.unmap();
+    const out = await mapRead(this.gpu, buffer);
     this.free.push(buffer);
     return out;
   }

@@ -2,6 +2,7 @@
 // the largest batch), and a StepPlan per batch size: the prepared Ops of the input normalisation,
 // forward, loss and backward. Backward is split into segments, one per layer, each naming the
 // parameters whose gradients are complete after it (DDP starts a bucket's all-reduce there).
+import { CIFAR10_MEAN, CIFAR10_STD } from '../data/normalize.ts';
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
@@ -13,9 +14,35 @@ import { numel, type BuildContext, type Layer } from './layer.ts';
 import { lossBackward, lossForward } from './loss.ts';
 import { paramByName, type ModelSpec, type ParamSpec } from './spec.ts';
 
-/** CIFAR-10 normalisation (the seed's transforms.Normalize). */
-export const CIFAR_MEAN = [0.4914, 0.4822, 0.4465] as const;
-export const CIFAR_STD = [0.2023, 0.1994, 0.201] as const;
+/**
+ * The Op that turns `batch` images of uint8 `bytes` into normalised float input `x` (the seed's
+ * ToTensor + Normalize with CIFAR-10's mean and std; data/normalize.ts is its CPU oracle).
+ */
+export async function normalizeOp(
+  gpu: Gpu,
+  spec: ModelSpec,
+  label: string,
+  io: { bytes: GPUBuffer; x: GPUBuffer },
+  batch: number,
+): Promise<Op> {
+  const count = batch * numel(spec.input);
+  const kn = await gpu.kernels.get('normalize_input');
+  return makeOp(
+    gpu,
+    kn,
+    label,
+    {
+      count,
+      c: spec.input[0],
+      hw: spec.input[1] * spec.input[2],
+      pad: 0,
+      mean: [...CIFAR10_MEAN, 0],
+      stdev: [...CIFAR10_STD, 1],
+    },
+    io,
+    grid1d(Math.ceil(count / 4), kn.overrides.WG ?? 64),
+  );
+}
 
 export interface BackwardSegment {
   readonly layer: string;
@@ -119,23 +146,7 @@ export class Model {
 
   private async build(batch: number): Promise<StepPlan> {
     const { gpu, spec } = this;
-    const count = batch * numel(spec.input);
-    const kn = await gpu.kernels.get('normalize_input');
-    const normalize = makeOp(
-      gpu,
-      kn,
-      'input.normalize',
-      {
-        count,
-        c: spec.input[0],
-        hw: spec.input[1] * spec.input[2],
-        pad: 0,
-        mean: [...CIFAR_MEAN, 0],
-        stdev: [...CIFAR_STD, 1],
-      },
-      { bytes: this.bytes, x: this.x },
-      grid1d(Math.ceil(count / 4), kn.overrides.WG ?? 64),
-    );
+    const normalize = await normalizeOp(gpu, spec, 'input.normalize', { bytes: this.bytes, x: this.x }, batch);
     const forward: Op[] = [];
     let input = this.x;
     for (const [i, layer] of this.layers.entries()) {

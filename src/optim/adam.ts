@@ -1,11 +1,11 @@
 // torch.optim.Adam and AdamW on the GPU (adam_step.wgsl). The step-dependent scalars are computed
 // here in float64 and rounded to float32, as PyTorch's single-tensor path does.
-import { readFloats, storageBuffer } from '../gpu/buffers.ts';
+import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import type { Recorder } from '../gpu/recorder.ts';
 import { adamScalars } from '../reference/adam.ts';
-import { writeState, type ArenaSlice, type Optimizer, type OptimizerConfig } from './optimizer.ts';
+import { type ArenaSlice, type Optimizer, type OptimizerConfig } from './optimizer.ts';
 
 /** adam_step.wgsl's Params for step `t` (1-based) at rate `lr`: the reference's float32 scalars. */
 export function adamParams(config: OptimizerConfig, t: number, lr: number) {
@@ -41,7 +41,8 @@ export class AdamOptimizer implements Optimizer {
     private readonly op: Op<'adam_step'>,
     private readonly m: GPUBuffer,
     private readonly v: GPUBuffer,
-    private readonly count: number,
+    /** Elements of the slice this optimizer updates. */
+    readonly count: number,
   ) {}
 
   static async create(gpu: Gpu, config: OptimizerConfig, s: ArenaSlice): Promise<AdamOptimizer> {
@@ -68,21 +69,6 @@ export class AdamOptimizer implements Optimizer {
     this.steps++;
     this.op.setParams(adamParams(this.config, this.steps, lr));
     rec.dispatch(this.op);
-  }
-
-  async readState(): Promise<Record<string, Float32Array>> {
-    return {
-      exp_avg: await readFloats(this.gpu, this.m, 0, this.count),
-      exp_avg_sq: await readFloats(this.gpu, this.v, 0, this.count),
-    };
-  }
-
-  loadState(state: Record<string, Float32Array>, steps: number): void {
-    if (steps > 0) {
-      writeState(this.gpu, this.m, 'exp_avg', state.exp_avg, this.count);
-      writeState(this.gpu, this.v, 'exp_avg_sq', state.exp_avg_sq, this.count);
-    }
-    this.steps = steps;
   }
 
   destroy(): void {

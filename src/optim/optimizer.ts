@@ -37,10 +37,6 @@ export interface Optimizer {
   readonly steps: number;
   /** Records one optimizer step into the caller's encoder; `lr` overrides the configured rate (schedules). */
   record(rec: Recorder, lr?: number): void;
-  /** The state tensors for a checkpoint (momentum_buffer, or exp_avg and exp_avg_sq), read back. */
-  readState(): Promise<Record<string, Float32Array>>;
-  /** Restores state read by readState() and the step count. */
-  loadState(state: Record<string, Float32Array>, steps: number): void;
   destroy(): void;
 }
 
@@ -52,17 +48,4 @@ export async function createOptimizer(gpu: Gpu, config: OptimizerConfig, slice: 
     case 'adamw':
       return AdamOptimizer.create(gpu, config, slice);
   }
-}
-
-/** Writes `data` into a state buffer of `count` floats, with a clear error on a length mismatch. */
-export function writeState(
-  gpu: Gpu,
-  buffer: GPUBuffer,
-  name: string,
-  data: Float32Array | undefined,
-  count: number,
-): void {
-  if (!data) throw new Error(`optimizer state '${name}' is missing from the checkpoint`);
-  if (data.length !== count) throw new Error(`optimizer state '${name}' has ${data.length} values, expected ${count}`);
-  gpu.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
 }

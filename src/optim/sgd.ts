@@ -1,9 +1,9 @@
 // torch.optim.SGD on the GPU (sgd_step.wgsl): momentum, dampening, weight decay, Nesterov.
-import { readFloats, storageBuffer } from '../gpu/buffers.ts';
+import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import type { Recorder } from '../gpu/recorder.ts';
-import { writeState, type ArenaSlice, type Optimizer, type OptimizerConfig } from './optimizer.ts';
+import { type ArenaSlice, type Optimizer, type OptimizerConfig } from './optimizer.ts';
 
 export class SgdOptimizer implements Optimizer {
   steps = 0;
@@ -13,7 +13,8 @@ export class SgdOptimizer implements Optimizer {
     private readonly gpu: Gpu,
     private readonly op: Op<'sgd_step'>,
     private readonly momentum: GPUBuffer,
-    private readonly count: number,
+    /** Elements of the slice this optimizer updates. */
+    readonly count: number,
   ) {}
 
   static async create(gpu: Gpu, config: OptimizerConfig, s: ArenaSlice): Promise<SgdOptimizer> {
@@ -46,17 +47,6 @@ export class SgdOptimizer implements Optimizer {
     this.op.setParams({ lr, first: this.steps === 0 ? 1 : 0 });
     rec.dispatch(this.op);
     this.steps++;
-  }
-
-  async readState(): Promise<Record<string, Float32Array>> {
-    if ((this.config.momentum ?? 0) === 0) return {};
-    return { momentum_buffer: await readFloats(this.gpu, this.momentum, 0, this.count) };
-  }
-
-  loadState(state: Record<string, Float32Array>, steps: number): void {
-    if ((this.config.momentum ?? 0) !== 0 && steps > 0)
-      writeState(this.gpu, this.momentum, 'momentum_buffer', state.momentum_buffer, this.count);
-    this.steps = steps;
   }
 
   destroy(): void {

@@ -1,16 +1,50 @@
-// What every parallel mode (DDP, DataParallel, ZeRO) gets from its rank, and what it provides:
-// the initial parameter sync, one optimizer step over a few micro-batches, and the sync that
-// gives every rank the current parameters before evaluation or a checksum.
+// A parallel mode (torch.nn.parallel's DataParallel and DistributedDataParallel, DeepSpeed's ZeRO
+// stages) as one object: what the trainer on each rank needs, how an epoch is planned, which ranks
+// read data and evaluate, and how a step runs (the runner, loaded lazily so that the coordinator's
+// thread never loads GPU code). src/parallel/index.ts holds one entry per Mode.
 import type { TrainConfig } from '../config.ts';
-import type { Gpu } from '../gpu/device.ts';
-import type { Trainer } from '../train/trainer.ts';
+import type { ConfigIssue } from '../config.ts';
 import type { ProcessGroup } from '../comm/process-group.ts';
+import type { EpochPlan, MicroBatch } from '../data/plan.ts';
 import type { BatchSource } from '../data/source.ts';
+import type { Gpu } from '../gpu/device.ts';
+import type { ModelSpec } from '../nn/spec.ts';
+import type { OptimizerConfig } from '../optim/optimizer.ts';
+import type { Trainer, TrainerOptions } from '../train/trainer.ts';
 
-/** Positions [start, start + count) of this rank's loaded shard (DP: of rank 0's global index list). */
-export interface MicroBatch {
-  readonly start: number;
-  readonly count: number;
+export type { EpochPlan, MicroBatch } from '../data/plan.ts';
+
+export interface ParallelMode {
+  /**
+   * 'ring': every rank trains on its own shard and talks to its ring neighbours (DDP, ZeRO);
+   * 'star': device 0 drives replicas over a pair of links each (DataParallel).
+   */
+  readonly topology: 'ring' | 'star';
+  /** Which state each rank holds only 1/W of (ZeRO's partitions); the rest is replicated. */
+  readonly partitioned: { readonly optimizer: boolean; readonly gradients: boolean; readonly parameters: boolean };
+  /** BalancedDataParallel's gpu0_bsz applies. */
+  readonly usesGpu0Bsz: boolean;
+  /** Problems of this mode with an otherwise valid configuration. */
+  validate(c: TrainConfig): ConfigIssue[];
+  /** The trainer (optimizer, shard, batch capacity) rank `rank` needs. */
+  trainerOptions(spec: ModelSpec, c: TrainConfig, rank: number, world: number): TrainerOptions;
+  /** Whether rank `rank` reads training data itself (DataParallel's replicas get it from device 0). */
+  loadsData(rank: number): boolean;
+  /** Loads this rank's records for `epoch` into `source` and plans its steps. */
+  planEpoch(p: PlanRequest): Promise<EpochPlan>;
+  /** The test positions rank `rank` evaluates (together, every test record once). */
+  evalIndices(rank: number, world: number, testSize: number): Int32Array;
+  /** Samples one step trained, from every rank's own count. */
+  stepSamples(perRank: readonly number[]): number;
+  createRunner(ctx: ModeContext): Promise<ModeRunner>;
+}
+
+export interface PlanRequest {
+  readonly config: TrainConfig;
+  readonly rank: number;
+  readonly world: number;
+  readonly epoch: number;
+  readonly source: BatchSource;
 }
 
 export interface StepStats {
@@ -61,10 +95,7 @@ export class StatsSum {
   }
 }
 
-/** Reads `count` floats of a MAP_READ staging buffer whose copy was already submitted. */
-export async function readStaging(buffer: GPUBuffer, count: number): Promise<Float32Array> {
-  await buffer.mapAsync(GPUMapMode.READ, 0, count * 4);
-  const out = new Float32Array(buffer.getMappedRange(0, count * 4).slice(0));
-  buffer.unmap();
-  return out;
+/** The optimizer a configuration asks for (momentum only for SGD). */
+export function optimizerOf(c: TrainConfig): OptimizerConfig {
+  return { name: c.optimizer, lr: c.lr, momentum: c.optimizer === 'sgd' ? c.momentum : 0, weightDecay: c.weightDecay };
 }

@@ -4,7 +4,8 @@
 // parameters under param_final.* and each rank's per-epoch indices and per-step losses, in the
 // fixture's metadata format (JSON keyed by rank).
 import { getF32, getI32 } from '../checkpoint/safetensors.ts';
-import { parseConfig, type TrainConfig } from '../config.ts';
+import type { TrainConfig } from '../config.ts';
+import { parseConfig } from '../parallel/index.ts';
 import { Coordinator, type SpawnWorker } from '../runtime/coordinator.ts';
 import { FixtureError, fixtureParams, optimizerFromSpec, type Fixture } from './fixture.ts';
 import type { ParityOutput } from './grad.ts';

@@ -5,7 +5,8 @@ import { getF32, getI32 } from '../checkpoint/safetensors.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
-import { Trainer, type Batch } from '../train/trainer.ts';
+import type { Batch } from '../data/batch.ts';
+import { Trainer } from '../train/trainer.ts';
 import { FixtureError, fixtureParams, optimizerFromSpec, type Fixture } from './fixture.ts';
 import type { RuleName } from './tolerance.ts';
 

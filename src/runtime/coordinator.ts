@@ -4,21 +4,15 @@
 // coordinator only sees logs. A rank that throws, exits, loses its device or stops answering ends
 // the run within a bounded time with a RankFailedError naming it; the others are aborted first, so
 // nothing continues on half-reduced gradients.
-import { transfer, type Remote } from 'comlink';
+import { transfer } from 'comlink';
 import type { TrainConfig } from '../config.ts';
-import { RankFailedError, ReplicaMismatchError, type TrainEvent, type WorkerStat } from './events.ts';
+import { ReplicaMismatchError, type TrainEvent, type WorkerStat } from './events.ts';
 import { createRingPorts, type RingPorts } from '../comm/link.ts';
-import type { BatchSample, DataSpec, Fault, RankApi, RankInfo, RankStepLog } from './protocol.ts';
-import { isDataParallel } from './rank-setup.ts';
+import type { BatchSample, DataSpec, Fault, RankInfo, RankStepLog } from './protocol.ts';
+import { PARALLEL_MODES } from '../parallel/index.ts';
+import { WorkerGroup, type SpawnWorker, type WorkerHandle } from './worker-group.ts';
 
-export interface WorkerHandle {
-  readonly api: Remote<RankApi>;
-  /** Registers a callback for the worker dying (an uncaught error, an exit, a crash). */
-  onExit(cb: (reason: string) => void): void;
-  terminate(): void;
-}
-
-export type SpawnWorker = (rank: number) => WorkerHandle;
+export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 
 export interface CoordinatorOptions {
   readonly config: TrainConfig;
@@ -31,40 +25,22 @@ export interface CoordinatorOptions {
   readonly fault?: Fault & { readonly rank: number };
 }
 
-const PEER_ERRORS = /PeerFailedError|CollectiveTimeoutError|aborted/;
-
-/**
- * The rank a collective error blames: the peer a rank timed out waiting for, the rank an abort
- * names, or DataParallel's link partner; else the rank that reported it.
- */
-export function blamedRank(message: string, reporter: number): number {
-  const m =
-    /DataParallel link with rank (\d+)/.exec(message) ??
-    /waiting for (?:data from|buffer space at) rank (\d+)/.exec(message) ??
-    /because rank (\d+) failed/.exec(message);
-  return m?.[1] !== undefined ? Number(m[1]) : reporter;
-}
-
 export class Coordinator {
-  private readonly exits: (string | null)[];
   private stopRequested = false;
   private pauseGate: { promise: Promise<void>; release: () => void } | null = null;
 
-  /** Calls in flight that want to hear about a worker dying. */
-  private readonly exitWaiters = new Set<(rank: number, reason: string) => void>();
-
   private constructor(
     readonly config: TrainConfig,
-    private readonly workers: readonly WorkerHandle[],
+    private readonly group: WorkerGroup,
     readonly ranks: readonly RankInfo[],
-  ) {
-    this.exits = workers.map(() => null);
-    workers.forEach((h, r) =>
-      h.onExit((reason) => {
-        this.exits[r] = reason;
-        for (const w of this.exitWaiters) w(r, reason);
-      }),
-    );
+  ) {}
+
+  private get workers(): readonly WorkerHandle[] {
+    return this.group.workers;
+  }
+
+  private all<T>(what: string, call: (h: WorkerHandle, rank: number) => Promise<T>, timeoutMs?: number): Promise<T[]> {
+    return this.group.all(what, call, timeoutMs);
   }
 
   /** Spawns and initialises every rank (their device, trainer and links). */
@@ -73,7 +49,8 @@ export class Coordinator {
     const workers = Array.from({ length: W }, (_, r) => o.spawn(r));
     const ring = createRingPorts(W);
     const pairs: { peer: number; ports: RingPorts }[][] = workers.map(() => []);
-    if (isDataParallel(o.config)) {
+    const mode = PARALLEL_MODES[o.config.mode];
+    if (mode.topology === 'star') {
       for (let r = 1; r < W; r++) {
         const [root, replica] = createRingPorts(2);
         if (root && replica) {
@@ -82,7 +59,8 @@ export class Coordinator {
         }
       }
     }
-    const probe = new Coordinator(o.config, workers, []);
+    const group = new WorkerGroup(workers, o.config.stepTimeoutMs);
+    const probe = new Coordinator(o.config, group, []);
     const ranks = await probe
       .all(
         'init',
@@ -92,7 +70,7 @@ export class Coordinator {
             ring[r]?.prev,
             ...(pairs[r] ?? []).flatMap((p) => [p.ports.next, p.ports.prev]),
           ].filter((p): p is MessagePort => p !== undefined);
-          const data = isDataParallel(o.config) && r > 0 ? null : o.data;
+          const data = mode.loadsData(r) ? o.data : null;
           return h.api.init(
             transfer(
               {
@@ -116,7 +94,7 @@ export class Coordinator {
         await probe.close();
         throw e;
       });
-    return new Coordinator(o.config, workers, ranks);
+    return new Coordinator(o.config, group, ranks);
   }
 
   pause(): void {
@@ -171,7 +149,7 @@ export class Coordinator {
         const ms = performance.now() - ts;
         const r0 = last[0];
         if (!r0) break;
-        const samples = isDataParallel(c) ? r0.samples : last.reduce((a, l) => a + l.samples, 0);
+        const samples = PARALLEL_MODES[c.mode].stepSamples(last.map((l) => l.samples));
         lossSum += r0.loss * r0.samples;
         correct += r0.correct;
         samples0 += r0.samples;
@@ -242,67 +220,6 @@ export class Coordinator {
       new Promise((r) => setTimeout(r, 5000)),
     ]);
     for (const h of this.workers) h.terminate();
-  }
-
-  /**
-   * Calls every rank and waits for all of them; the first rank that fails (throws, exits, or does
-   * not answer within the timeout) fails the call, after every rank has been told to abort. The
-   * timeout is longer than the collectives' own, so a rank stuck in a collective reports (and
-   * names) the peer it waited for first.
-   */
-  private all<T>(
-    what: string,
-    call: (h: WorkerHandle, rank: number) => Promise<T>,
-    timeoutMs = this.config.stepTimeoutMs + 10_000,
-  ): Promise<T[]> {
-    return new Promise<T[]>((resolve, reject) => {
-      const results: (T | undefined)[] = this.workers.map(() => undefined);
-      const pending = new Set(this.workers.map((_, r) => r));
-      let settled = false;
-      let peerTimer: ReturnType<typeof setTimeout> | undefined;
-      const onExit = (rank: number, reason: string) => fail(rank, reason);
-      const finish = () => {
-        clearTimeout(timer);
-        clearTimeout(peerTimer);
-        this.exitWaiters.delete(onExit);
-      };
-      const fail = (rank: number, cause: string) => {
-        if (settled) return;
-        settled = true;
-        finish();
-        for (const h of this.workers) void h.api.abort(`rank ${rank} failed: ${cause}`).catch(() => undefined);
-        reject(new RankFailedError(rank, what, cause));
-      };
-      const timer = setTimeout(
-        () => fail([...pending][0] ?? 0, `no answer within ${Math.round(timeoutMs / 1000)} s`),
-        timeoutMs,
-      );
-      this.exitWaiters.add(onExit);
-      this.workers.forEach((h, r) => {
-        const gone = this.exits[r];
-        if (gone) {
-          fail(r, gone);
-          return;
-        }
-        call(h, r).then(
-          (v) => {
-            results[r] = v;
-            pending.delete(r);
-            if (pending.size === 0 && !settled) {
-              settled = true;
-              finish();
-              resolve(results as T[]);
-            }
-          },
-          (e: unknown) => {
-            const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-            // A peer's "rank k failed" is a symptom; give the root cause a moment to arrive first.
-            if (PEER_ERRORS.test(msg)) peerTimer ??= setTimeout(() => fail(blamedRank(msg, r), msg), 1000);
-            else fail(r, msg);
-          },
-        );
-      });
-    });
   }
 }
 

@@ -3,6 +3,7 @@
 import type { TrainConfig } from '../config.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { TransferEvent } from '../comm/link.ts';
+import type { FailureKind } from './failure.ts';
 import type { RankInfo } from './protocol.ts';
 
 export interface WorkerStat {
@@ -65,6 +66,8 @@ export type TrainEvent =
 export class RankFailedError extends Error {
   constructor(
     readonly rank: number,
+    /** How it failed: exited, threw, did not answer in time, lost its GPU device, or its link broke. */
+    readonly kind: FailureKind,
     readonly during: string,
     readonly reason: string,
   ) {

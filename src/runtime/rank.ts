@@ -8,10 +8,12 @@ import { initSimpleCnn } from '../nn/init.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { Trainer } from '../train/trainer.ts';
 import type { TransferEvent } from '../comm/link.ts';
+import type { EpochPlan } from '../data/plan.ts';
+import { PARALLEL_MODES } from '../parallel/index.ts';
+import { carryFailuresAcrossComlink, tagFailure } from './failure.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
 import { createProcessGroup, type ProcessGroup } from '../comm/process-group.ts';
 import type { DataSpec, RankApi, RankInit } from './protocol.ts';
-import { buildRunner, localBatchPlan, trainerOptions, type RankSchedule } from './rank-setup.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
 import { evaluateShard } from './evaluate.ts';
 
@@ -32,7 +34,7 @@ interface State {
   pairs: Map<number, ProcessGroup>;
   source: BatchSource | null;
   runner: ModeRunner;
-  schedule: RankSchedule | null;
+  schedule: EpochPlan | null;
   transfers: TransferEvent[];
   /** This step's bytes sent and milliseconds waited in collectives. */
   counters: { sent: number; commMs: number };
@@ -44,7 +46,9 @@ interface State {
 const DISPOSE_WAIT_MS = 2000;
 
 export function createRankApi(env: RankEnv): RankApi {
+  carryFailuresAcrossComlink();
   let s: State | null = null;
+  let myRank = -1;
   // The GPU work of a call still in flight when dispose comes (the coordinator gives up on a run as
   // soon as one rank fails): dispose lets it settle before destroying the buffers under it.
   const inFlight = new Set<Promise<unknown>>();
@@ -69,9 +73,10 @@ export function createRankApi(env: RankEnv): RankApi {
     return new DatasetSource(await openDataset(await env.openStore(data), data.dataset), cfg.trainLimit, cfg.testLimit);
   }
 
-  return {
+  return taggingFailures(() => myRank, {
     async init(init) {
       const { rank, world, config } = init;
+      myRank = rank;
       const transfers: TransferEvent[] = [];
       const counters = { sent: 0, commMs: 0 };
       const observer = (e: TransferEvent) => {
@@ -79,23 +84,21 @@ export function createRankApi(env: RankEnv): RankApi {
         if (init.recordTransfers) transfers.push(e);
       };
       const timeoutMs = config.stepTimeoutMs;
-      const pgP = createProcessGroup({ rank, world, timeoutMs, observer }, init.ring);
-      const pairP = Promise.all(
-        init.pairs.map(async ({ peer, ports }) => {
-          const pairRank = rank === 0 ? 0 : 1;
-          const mapRank = (r: number) => (r === 0 ? 0 : Math.max(rank, peer));
-          const pairObserver = (e: TransferEvent) => observer({ ...e, from: mapRank(e.from), to: mapRank(e.to) });
-          return [
-            peer,
-            await createProcessGroup({ rank: pairRank, world: 2, timeoutMs, observer: pairObserver }, ports),
-          ] as const;
-        }),
-      );
+      const pg = createProcessGroup({ rank, world, timeoutMs, observer }, init.ring);
+      const pairs = init.pairs.map(({ peer, ports }) => {
+        const pairRank = rank === 0 ? 0 : 1;
+        const mapRank = (r: number) => (r === 0 ? 0 : Math.max(rank, peer));
+        const pairObserver = (e: TransferEvent) => observer({ ...e, from: mapRank(e.from), to: mapRank(e.to) });
+        return [
+          peer,
+          createProcessGroup({ rank: pairRank, world: 2, timeoutMs, observer: pairObserver }, ports),
+        ] as const;
+      });
       const gpu = await acquireDevice(await env.gpu(), { label: `rank ${rank}` });
       const spec = simpleCnnSpec(config.width);
-      const trainer = await Trainer.create(gpu, trainerOptions(spec, config, rank, world));
+      const mode = PARALLEL_MODES[config.mode];
+      const trainer = await Trainer.create(gpu, mode.trainerOptions(spec, config, rank, world));
       trainer.setParams(init.initialParams ?? initSimpleCnn(spec, config.seed));
-      const [pg, pairs] = await Promise.all([pgP, pairP]);
       const source = await makeSource(init.data, config);
       const pairMap = new Map(pairs);
       const ctx: ModeContext = {
@@ -116,7 +119,7 @@ export function createRankApi(env: RankEnv): RankApi {
           }
         },
       };
-      const runner = await buildRunner(ctx);
+      const runner = await mode.createRunner(ctx);
       s = { init, gpu, trainer, pg, pairs: pairMap, source, runner, schedule: null, transfers, counters, done: 0 };
       await runner.syncInitial();
       return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
@@ -124,7 +127,10 @@ export function createRankApi(env: RankEnv): RankApi {
 
     async beginEpoch(epoch) {
       const st = need();
-      st.schedule = await localBatchPlan(st.init, st.source, epoch);
+      const { config, rank, world } = st.init;
+      st.schedule = st.source
+        ? await PARALLEL_MODES[config.mode].planEpoch({ config, rank, world, epoch, source: st.source })
+        : { epoch, steps: [], samples: 0, indices: new Int32Array(0) };
       return { epoch, steps: st.schedule.steps.length, samples: st.schedule.samples, indices: st.schedule.indices };
     },
 
@@ -216,7 +222,7 @@ export function createRankApi(env: RankEnv): RankApi {
       s.gpu.destroy();
       s = null;
     },
-  };
+  });
 }
 
 /** Fault injection for tests and demonstrations of failure handling. */
@@ -236,4 +242,19 @@ async function stageFault(st: State, env: RankEnv): Promise<void> {
     default:
       return;
   }
+}
+
+/** `api` whose every call rejects with its error tagged with the rank to blame (failure.ts). */
+function taggingFailures(rank: () => number, api: RankApi): RankApi {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(api) as [string, (...a: unknown[]) => Promise<unknown>][]) {
+    out[name] = async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        throw tagFailure(e, rank());
+      }
+    };
+  }
+  return out as unknown as RankApi;
 }

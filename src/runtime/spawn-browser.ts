@@ -2,7 +2,7 @@
 // wrapped with comlink. A worker that throws an uncaught error is reported at once; one that
 // closes itself is noticed by its peers' collective timeouts (browsers fire no event for it).
 import { wrap } from 'comlink';
-import type { SpawnWorker, WorkerHandle } from './coordinator.ts';
+import type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 import { ExitNotice } from './exit-notice.ts';
 import type { RankApi } from './protocol.ts';
 

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { AdapterChoice } from '../gpu/device-node.ts';
-import type { SpawnWorker, WorkerHandle } from './coordinator.ts';
+import type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 import { ExitNotice } from './exit-notice.ts';
 import type { RankApi } from './protocol.ts';
 

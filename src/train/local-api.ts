@@ -5,7 +5,8 @@ import { acquireDevice, type AdapterSummary, type Gpu } from '../gpu/device.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
-import { Trainer, type Batch, type StepResult } from './trainer.ts';
+import type { Batch } from '../data/batch.ts';
+import { Trainer, type StepResult } from './trainer.ts';
 
 export interface LocalInit {
   readonly label: string;

@@ -3,7 +3,8 @@
 // (upload -> normalise -> forward -> loss -> backward -> clip -> optimizer -> zero grads) and
 // submitted once; only the loss and accuracy come back. Distributed modes reuse the pieces
 // (recordForward / recordBackward / optimizer) with communication in between.
-import { readFloats, storageBuffer } from '../gpu/buffers.ts';
+import type { Batch } from '../data/batch.ts';
+import { readFloats, storageBuffer, writeFloats } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import { StagingPool } from '../gpu/staging.ts';
@@ -19,22 +20,25 @@ export interface TrainerOptions {
   readonly maxBatch: number;
   /** null: no optimizer on this device (DataParallel's replicas). */
   readonly optimizer: OptimizerConfig | null;
-  /** The contiguous slice of the arena this device's optimizer updates and keeps state for (ZeRO); default all. */
-  readonly shard?: { readonly offset: number; readonly count: number };
   /**
-   * ZeRO-2: no full gradient arena. Backward accumulates each layer's gradients into a scratch
-   * buffer the size of the largest layer; the optimizer reads `shardGrads` (the reduced slice).
+   * The contiguous slice of the arena this device's optimizer updates and keeps state for (ZeRO);
+   * default all. `ownGradients`: the optimizer reads the slice's reduced gradients from a buffer
+   * of their own (`shardGrads`, written with writeShardGrads) instead of the gradient arena.
    */
-  readonly partitionGradients?: boolean;
+  readonly shard?: { readonly offset: number; readonly count: number; readonly ownGradients?: boolean };
+  /** Where backward writes each parameter's gradient; default a full arena in parameter order. */
+  readonly gradientLayout?: GradientLayout;
   /** clip_grad_norm_(max_norm) before each optimizer step; 0 or absent: off. */
   readonly clipGradNorm?: number;
   readonly tuning?: Tuning;
 }
 
-/** A batch as uint8 CIFAR pixels (normalised on the GPU) or as ready float input. */
-export type Batch =
-  | { readonly images: Uint8Array; readonly labels: Int32Array }
-  | { readonly x: Float32Array; readonly labels: Int32Array };
+/** The gradient arena's size (elements) and each parameter's gradient offset in it. */
+export interface GradientLayout {
+  readonly label: string;
+  readonly size: number;
+  readonly offset: (p: ParamSpec) => number;
+}
 
 export interface StepResult {
   readonly batch: number;
@@ -57,10 +61,12 @@ export class Trainer {
     readonly model: Model,
     readonly optimizer: Optimizer | null,
     readonly clipper: GradClipper | null,
-    /** ZeRO-2's reduced gradient slice (null otherwise). */
+    /** The optimizer's own reduced gradient slice (shard.ownGradients), else null. */
     readonly shardGrads: GPUBuffer | null,
     /** Element offset in `grads` of each parameter's gradient. */
     readonly gradOffset: (p: ParamSpec) => number,
+    /** First element of the slice this device's optimizer updates. */
+    private readonly shardOffset: number,
   ) {
     this.staging = new StagingPool(gpu, 'step.readback', 32);
   }
@@ -70,16 +76,9 @@ export class Trainer {
     gpu.kernels.tuning = tuning.kernels;
     const shard = o.shard ?? { offset: 0, count: o.spec.total };
     const params = storageBuffer(gpu, 'params', o.spec.total * 4, 'parameters');
-    const layout = o.partitionGradients
-      ? layerScratchLayout(o.spec)
-      : { size: o.spec.total, offset: (p: ParamSpec) => p.offset };
-    const grads = storageBuffer(
-      gpu,
-      o.partitionGradients ? 'grads.layer_scratch' : 'grads',
-      layout.size * 4,
-      'gradients',
-    );
-    const shardGrads = o.partitionGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
+    const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
+    const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
+    const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
     const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset);
     const optimizer =
       o.optimizer === null
@@ -92,15 +91,26 @@ export class Trainer {
             count: shard.count,
           });
     const clipper =
-      o.clipGradNorm && !o.partitionGradients && !o.shard
+      o.clipGradNorm && !o.shard
         ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups)
         : null;
-    return new Trainer(gpu, o.spec, params, grads, model, optimizer, clipper, shardGrads, layout.offset);
+    return new Trainer(gpu, o.spec, params, grads, model, optimizer, clipper, shardGrads, layout.offset, shard.offset);
   }
 
   setParams(flat: Float32Array): void {
     if (flat.length !== this.spec.total) throw new Error(`expected ${this.spec.total} parameters, got ${flat.length}`);
-    this.gpu.device.queue.writeBuffer(this.params, 0, flat.buffer, flat.byteOffset, flat.byteLength);
+    writeFloats(this.gpu, this.params, 0, flat);
+  }
+
+  /** Writes `data` (e.g. an all-reduced bucket) into the gradient arena from element `offset`. */
+  writeGrads(offset: number, data: Float32Array, label: string): void {
+    this.gpu.uploads.write(this.grads, offset * 4, data, 'communication', label);
+  }
+
+  /** Writes this rank's reduced gradient slice where its optimizer reads it (ZeRO after reduce-scatter). */
+  writeShardGrads(data: Float32Array): void {
+    if (this.shardGrads) this.gpu.uploads.write(this.shardGrads, 0, data, 'communication', 'grads.shard');
+    else this.writeGrads(this.shardOffset, data, 'grads.shard');
   }
 
   readParams(): Promise<Float32Array<ArrayBuffer>> {
@@ -244,17 +254,4 @@ export class Trainer {
     this.gpu.memory.destroy(this.params);
     this.gpu.memory.destroy(this.grads);
   }
-}
-
-/** ZeRO-2's gradient scratch: every layer's parameters at offset 0, sized for the largest layer. */
-function layerScratchLayout(spec: ModelSpec): { size: number; offset: (p: ParamSpec) => number } {
-  const layerOf = (p: ParamSpec) => p.name.slice(0, p.name.lastIndexOf('.'));
-  const start = new Map<string, number>();
-  const size = new Map<string, number>();
-  for (const p of spec.params) {
-    const l = layerOf(p);
-    if (!start.has(l)) start.set(l, p.offset);
-    size.set(l, (size.get(l) ?? 0) + p.size);
-  }
-  return { size: Math.max(...size.values()), offset: (p) => p.offset - (start.get(layerOf(p)) ?? 0) };
 }

@@ -1,7 +1,8 @@
 // The compare view's measurement: the same configuration trained for a few steps in each of two
 // modes, one after the other (the workers share one GPU, so never at once), keeping every worker's
 // memory as the run reported it after its last step and its evaluation.
-import { validateConfig, type Mode, type TrainConfig } from '../config.ts';
+import type { Mode, TrainConfig } from '../config.ts';
+import { PARALLEL_MODES, validateConfig } from '../parallel/index.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
 import { Session, type RunState } from './session.ts';
 
@@ -26,7 +27,7 @@ export function compareConfig(base: TrainConfig, mode: Mode, steps: number): Tra
     trainLimit: global * steps,
     testLimit: Math.min(global, 256),
     checkEvery: 0,
-    gpu0Bsz: mode === 'balanced-dp' ? Math.min(base.gpu0Bsz, global) : base.gpu0Bsz,
+    gpu0Bsz: PARALLEL_MODES[mode].usesGpu0Bsz ? Math.min(base.gpu0Bsz, global) : base.gpu0Bsz,
   });
   if (!r.ok) throw new RangeError(`${mode}: ${r.issues.map((i) => i.message).join('; ')}`);
   return r.config;

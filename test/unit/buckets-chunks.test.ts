@@ -1,7 +1,7 @@
 // DDP bucket assignment and DataParallel / BalancedDataParallel batch splits against PyTorch's and
 // transformer-xl's rules (examples from shared/reference/pytorch-semantics.md).
 import { describe, expect, it } from 'vitest';
-import { computeBuckets } from '../../src/parallel/ddp-buckets.ts';
+import { computeBuckets } from '../../src/parallel/ddp/buckets.ts';
 import { balancedChunks, dataParallelChunks } from '../../src/parallel/data-parallel/chunks.ts';
 import { simpleCnnSpec, type ParamSpec } from '../../src/nn/spec.ts';
 

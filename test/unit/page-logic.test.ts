@@ -1,7 +1,7 @@
 // Pure logic behind the teaching page's views: the compare view's run settings and imbalance, the
 // curves' history and smoothing, and how often rank 0 logs.
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.ts';
+import { parseConfig } from '../../src/parallel/index.ts';
 import type { MemorySnapshot } from '../../src/gpu/memory.ts';
 import { compareConfig, imbalance } from '../../src/ui/compare-runner.ts';
 import { History } from '../../src/ui/views/history.ts';

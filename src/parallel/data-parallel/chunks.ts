@@ -3,6 +3,10 @@
 // W chunks) and how BalancedDataParallel does it (transformer-xl's utils/data_parallel.py:
 // gpu0_bsz samples on device 0, the rest shared equally, the remainder to devices 1..).
 // Each list has one entry per device; 0 means the device gets no data this step.
+import type { TrainConfig } from '../../config.ts';
+
+/** A mode's split of a global batch of `batch` samples over `world` devices. */
+export type ChunkRule = (batch: number, world: number, c: TrainConfig) => number[];
 
 export function dataParallelChunks(batch: number, world: number): number[] {
   check(batch, world);

@@ -1,33 +1,26 @@
 // A DataParallel replica (cuda:1.. of torch.nn.DataParallel): no optimizer and no data of its own.
 // Each step it receives the parameters and its chunk from device 0, runs the forward, sends its
 // outputs, receives their gradient, runs the backward and sends its parameter gradients back.
+import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
+import { numel } from '../../nn/layer.ts';
+import type { ModeContext, ModeRunner, StepStats } from '../mode.ts';
 import { decodeBatch, pairRecv, pairSend } from './wire.ts';
-import { readStaging, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
 
 export class DataParallelReplica implements ModeRunner {
   private constructor(
     private readonly ctx: ModeContext,
-    private readonly logitsStaging: GPUBuffer,
-    private readonly gradStaging: GPUBuffer,
+    private readonly logits: Readback,
+    private readonly grads: Readback,
   ) {}
 
   static create(ctx: ModeContext): DataParallelReplica {
     const { gpu, trainer } = ctx;
-    const usage = GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST;
-    const logits = gpu.memory.createBuffer(gpu.device, {
-      label: 'dp.logits.readback',
-      size: trainer.model.maxBatch * 40,
-      category: 'communication',
-      usage,
-    });
-    const grads = gpu.memory.createBuffer(gpu.device, {
-      label: 'dp.grads.readback',
-      size: trainer.spec.total * 4,
-      category: 'communication',
-      usage,
-    });
-    return new DataParallelReplica(ctx, logits, grads);
+    return new DataParallelReplica(
+      ctx,
+      new Readback(gpu, 'dp.logits.readback', trainer.model.maxBatch * trainer.spec.classes),
+      new Readback(gpu, 'dp.grads.readback', trainer.spec.total),
+    );
   }
 
   private get root() {
@@ -47,35 +40,35 @@ export class DataParallelReplica implements ModeRunner {
   }
 
   async step(): Promise<StepStats> {
-    const { trainer, gpu } = this.ctx;
+    const { trainer, gpu, rank } = this.ctx;
     const pg = this.root;
-    const header = await this.ctx.comm(() => pairRecv(pg, 2, false, this.ctx.rank));
+    const K = trainer.spec.classes;
+    const header = await this.ctx.comm(() => pairRecv(pg, 2, false, rank));
     const n = header[0] ?? 0;
     if (n === 0) return { loss: NaN, correct: 0, samples: 0 };
-    trainer.setParams(await this.ctx.comm(() => pairRecv(pg, trainer.spec.total, false, this.ctx.rank)));
-    const batch = decodeBatch(header, await this.ctx.comm(() => pairRecv(pg, n + n * 3072, false, this.ctx.rank)));
+    trainer.setParams(await this.ctx.comm(() => pairRecv(pg, trainer.spec.total, false, rank)));
+    const body = await this.ctx.comm(() => pairRecv(pg, n + n * numel(trainer.spec.input), false, rank));
+    const batch = decodeBatch(header, body);
     const plan = await trainer.upload(batch);
     let rec = new Recorder(gpu, 'dp.replica.forward');
     trainer.recordForward(rec, plan, 'images' in batch);
-    rec.copy(trainer.model.logits, 0, this.logitsStaging, 0, n * 40);
+    this.logits.record(rec, trainer.model.logits, 0, n * K);
     rec.submit();
-    await this.ctx.comm(() =>
-      readStaging(this.logitsStaging, n * 10).then((l) => pairSend(pg, l, false, this.ctx.rank)),
-    );
-    const dl = await this.ctx.comm(() => pairRecv(pg, n * 10, false, this.ctx.rank));
+    await this.ctx.comm(() => this.logits.read(n * K).then((l) => pairSend(pg, l, false, rank)));
+    const dl = await this.ctx.comm(() => pairRecv(pg, n * K, false, rank));
     gpu.uploads.write(trainer.model.dlogits, 0, dl, 'communication', 'dp.replica.dlogits');
     rec = new Recorder(gpu, 'dp.replica.backward');
     trainer.recordBackward(rec, plan, undefined, false);
-    rec.copy(trainer.grads, 0, this.gradStaging, 0, trainer.spec.total * 4);
+    this.grads.record(rec, trainer.grads, 0, trainer.spec.total);
     rec.clear(trainer.grads);
     rec.submit();
-    const g = await readStaging(this.gradStaging, trainer.spec.total);
-    await this.ctx.comm(() => pairSend(pg, g, false, this.ctx.rank));
+    const g = await this.grads.read(trainer.spec.total);
+    await this.ctx.comm(() => pairSend(pg, g, false, rank));
     return { loss: NaN, correct: 0, samples: n };
   }
 
   dispose(): void {
-    this.ctx.gpu.memory.destroy(this.logitsStaging);
-    this.ctx.gpu.memory.destroy(this.gradStaging);
+    this.logits.destroy();
+    this.grads.destroy();
   }
 }

@@ -3,52 +3,44 @@
 // batch; each step it sends every replica the parameters and its chunk, runs its own chunk,
 // gathers all outputs, computes the loss over the whole batch, scatters the output gradients,
 // reduce-adds every replica's gradients into its own (x_0 + x_1 + ... in rank order) and steps.
-import { storageBuffer } from '../../gpu/buffers.ts';
+import { storageBuffer, writeFloats } from '../../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
+import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
+import { numel } from '../../nn/layer.ts';
 import { lossBackward, lossForward, type LossBuffers } from '../../nn/loss.ts';
-import { CIFAR_MEAN, CIFAR_STD } from '../../nn/model.ts';
-import { balancedChunks, dataParallelChunks } from './chunks.ts';
+import { normalizeOp } from '../../nn/model.ts';
+import type { MicroBatch, ModeContext, ModeRunner, StepStats } from '../mode.ts';
+import type { ChunkRule } from './chunks.ts';
 import { encodeBatch, pairRecv, pairSend } from './wire.ts';
-import { readStaging, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
-
-/** The chunk of a global batch of `batch` samples each device gets, for the configured mode. */
-export function dpChunks(ctx: Pick<ModeContext, 'config' | 'world'>, batch: number): number[] {
-  return ctx.config.mode === 'balanced-dp'
-    ? balancedChunks(batch, ctx.world, ctx.config.gpu0Bsz)
-    : dataParallelChunks(batch, ctx.world);
-}
 
 export class DataParallelRoot implements ModeRunner {
   private readonly lossOps = new Map<number, { f: Op; b: Op; normalize: Op }>();
 
   private constructor(
     private readonly ctx: ModeContext,
+    private readonly chunks: ChunkRule,
     /** The whole batch on device 0: bytes, normalised floats, gathered logits/labels/dlogits. */
     private readonly input: { bytes: GPUBuffer; x: GPUBuffer },
     private readonly loss: LossBuffers,
-    private readonly dlogitsStaging: GPUBuffer,
+    private readonly dlogitsReadback: Readback,
     private readonly reduceBuffer: GPUBuffer,
     private readonly addOp: Op,
   ) {}
 
-  static async create(ctx: ModeContext): Promise<DataParallelRoot> {
+  static async create(ctx: ModeContext, chunks: ChunkRule): Promise<DataParallelRoot> {
     const { gpu, trainer, config } = ctx;
     const B = config.batchSize * ctx.world;
+    const { input: shape, classes } = trainer.spec;
     const act = (label: string, bytes: number) => storageBuffer(gpu, label, bytes, 'activations');
-    const input = { bytes: act('dp.batch.bytes', B * 3072), x: act('dp.batch.x', B * 3072 * 4) };
+    const input = { bytes: act('dp.batch.bytes', B * numel(shape)), x: act('dp.batch.x', B * numel(shape) * 4) };
     const loss = {
-      logits: act('dp.gathered_logits', B * 40),
+      logits: act('dp.gathered_logits', B * classes * 4),
       labels: act('dp.labels', B * 4),
-      dlogits: act('dp.dlogits', B * 40),
+      dlogits: act('dp.dlogits', B * classes * 4),
       stats: storageBuffer(gpu, 'dp.stats', 16, 'other'),
     };
-    const dlogitsStaging = gpu.memory.createBuffer(gpu.device, {
-      label: 'dp.dlogits.readback',
-      size: B * 40,
-      category: 'communication',
-      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-    });
+    const dlogitsReadback = new Readback(gpu, 'dp.dlogits.readback', B * classes);
     const reduceBuffer = storageBuffer(gpu, 'dp.reduce_add', trainer.spec.total * 4, 'communication');
     const k = await gpu.kernels.get('add_scaled');
     const addOp = makeOp(
@@ -59,7 +51,7 @@ export class DataParallelRoot implements ModeRunner {
       { src: reduceBuffer, dst: trainer.grads },
       grid1d(trainer.spec.total, k.overrides.WG ?? 64),
     );
-    return new DataParallelRoot(ctx, input, loss, dlogitsStaging, reduceBuffer, addOp);
+    return new DataParallelRoot(ctx, chunks, input, loss, dlogitsReadback, reduceBuffer, addOp);
   }
 
   async syncInitial(): Promise<void> {
@@ -79,7 +71,9 @@ export class DataParallelRoot implements ModeRunner {
       throw new Error('DataParallel takes one batch per step (no gradient accumulation)');
     const B = mb.count;
     const batch = source.trainBatch(mb.start, B);
-    const sizes = dpChunks(this.ctx, B);
+    const sizes = this.chunks(B, this.ctx.world, this.ctx.config);
+    const per = numel(trainer.spec.input);
+    const K = trainer.spec.classes;
     const offs = sizes.map((_, r) => sizes.slice(0, r).reduce((a, b) => a + b, 0));
     const replicas = [...pairs.keys()].sort((a, b) => a - b);
     const active = replicas.filter((r) => (sizes[r] ?? 0) > 0);
@@ -108,10 +102,10 @@ export class DataParallelRoot implements ModeRunner {
     let rec = new Recorder(gpu, 'dp.forward');
     if ('images' in batch) rec.dispatch(ops.normalize);
     if (plan0) {
-      rec.copy(this.input.x, 0, trainer.model.x, 0, n0 * 3072 * 4);
+      rec.copy(this.input.x, 0, trainer.model.x, 0, n0 * per * 4);
       rec.phase('forward');
       for (const op of plan0.forward) rec.dispatch(op);
-      rec.copy(trainer.model.logits, 0, this.loss.logits, 0, n0 * 40);
+      rec.copy(trainer.model.logits, 0, this.loss.logits, 0, n0 * K * 4);
     }
     rec.submit();
     await this.ctx.comm(() => send);
@@ -119,8 +113,8 @@ export class DataParallelRoot implements ModeRunner {
     await this.ctx.comm(() =>
       Promise.all(
         active.map(async (r) => {
-          const l = await pairRecv(pairs.get(r)!, (sizes[r] ?? 0) * 10, true, r);
-          up.write(this.loss.logits, (offs[r] ?? 0) * 40, l, 'communication', 'dp.gathered_logits');
+          const l = await pairRecv(pairs.get(r)!, (sizes[r] ?? 0) * K, true, r);
+          up.write(this.loss.logits, (offs[r] ?? 0) * K * 4, l, 'communication', 'dp.gathered_logits');
         }),
       ),
     );
@@ -128,18 +122,18 @@ export class DataParallelRoot implements ModeRunner {
     rec.dispatch(ops.f);
     rec.dispatch(ops.b);
     const statsBuf = trainer.copyStatsFrom(rec, this.loss.stats);
-    rec.copy(this.loss.dlogits, 0, this.dlogitsStaging, 0, B * 40);
+    this.dlogitsReadback.record(rec, this.loss.dlogits, 0, B * K);
     if (plan0) {
-      rec.copy(this.loss.dlogits, 0, trainer.model.dlogits, 0, n0 * 40);
+      rec.copy(this.loss.dlogits, 0, trainer.model.dlogits, 0, n0 * K * 4);
       trainer.recordBackward(rec, plan0, undefined, false);
     }
     rec.submit();
     const stats = await trainer.readStats(statsBuf, B);
-    const dl = await readStaging(this.dlogitsStaging, B * 10);
+    const dl = await this.dlogitsReadback.read(B * K);
     await this.ctx.comm(() =>
       Promise.all(
         active.map((r) =>
-          pairSend(pairs.get(r)!, dl.subarray((offs[r] ?? 0) * 10, ((offs[r] ?? 0) + (sizes[r] ?? 0)) * 10), true, r),
+          pairSend(pairs.get(r)!, dl.subarray((offs[r] ?? 0) * K, ((offs[r] ?? 0) + (sizes[r] ?? 0)) * K), true, r),
         ),
       ),
     );
@@ -148,7 +142,7 @@ export class DataParallelRoot implements ModeRunner {
       const g = await this.ctx.comm(() => pairRecv(pairs.get(r)!, trainer.spec.total, true, r));
       // writeBuffer, not the upload pool: the W-1 writes would each hold a staging buffer the
       // size of the model in flight at once, memory that device 0 under DataParallel does not need.
-      gpu.device.queue.writeBuffer(this.reduceBuffer, 0, g);
+      writeFloats(gpu, this.reduceBuffer, 0, g);
       rec = new Recorder(gpu, 'dp.reduce_add');
       rec.dispatch(this.addOp);
       rec.submit();
@@ -162,18 +156,10 @@ export class DataParallelRoot implements ModeRunner {
   private async opsFor(B: number): Promise<{ f: Op; b: Op; normalize: Op }> {
     let o = this.lossOps.get(B);
     if (!o) {
-      const { gpu } = this.ctx;
-      const kn = await gpu.kernels.get('normalize_input');
-      const count = B * 3072;
-      const normalize = makeOp(
-        gpu,
-        kn,
-        'dp.batch.normalize',
-        { count, c: 3, hw: 1024, pad: 0, mean: [...CIFAR_MEAN, 0], stdev: [...CIFAR_STD, 1] },
-        { bytes: this.input.bytes, x: this.input.x },
-        grid1d(Math.ceil(count / 4), kn.overrides.WG ?? 64),
-      );
-      o = { f: await lossForward(gpu, this.loss, B, 10), b: await lossBackward(gpu, this.loss, B, 10), normalize };
+      const { gpu, trainer } = this.ctx;
+      const K = trainer.spec.classes;
+      const normalize = await normalizeOp(gpu, trainer.spec, 'dp.batch.normalize', this.input, B);
+      o = { f: await lossForward(gpu, this.loss, B, K), b: await lossBackward(gpu, this.loss, B, K), normalize };
       this.lossOps.set(B, o);
     }
     return o;
@@ -194,9 +180,9 @@ export class DataParallelRoot implements ModeRunner {
       this.loss.labels,
       this.loss.dlogits,
       this.loss.stats,
-      this.dlogitsStaging,
       this.reduceBuffer,
     ])
       m.destroy(b);
+    this.dlogitsReadback.destroy();
   }
 }

@@ -2,23 +2,19 @@
 // (device 0 is pair-rank 0, the replica pair-rank 1): a broadcast from one side is a send to the
 // other. Batches travel as float values (pixel bytes as exact integers 0..255, never
 // reinterpreted as float bits, which could be NaN patterns) with their labels.
-import type { Batch } from '../../train/trainer.ts';
+import type { Batch } from '../../data/batch.ts';
+import { PairLinkError } from '../../comm/errors.ts';
 import type { ProcessGroup } from '../../comm/process-group.ts';
 
 /**
- * A pair's collectives number its ranks 0 and 1: errors are re-labelled with global ranks, naming
- * the partner this side was talking to (the coordinator blames it).
+ * A pair's collectives number its ranks 0 and 1: errors become a PairLinkError naming, with
+ * global ranks, the partner this side was talking to (the coordinator blames it).
  */
 async function labelled<T>(atRoot: boolean, replica: number, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (e) {
-    const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-    const partner = atRoot ? replica : 0;
-    throw new Error(
-      `${text} (DataParallel link with rank ${partner}; on that link rank 0 is device 0 and rank 1 is rank ${replica})`,
-      { cause: e },
-    );
+    throw new PairLinkError(atRoot ? replica : 0, replica, e);
   }
 }
 
@@ -41,7 +37,7 @@ export async function pairRecv(pg: ProcessGroup, n: number, atRoot: boolean, rep
 
 /** [count, kind] then [labels..., pixels or floats...]: kind 0 = uint8 pixels, 1 = float input. */
 export function encodeBatch(b: Batch, start: number, count: number): { header: Float32Array; body: Float32Array } {
-  const per = 3072;
+  const per = ('images' in b ? b.images.length : b.x.length) / b.labels.length;
   const body = new Float32Array(count + count * per);
   for (let i = 0; i < count; i++) body[i] = b.labels[start + i] ?? 0;
   if ('images' in b) {
@@ -58,12 +54,4 @@ export function decodeBatch(header: Float32Array, body: Float32Array): Batch {
   const labels = Int32Array.from(body.subarray(0, count));
   const pixels = body.subarray(count);
   return header[1] === 0 ? { images: Uint8Array.from(pixels), labels } : { x: pixels.slice(), labels };
-}
-
-/** The first `count` samples of a batch, as a batch. */
-export function headOf(b: Batch, count: number): Batch {
-  const labels = b.labels.subarray(0, count);
-  return 'images' in b
-    ? { images: b.images.subarray(0, count * 3072), labels }
-    : { x: b.x.subarray(0, count * 3072), labels };
 }

@@ -1,7 +1,8 @@
 // The training settings the page offers, with their labels, kinds and hints. Validation is not
-// here: every value goes through validateConfig (src/config.ts), the same check the CLI and the
+// here: every value goes through validateConfig (src/parallel/index.ts), the same check the CLI and the
 // workers use, and its messages are shown at the control.
 import { MAX_WORKERS, MODES, OPTIMIZERS, type Mode, type TrainConfig } from '../../config.ts';
+import { PARALLEL_MODES } from '../../parallel/index.ts';
 import { MAX_WIDTH, MIN_WIDTH } from '../../nn/spec.ts';
 
 export type FieldKey =
@@ -71,7 +72,7 @@ export const FIELDS: readonly FieldSpec[] = [
     min: 0,
     max: 4096 * MAX_WORKERS,
     hint: 'samples worker 0 takes; the others share the rest',
-    when: (m) => m === 'balanced-dp',
+    when: (m) => PARALLEL_MODES[m].usesGpu0Bsz,
   },
   {
     key: 'optimizer',

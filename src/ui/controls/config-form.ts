@@ -1,7 +1,8 @@
 // The training settings form: labelled controls, each checked on every edit by validateConfig (the
 // same rules the CLI and the workers use); a bad value is marked at its control with the message,
 // and the form reports no config at all while any value is bad, so nothing invalid reaches a worker.
-import { validateConfig, type TrainConfig } from '../../config.ts';
+import type { TrainConfig } from '../../config.ts';
+import { validateConfig } from '../../parallel/index.ts';
 import { h } from '../dom.ts';
 import { FIELDS, type FieldKey, type FieldSpec, type FormValues } from './config-fields.ts';
 

@@ -20,7 +20,7 @@ import {
   startImport,
   type ImportRequest,
 } from './dataset-import.ts';
-import { wireDropZone } from './drop-files.ts';
+import { fileDrop, type FileDrop } from './file-drop.ts';
 import { choice, type Choice } from './dataset-choice.ts';
 import { ImportProgressView } from './import-progress.ts';
 import { UrlImportForm } from './url-import-form.ts';
@@ -37,9 +37,7 @@ export class DatasetPanel {
   private readonly choices: Record<'synthetic' | 'cifar10', Choice>;
   private readonly manifests = new Map<string, DatasetManifest>();
   private readonly listeners: (() => void)[] = [];
-  private readonly fileInput: HTMLInputElement;
-  private readonly chooseButton: HTMLButtonElement;
-  private readonly dropZone: HTMLDivElement;
+  private readonly drop: FileDrop;
   private readonly url: UrlImportForm;
   private readonly progress = new ImportProgressView();
   private readonly status: HTMLParagraphElement;
@@ -69,31 +67,11 @@ export class DatasetPanel {
     this.choices.synthetic.radio.checked = true;
     this.choices.cifar10.radio.disabled = true;
 
-    this.fileInput = h('input', {
-      type: 'file',
-      multiple: true,
-      class: 'ds-file',
-      tabindex: -1,
-      'aria-hidden': 'true',
-      accept: '.gz,.tgz,.tar,.bin,.txt,application/gzip,application/x-gzip,application/x-tar',
-    });
-    this.chooseButton = h('button', { type: 'button', 'aria-describedby': `${id}-drop-text` }, 'Choose files…');
-    this.dropZone = h(
-      'div',
-      { class: 'ds-drop' },
-      h(
-        'p',
-        { id: `${id}-drop-text` },
-        'Drop ',
-        h('strong', {}, 'cifar-10-binary.tar.gz'),
-        ', or the ',
-        h('code', {}, '.bin'),
-        ' files with ',
-        h('code', {}, 'batches.meta.txt'),
-        ' (or their folder) here',
-      ),
-      this.chooseButton,
-      this.fileInput,
+    this.drop = fileDrop(
+      id,
+      () => !this.busy && !this.importing,
+      (files) => this.importFiles(files),
+      (err) => this.fail([`Could not read the dropped files: ${describe(err)}`]),
     );
     this.url = new UrlImportForm(id, (text) => this.importUrl(text));
     this.status = h('p', { class: 'ds-status', role: 'status' });
@@ -113,7 +91,7 @@ export class DatasetPanel {
         'div',
         { class: 'ds-import', role: 'group', 'aria-labelledby': `${id}-import-title` },
         h('p', { class: 'ds-import-title', id: `${id}-import-title` }, 'Import CIFAR-10'),
-        this.dropZone,
+        this.drop.element,
         this.url.element,
         h(
           'p',
@@ -131,18 +109,6 @@ export class DatasetPanel {
     );
 
     for (const c of Object.values(this.choices)) c.radio.addEventListener('change', () => this.selectionChanged());
-    this.chooseButton.addEventListener('click', () => this.fileInput.click());
-    this.fileInput.addEventListener('change', () => {
-      const files = [...(this.fileInput.files ?? [])];
-      this.fileInput.value = ''; // picking the same file again fires change again
-      this.importFiles(files);
-    });
-    wireDropZone(
-      this.dropZone,
-      () => !this.busy && !this.importing,
-      (files) => this.importFiles(files),
-      (err) => this.fail([`Could not read the dropped files: ${describe(err)}`]),
-    );
     this.progress.cancel.addEventListener('click', () => this.controller?.abort(new Error('cancelled by the user')));
     void this.refresh();
   }
@@ -248,9 +214,9 @@ export class DatasetPanel {
     const noImport = this.busy || this.importing;
     this.choices.synthetic.radio.disabled = this.busy;
     this.choices.cifar10.radio.disabled = this.busy || !this.manifests.has(DEFAULT_DATASET);
-    this.chooseButton.disabled = noImport;
+    this.drop.chooseButton.disabled = noImport;
     this.url.setDisabled(noImport);
-    this.dropZone.classList.toggle('disabled', noImport);
+    this.drop.element.classList.toggle('disabled', noImport);
     for (const c of Object.values(this.choices)) c.label.classList.toggle('disabled', c.radio.disabled);
   }
 

@@ -2,6 +2,7 @@
 // every worker's measured memory side by side on one scale, like the table of DataParallel's
 // per-GPU memory (38/22/21/20 GB on 4 GPUs) that motivates DDP.
 import { MODES, type Mode, type TrainConfig } from '../../config.ts';
+import { PARALLEL_MODES } from '../../parallel/index.ts';
 import { imbalance, runComparison, type CompareProgress, type ModeResult } from '../compare-runner.ts';
 import { MODE_NAMES, MODE_SHORT } from '../controls/config-fields.ts';
 import { h } from '../dom.ts';
@@ -157,7 +158,7 @@ export class CompareView {
         h(
           'p',
           { class: 'hint' },
-          `${c.workers} workers · batch ${c.batchSize}/worker${r.mode === 'balanced-dp' ? ` (gpu0_bsz ${c.gpu0Bsz})` : ''} · ${c.optimizer} · ${r.steps} steps · ${duration(r.meanStepMs)}/step`,
+          `${c.workers} workers · batch ${c.batchSize}/worker${PARALLEL_MODES[r.mode].usesGpu0Bsz ? ` (gpu0_bsz ${c.gpu0Bsz})` : ''} · ${c.optimizer} · ${r.steps} steps · ${duration(r.meanStepMs)}/step`,
         ),
         h('div', { class: 'col-chart' }, ...cols),
         h(

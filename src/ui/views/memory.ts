@@ -3,6 +3,7 @@
 // max_memory_allocated() on every device. Bars share one scale, so DataParallel's heavy device 0
 // stands out against DDP's even workers.
 import type { Mode } from '../../config.ts';
+import { PARALLEL_MODES } from '../../parallel/index.ts';
 import type { WorkerStat, TrainEvent } from '../../runtime/events.ts';
 import type { MemorySnapshot } from '../../gpu/memory.ts';
 import { h } from '../dom.ts';
@@ -11,11 +12,15 @@ import type { View } from './view.ts';
 
 /** What each worker does in a mode (shown under its name). */
 export function workerRole(mode: Mode, rank: number): string {
-  if (mode === 'dp' || mode === 'balanced-dp')
+  const m = PARALLEL_MODES[mode];
+  if (m.topology === 'star')
     return rank === 0 ? 'cuda:0: scatters, gathers outputs, loss, optimizer' : 'replica: forward/backward only';
-  if (mode === 'zero1') return 'its 1/W of the optimizer state';
-  if (mode === 'zero2') return 'its 1/W of optimizer state and gradients';
-  return 'full replica, all-reduces gradients';
+  const parts = [
+    m.partitioned.optimizer ? 'optimizer state' : '',
+    m.partitioned.gradients ? 'gradients' : '',
+    m.partitioned.parameters ? 'parameters' : '',
+  ].filter((p) => p !== '');
+  return parts.length > 0 ? `its 1/W of ${parts.join(' and ')}` : 'full replica, all-reduces gradients';
 }
 
 export class MemoryView implements View {

@@ -1,6 +1,7 @@
 // The ring view's words: its explanation card (with the PyTorch links), the legend, the per-rank
 // counters table and the phrases that describe what is moving.
 import type { Mode } from '../../config.ts';
+import { PARALLEL_MODES } from '../../parallel/index.ts';
 import type { TrainEvent } from '../../runtime/events.ts';
 import { code, docLink, h, p } from '../dom.ts';
 import { bytes, duration } from '../format.ts';
@@ -9,7 +10,7 @@ import { PHASE_COLOR } from './ring-layout.ts';
 import { collectiveAt, OP_LABEL, pairTotals, type Flight, type Op, type Phase, type Replay } from './ring-replay.ts';
 import type { Warp } from './ring-warp.ts';
 
-export const isDataParallelMode = (m: Mode): boolean => m === 'dp' || m === 'balanced-dp';
+export const isDataParallelMode = (m: Mode): boolean => PARALLEL_MODES[m].topology === 'star';
 
 /** What one ring step of a collective's phase does. */
 export function phaseText(op: Op, phase: Phase): string {

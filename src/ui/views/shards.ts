@@ -2,6 +2,7 @@
 // DistributedSampler hands them out (the ranks report their real index lists at every epoch
 // start), with padding made visible and the previous epoch kept for comparison.
 import type { TrainConfig } from '../../config.ts';
+import { PARALLEL_MODES } from '../../parallel/index.ts';
 import type { TrainEvent } from '../../runtime/events.ts';
 import { h } from '../dom.ts';
 import { assign, drawGrid, layout, moved, type Assignment, type GridLayout, type GridShow } from './shards-model.ts';
@@ -196,5 +197,5 @@ export class ShardsView implements View {
 }
 
 function settingsOf(c: TrainConfig): ShardSettings {
-  return { shuffle: c.shuffle, dropLast: c.dropLast, seed: c.seed, dp: c.mode === 'dp' || c.mode === 'balanced-dp' };
+  return { shuffle: c.shuffle, dropLast: c.dropLast, seed: c.seed, dp: PARALLEL_MODES[c.mode].topology === 'star' };
 }

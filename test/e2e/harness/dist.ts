@@ -1,6 +1,6 @@
 // e2e harness: the synthetic dataset into real IndexedDB, then a data-parallel run with one module
 // worker (and WebGPU device) per rank; returns what the run reported.
-import { validateConfig } from '../../../src/config.ts';
+import { validateConfig } from '../../../src/parallel/index.ts';
 import { IdbDatasetStore } from '../../../src/data/store-idb.ts';
 import { importSynthetic, SYNTHETIC_DATASET } from '../../../src/data/synthetic.ts';
 import { Coordinator } from '../../../src/runtime/coordinator.ts';

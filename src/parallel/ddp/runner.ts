@@ -1,19 +1,21 @@
-// DistributedDataParallel: every rank holds the whole model and its optimizer and trains on its
-// own shard. Gradients are averaged in buckets (reverse parameter order, 1 MiB first bucket, then
-// bucketCapMB, as PyTorch's Reducer): as soon as backward has produced a bucket's gradients, they
-// are pre-divided by the world size on the GPU, copied out, and all-reduced over the ring while the
-// GPU goes on with the earlier layers' backward. Then every rank steps its own optimizer.
+// DistributedDataParallel's step: every rank holds the whole model and its optimizer and trains on
+// its own shard. Gradients are averaged in buckets (reverse parameter order, 1 MiB first bucket,
+// then bucketCapMB, as PyTorch's Reducer): as soon as backward has produced a bucket's gradients,
+// they are pre-divided by the world size on the GPU, copied out, and all-reduced over the ring
+// while the GPU goes on with the earlier layers' backward. Then every rank steps its own optimizer.
 // Gradient accumulation: micro-batches before the last run without any all-reduce (no_sync).
-import { storageBuffer } from '../gpu/buffers.ts';
-import { grid1d, makeOp, type Op } from '../gpu/op.ts';
-import { Recorder } from '../gpu/recorder.ts';
-import { computeBuckets, type Bucket } from './ddp-buckets.ts';
-import { readStaging, StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from './mode.ts';
+import { bufferFrom } from '../../gpu/buffers.ts';
+import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
+import { Readback } from '../../gpu/readback.ts';
+import { Recorder } from '../../gpu/recorder.ts';
+import type { StepPlan } from '../../nn/model.ts';
+import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
+import { computeBuckets, type Bucket } from './buckets.ts';
 
 interface BucketIO {
   readonly bucket: Bucket;
-  readonly scale: Op;
-  readonly staging: GPUBuffer;
+  readonly prescale: Op;
+  readonly readback: Readback;
 }
 
 export class DdpRunner implements ModeRunner {
@@ -25,12 +27,11 @@ export class DdpRunner implements ModeRunner {
 
   static async create(ctx: ModeContext): Promise<DdpRunner> {
     const { gpu, trainer, world } = ctx;
-    const factor = storageBuffer(gpu, 'ddp.inv_world', 4, 'other');
-    gpu.device.queue.writeBuffer(factor, 0, Float32Array.of(1 / world));
+    const factor = bufferFrom(gpu, 'ddp.inv_world', Float32Array.of(1 / world), 'other');
     const k = await gpu.kernels.get('scale');
     const buckets = computeBuckets(trainer.spec.params, ctx.config.bucketCapMB).map((bucket) => ({
       bucket,
-      scale: makeOp(
+      prescale: makeOp(
         gpu,
         k,
         `ddp.bucket${bucket.index}.prescale`,
@@ -38,12 +39,7 @@ export class DdpRunner implements ModeRunner {
         { factor, data: trainer.grads },
         grid1d(bucket.count, k.overrides.WG ?? 64),
       ),
-      staging: gpu.memory.createBuffer(gpu.device, {
-        label: `ddp.bucket${bucket.index}`,
-        size: bucket.count * 4,
-        category: 'communication',
-        usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-      }),
+      readback: new Readback(gpu, `ddp.bucket${bucket.index}`, bucket.count),
     }));
     return new DdpRunner(ctx, buckets, factor);
   }
@@ -72,10 +68,14 @@ export class DdpRunner implements ModeRunner {
       const rec = new Recorder(this.ctx.gpu, 'ddp.forward_backward');
       trainer.recordForward(rec, plan, 'images' in batch);
       const statsBuf = trainer.copyStats(rec);
+      // no_sync: only the last micro-batch of a step all-reduces.
       const sync = m === micro.length - 1 && world > 1;
-      const reduced = sync
-        ? this.backwardWithBuckets(rec, plan)
-        : (trainer.recordBackward(rec, plan), rec.submit(), Promise.resolve());
+      let reduced = Promise.resolve();
+      if (sync) reduced = this.backwardWithBuckets(rec, plan);
+      else {
+        trainer.recordBackward(rec, plan);
+        rec.submit();
+      }
       // Both awaited together: if one fails (e.g. the rank is disposed mid-step after a peer died),
       // the other's rejection is still handled instead of surfacing as an unhandled error.
       const [r] = await Promise.all([trainer.readStats(statsBuf, mb.count), reduced]);
@@ -92,10 +92,7 @@ export class DdpRunner implements ModeRunner {
    * all-reduce starts once its copy has landed (in bucket order on every rank) and overlaps the
    * rest of the backward. Resolves when every bucket is reduced and written back.
    */
-  private backwardWithBuckets(
-    first: Recorder,
-    plan: Awaited<ReturnType<ModeContext['trainer']['upload']>>,
-  ): Promise<void> {
+  private backwardWithBuckets(first: Recorder, plan: StepPlan): Promise<void> {
     const { trainer, pg, gpu } = this.ctx;
     let rec = first;
     rec.phase('backward');
@@ -109,14 +106,14 @@ export class DdpRunner implements ModeRunner {
       for (const b of this.buckets) {
         if (done.has(b.bucket.index) || !b.bucket.params.every((p) => ready.has(p.name))) continue;
         done.add(b.bucket.index);
-        rec.dispatch(b.scale);
-        rec.copy(trainer.grads, b.bucket.offset * 4, b.staging, 0, b.bucket.count * 4);
+        rec.dispatch(b.prescale);
+        b.readback.record(rec, trainer.grads, b.bucket.offset, b.bucket.count);
         rec.submit();
         rec = new Recorder(gpu, 'ddp.backward');
         chain = chain.then(async () => {
-          const data = await readStaging(b.staging, b.bucket.count);
+          const data = await b.readback.read(b.bucket.count);
           await this.ctx.comm(() => pg.allReduce(data));
-          gpu.uploads.write(trainer.grads, b.bucket.offset * 4, data, 'communication', `ddp.bucket${b.bucket.index}`);
+          trainer.writeGrads(b.bucket.offset, data, `ddp.bucket${b.bucket.index}`);
         });
       }
     }
@@ -126,8 +123,8 @@ export class DdpRunner implements ModeRunner {
 
   dispose(): void {
     for (const b of this.buckets) {
-      b.scale.destroy();
-      this.ctx.gpu.memory.destroy(b.staging);
+      b.prescale.destroy();
+      b.readback.destroy();
     }
     this.ctx.gpu.memory.destroy(this.factor);
   }

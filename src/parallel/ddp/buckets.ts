@@ -4,7 +4,7 @@
 // bucket closes once its size reaches the limit (so it may overshoot by one tensor); the first
 // bucket's limit is 1 MiB, later ones bucket_cap_mb (25 MiB by default). Because the flat arena is
 // in registration order, every bucket is one contiguous range of it.
-import type { ParamSpec } from '../nn/spec.ts';
+import type { ParamSpec } from '../../nn/spec.ts';
 
 export const FIRST_BUCKET_BYTES = 1024 * 1024;
 

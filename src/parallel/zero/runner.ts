@@ -1,32 +1,29 @@
-// ZeRO stages 1 and 2 (DeepSpeed; Rajbhandari et al. 2020): parameters are replicated, but rank r
-// keeps optimizer state only for its contiguous partition of the flat arena (chunkRange(r, P, W),
-// reduce_scatter_tensor's shard). Each step: gradients pre-divided by W and reduce-scattered, so
-// rank r holds the averaged gradient of its partition; it updates only that partition; the
-// parameters are all-gathered. Stage 1 still holds a full gradient arena; stage 2 does not: each
-// layer's gradients leave the GPU as soon as that layer's backward is done (one layer-sized
-// scratch buffer, read back in 256 KiB pieces), and only the reduced partition comes back.
+// A ZeRO step (stages 1 and 2). Rank r keeps optimizer state only for its contiguous partition of
+// the flat arena (zeroPartition). Gradients are pre-divided by W and reduce-scattered, so rank r
+// holds the averaged gradient of its partition; it updates only that partition; the parameters
+// are all-gathered. Stage 1 still holds a full gradient arena; stage 2 does not: each layer's
+// gradients leave the GPU as soon as that layer's backward is done (one layer-sized scratch
+// buffer, read back in 256 KiB pieces), and only the reduced partition comes back.
 // Clipping uses the global norm (partition norms all-reduced).
-import { storageBuffer } from '../gpu/buffers.ts';
-import { grid1d, makeOp, type Op } from '../gpu/op.ts';
-import { Recorder } from '../gpu/recorder.ts';
-import { clipCoefficient } from '../reference/clip.ts';
-import { chunkRange, type Range } from '../comm/ring-schedule.ts';
-import { readStaging, StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from './mode.ts';
+import { bufferFrom } from '../../gpu/buffers.ts';
+import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
+import { Readback } from '../../gpu/readback.ts';
+import { Recorder } from '../../gpu/recorder.ts';
+import type { StepPlan } from '../../nn/model.ts';
+import { clipCoefficient } from '../../reference/clip.ts';
+import type { Range } from '../../comm/ring-schedule.ts';
+import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
+import { zeroPartition } from './layout.ts';
 
 interface LayerOut {
   readonly layer: string;
   readonly offset: number;
   readonly count: number;
-  readonly scale: Op;
+  readonly prescale: Op;
 }
 
 /** ZeRO-2 reads gradients back through a bounded staging buffer (64 Ki floats = 256 KiB) in pieces. */
 const STAGE2_PIECE = 64 * 1024;
-
-/** Rank `rank`'s ZeRO partition of a `total`-element arena. */
-export function zeroPartition(rank: number, world: number, total: number): Range {
-  return chunkRange(rank, total, world);
-}
 
 export class ZeroRunner implements ModeRunner {
   private host: Float32Array;
@@ -36,8 +33,9 @@ export class ZeroRunner implements ModeRunner {
     private readonly ctx: ModeContext,
     private readonly part: Range,
     private readonly factor: GPUBuffer,
-    private readonly staging: GPUBuffer,
-    private readonly paramStaging: GPUBuffer,
+    private readonly gradReadback: Readback,
+    private readonly paramReadback: Readback,
+    /** Stage 1: one prescale of the whole arena; stage 2: null (per layer instead). */
     private readonly fullScale: Op | null,
     private readonly layers: readonly LayerOut[],
   ) {
@@ -45,12 +43,10 @@ export class ZeroRunner implements ModeRunner {
     this.grads = new Float32Array(ctx.trainer.spec.total);
   }
 
-  static async create(ctx: ModeContext): Promise<ZeroRunner> {
+  static async create(ctx: ModeContext, stage: 1 | 2): Promise<ZeroRunner> {
     const { gpu, trainer, world, rank } = ctx;
     const P = trainer.spec.total;
-    const stage2 = ctx.config.mode === 'zero2';
-    const factor = storageBuffer(gpu, 'zero.inv_world', 4, 'other');
-    gpu.device.queue.writeBuffer(factor, 0, Float32Array.of(1 / world));
+    const factor = bufferFrom(gpu, 'zero.inv_world', Float32Array.of(1 / world), 'other');
     const k = await gpu.kernels.get('scale');
     const scaleOp = (label: string, offset: number, count: number) =>
       makeOp(
@@ -62,37 +58,25 @@ export class ZeroRunner implements ModeRunner {
         grid1d(count, k.overrides.WG ?? 64),
       );
     const plan = await trainer.model.plan(1);
-    const layers: LayerOut[] = stage2
-      ? plan.backward
-          .filter((s) => s.ready.length > 0)
-          .map((s) => {
-            const offset = Math.min(...s.ready.map((p) => p.offset));
-            const count = s.ready.reduce((a, p) => a + p.size, 0);
-            return { layer: s.layer, offset, count, scale: scaleOp(`zero.${s.layer}.prescale`, 0, count) };
-          })
-      : [];
-    const stagingCount = stage2 ? Math.min(STAGE2_PIECE, Math.max(...layers.map((l) => l.count))) : P;
-    const usage = GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST;
+    const layers: LayerOut[] =
+      stage === 2
+        ? plan.backward
+            .filter((s) => s.ready.length > 0)
+            .map((s) => {
+              const offset = Math.min(...s.ready.map((p) => p.offset));
+              const count = s.ready.reduce((a, p) => a + p.size, 0);
+              return { layer: s.layer, offset, count, prescale: scaleOp(`zero.${s.layer}.prescale`, 0, count) };
+            })
+        : [];
+    const stagingCount = stage === 2 ? Math.min(STAGE2_PIECE, Math.max(...layers.map((l) => l.count))) : P;
     const part = zeroPartition(rank, world, P);
-    const staging = gpu.memory.createBuffer(gpu.device, {
-      label: 'zero.grads.readback',
-      size: stagingCount * 4,
-      category: 'communication',
-      usage,
-    });
-    const paramStaging = gpu.memory.createBuffer(gpu.device, {
-      label: 'zero.partition.readback',
-      size: Math.max(4, (part.end - part.start) * 4),
-      category: 'communication',
-      usage,
-    });
     return new ZeroRunner(
       ctx,
       part,
       factor,
-      staging,
-      paramStaging,
-      stage2 ? null : scaleOp('zero.prescale', 0, P),
+      new Readback(gpu, 'zero.grads.readback', stagingCount),
+      new Readback(gpu, 'zero.partition.readback', part.end - part.start),
+      stage === 2 ? null : scaleOp('zero.prescale', 0, P),
       layers,
     );
   }
@@ -125,7 +109,7 @@ export class ZeroRunner implements ModeRunner {
       stats.add(r.loss, r.correct, mb.count);
     }
     // Reduce-scatter the (pre-divided) gradients: this rank's partition, averaged over ranks.
-    const { chunk, start } = await this.ctx.comm(() => pg.reduceScatter(this.grads));
+    const { chunk } = await this.ctx.comm(() => pg.reduceScatter(this.grads));
     if (config.clipGradNorm > 0) {
       let sq = 0;
       for (const g of chunk) sq += g * g;
@@ -133,42 +117,33 @@ export class ZeroRunner implements ModeRunner {
       const coef = Math.fround(clipCoefficient(Math.sqrt(total), config.clipGradNorm));
       for (let i = 0; i < chunk.length; i++) chunk[i] = (chunk[i] ?? 0) * coef;
     }
-    const [dst, at] = trainer.shardGrads ? [trainer.shardGrads, 0] : [trainer.grads, start * 4];
-    gpu.uploads.write(dst, at, chunk, 'communication', 'zero.grad_shard');
+    trainer.writeShardGrads(chunk);
     const n = this.part.end - this.part.start;
     const rec = new Recorder(gpu, 'zero.update');
     trainer.recordUpdate(rec, lr);
-    if (n > 0) rec.copy(trainer.params, this.part.start * 4, this.paramStaging, 0, n * 4);
+    if (n > 0) this.paramReadback.record(rec, trainer.params, this.part.start, n);
     rec.submit();
-    if (n > 0) this.host.set(await readStaging(this.paramStaging, n), this.part.start);
+    if (n > 0) this.host.set(await this.paramReadback.read(n), this.part.start);
     await this.ctx.comm(() => pg.allGather(this.host));
     trainer.setParams(this.host);
     return stats.value;
   }
 
   /** Stage 1: a full gradient arena; on the last micro-batch it is pre-divided and read back whole. */
-  private async backwardStage1(
-    rec: Recorder,
-    plan: Parameters<ModeContext['trainer']['recordBackward']>[1],
-    last: boolean,
-  ): Promise<void> {
+  private async backwardStage1(rec: Recorder, plan: StepPlan, last: boolean): Promise<void> {
     const { trainer } = this.ctx;
     trainer.recordBackward(rec, plan);
     if (last && this.fullScale) {
       rec.dispatch(this.fullScale);
-      rec.copy(trainer.grads, 0, this.staging, 0, trainer.spec.total * 4);
+      this.gradReadback.record(rec, trainer.grads, 0, trainer.spec.total);
       rec.clear(trainer.grads);
     }
     rec.submit();
-    if (last) this.grads.set(await readStaging(this.staging, trainer.spec.total));
+    if (last) this.grads.set(await this.gradReadback.read(trainer.spec.total));
   }
 
   /** Stage 2: after each layer, its gradients are pre-divided, read back (accumulated on the host) and the scratch cleared. */
-  private async backwardStage2(
-    first: Recorder,
-    plan: Parameters<ModeContext['trainer']['recordBackward']>[1],
-    firstMicro: boolean,
-  ): Promise<void> {
+  private async backwardStage2(first: Recorder, plan: StepPlan, firstMicro: boolean): Promise<void> {
     const { trainer, gpu } = this.ctx;
     if (firstMicro) this.grads.fill(0);
     let rec = first;
@@ -178,13 +153,13 @@ export class ZeroRunner implements ModeRunner {
       for (const op of seg.ops) rec.dispatch(op);
       const l = this.layers.find((x) => x.layer === seg.layer);
       if (!l) continue;
-      rec.dispatch(l.scale);
+      rec.dispatch(l.prescale);
       for (let at = 0; at < l.count; at += STAGE2_PIECE) {
         const n = Math.min(STAGE2_PIECE, l.count - at);
-        rec.copy(trainer.grads, at * 4, this.staging, 0, n * 4);
+        this.gradReadback.record(rec, trainer.grads, at, n);
         if (at + n >= l.count) rec.clear(trainer.grads, 0, l.count * 4);
         rec.submit();
-        const g = await readStaging(this.staging, n);
+        const g = await this.gradReadback.read(n);
         const base = l.offset + at;
         for (let i = 0; i < n; i++) this.grads[base + i] = (this.grads[base + i] ?? 0) + (g[i] ?? 0);
         rec = new Recorder(gpu, 'zero.backward');
@@ -194,11 +169,10 @@ export class ZeroRunner implements ModeRunner {
   }
 
   dispose(): void {
-    const m = this.ctx.gpu.memory;
     this.fullScale?.destroy();
-    for (const l of this.layers) l.scale.destroy();
-    m.destroy(this.factor);
-    m.destroy(this.staging);
-    m.destroy(this.paramStaging);
+    for (const l of this.layers) l.prescale.destroy();
+    this.ctx.gpu.memory.destroy(this.factor);
+    this.gradReadback.destroy();
+    this.paramReadback.destroy();
   }
 }

@@ -1,0 +1,19 @@
+// DistributedDataParallel (torch.nn.parallel.DistributedDataParallel): one full replica per rank,
+// gradients averaged by bucketed ring all-reduces overlapping backward, no_sync accumulation.
+import type { ParallelMode } from '../mode.ts';
+import { optimizerOf } from '../mode.ts';
+import { RING_PLANNING } from '../ring.ts';
+
+export const ddp: ParallelMode = {
+  ...RING_PLANNING,
+  partitioned: { optimizer: false, gradients: false, parameters: false },
+  usesGpu0Bsz: false,
+  validate: () => [],
+  trainerOptions: (spec, c) => ({
+    spec,
+    maxBatch: c.batchSize,
+    optimizer: optimizerOf(c),
+    ...(c.clipGradNorm > 0 ? { clipGradNorm: c.clipGradNorm } : {}),
+  }),
+  createRunner: async (ctx) => (await import('./runner.ts')).DdpRunner.create(ctx),
+};

@@ -1,0 +1,35 @@
+// Every parallel mode, one entry each (the compiler checks that every Mode has one), and the
+// configuration check that adds each mode's own rules to the field checks of src/config.ts.
+// Adding a mode: its folder under src/parallel and one entry here.
+import { validateFields, type ConfigIssue, type Mode, type TrainConfig } from '../config.ts';
+import { balancedDataParallel, dataParallel } from './data-parallel/index.ts';
+import { ddp } from './ddp/index.ts';
+import type { ParallelMode } from './mode.ts';
+import { zero1, zero2 } from './zero/index.ts';
+
+export type { ParallelMode } from './mode.ts';
+
+export const PARALLEL_MODES: { readonly [M in Mode]: ParallelMode } = {
+  ddp,
+  dp: dataParallel,
+  'balanced-dp': balancedDataParallel,
+  zero1,
+  zero2,
+};
+
+/** Validates a partial config over the defaults: the full config, or every problem found. */
+export function validateConfig(
+  input: unknown,
+): { ok: true; config: TrainConfig } | { ok: false; issues: ConfigIssue[] } {
+  const r = validateFields(input);
+  if (!r.ok) return r;
+  const issues = PARALLEL_MODES[r.config.mode].validate(r.config);
+  return issues.length === 0 ? r : { ok: false, issues };
+}
+
+/** validateConfig that throws one error listing every problem. */
+export function parseConfig(input: unknown): TrainConfig {
+  const r = validateConfig(input);
+  if (!r.ok) throw new RangeError(`invalid configuration: ${r.issues.map((i) => i.message).join('; ')}`);
+  return r.config;
+}

@@ -1,0 +1,29 @@
+// ZeRO stages 1 and 2 (DeepSpeed; Rajbhandari et al. 2020): parameters replicated, optimizer state
+// (stage 1) and also gradients (stage 2) partitioned 1/W over the ranks; see runner.ts for a step.
+import type { ParallelMode } from '../mode.ts';
+import { optimizerOf } from '../mode.ts';
+import { RING_PLANNING } from '../ring.ts';
+import { layerScratchLayout, zeroPartition } from './layout.ts';
+
+function zeroStage(stage: 1 | 2): ParallelMode {
+  return {
+    ...RING_PLANNING,
+    partitioned: { optimizer: true, gradients: stage >= 2, parameters: false },
+    usesGpu0Bsz: false,
+    validate: () => [],
+    trainerOptions: (spec, c, rank, world) => {
+      const p = zeroPartition(rank, world, spec.total);
+      return {
+        spec,
+        maxBatch: c.batchSize,
+        optimizer: optimizerOf(c),
+        shard: { offset: p.start, count: p.end - p.start, ownGradients: stage >= 2 },
+        ...(stage >= 2 ? { gradientLayout: layerScratchLayout(spec) } : {}),
+      };
+    },
+    createRunner: async (ctx) => (await import('./runner.ts')).ZeroRunner.create(ctx, stage),
+  };
+}
+
+export const zero1 = zeroStage(1);
+export const zero2 = zeroStage(2);
