@@ -2,6 +2,8 @@
 // defaults and validation. Every field is checked here, so a bad value is refused at the control
 // (or the flag) with a message and never reaches a worker.
 import { MAX_WIDTH, MIN_WIDTH } from './nn/spec.ts';
+import { parseSchedule } from './schedule/params.ts';
+import type { LrScheduleConfig } from './schedule/types.ts';
 
 export const MODES = ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2'] as const;
 export type Mode = (typeof MODES)[number];
@@ -44,6 +46,26 @@ export interface TrainConfig {
   readonly checkEvery: number;
   /** A step (or collective) that takes longer fails the run, naming the rank. */
   readonly stepTimeoutMs: number;
+  /** Learning-rate schedule over optimizer steps (src/schedule/), or a constant lr. */
+  readonly schedule: LrScheduleConfig | 'none';
+  /** Adam / AdamW betas and eps (torch's defaults). */
+  readonly adamBetas: readonly [number, number];
+  readonly adamEps: number;
+  /** fp16 mixed precision (DeepSpeed's fp16 section); the loss scale is static when fp16LossScale > 0, else dynamic. */
+  readonly fp16: boolean;
+  readonly fp16LossScale: number;
+  /** Dynamic loss scaling (src/optim/loss-scaler.ts): first scale 2^power, window, hysteresis, floor. */
+  readonly fp16InitialScalePower: number;
+  readonly fp16LossScaleWindow: number;
+  readonly fp16Hysteresis: number;
+  readonly fp16ConsecutiveHysteresis: boolean;
+  readonly fp16MinLossScale: number;
+  /** bfloat16 mixed precision (DeepSpeed's bf16 section). */
+  readonly bf16: boolean;
+  /** Log every N optimizer steps (DeepSpeed's steps_per_print); 0: the front end's own cadence. */
+  readonly stepsPerPrint: number;
+  /** ZeRO gradient reduce bucket, in elements (DeepSpeed's reduce_bucket_size, default 5e8). */
+  readonly reduceBucketSize: number;
 }
 
 export const DEFAULT_CONFIG: TrainConfig = {
@@ -68,6 +90,19 @@ export const DEFAULT_CONFIG: TrainConfig = {
   testLimit: 0,
   checkEvery: 50,
   stepTimeoutMs: 300_000,
+  schedule: 'none',
+  adamBetas: [0.9, 0.999],
+  adamEps: 1e-8,
+  fp16: false,
+  fp16LossScale: 0,
+  fp16InitialScalePower: 16,
+  fp16LossScaleWindow: 1000,
+  fp16Hysteresis: 2,
+  fp16ConsecutiveHysteresis: false,
+  fp16MinLossScale: 1,
+  bf16: false,
+  stepsPerPrint: 0,
+  reduceBucketSize: 500_000_000,
 };
 
 export interface ConfigIssue {
@@ -93,6 +128,15 @@ const oneOf =
   (v) =>
     typeof v === 'string' && xs.includes(v) ? null : `must be one of ${xs.join(', ')}`;
 const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
+const schedule: Check = (v) => {
+  if (v === 'none') return null;
+  const r = parseSchedule(v, 'schedule', false);
+  return r.ok ? null : `must be 'none' or a schedule: ${r.issues.join('; ')}`;
+};
+const betas: Check = (v) =>
+  Array.isArray(v) && v.length === 2 && v.every((b) => typeof b === 'number' && b >= 0 && b < 1)
+    ? null
+    : 'must be two numbers in [0, 1)';
 
 const CHECKS: Record<keyof TrainConfig, Check> = {
   mode: oneOf(MODES),
@@ -116,6 +160,19 @@ const CHECKS: Record<keyof TrainConfig, Check> = {
   testLimit: int(0, 10_000_000),
   checkEvery: int(0, 1_000_000),
   stepTimeoutMs: int(1000, 3_600_000),
+  schedule,
+  adamBetas: betas,
+  adamEps: num(0, 1, true),
+  fp16: bool,
+  fp16LossScale: num(0, 2 ** 64),
+  fp16InitialScalePower: int(0, 64),
+  fp16LossScaleWindow: int(1, 1_000_000_000),
+  fp16Hysteresis: int(1, 1_000_000),
+  fp16ConsecutiveHysteresis: bool,
+  fp16MinLossScale: int(1, 2 ** 32),
+  bf16: bool,
+  stepsPerPrint: int(0, 1_000_000),
+  reduceBucketSize: int(1, 1e12),
 };
 
 /**
@@ -140,5 +197,8 @@ export function validateFields(
     const problem = check(merged[k]);
     if (problem) issues.push({ field: k, message: `${k} ${problem} (got ${JSON.stringify(merged[k])})` });
   }
+  // A rule across fields that no mode owns (DeepSpeed's own check, with its wording).
+  if (issues.length === 0 && merged.fp16 === true && merged.bf16 === true)
+    issues.push({ field: 'bf16', message: 'bfloat16 and fp16 modes cannot be simultaneously enabled' });
   return issues.length === 0 ? { ok: true, config: merged as unknown as TrainConfig } : { ok: false, issues };
 }
