@@ -3,16 +3,17 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
-import { MODES, type TrainConfig } from '../config.ts';
-import { validateConfig } from '../parallel/index.ts';
+import { MODES } from '../config.ts';
 import { Coordinator } from '../runtime/coordinator.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { parseFaultSpec } from '../runtime/fault.ts';
 import { FAULT_KINDS } from '../runtime/protocol.ts';
+import { SCHEDULE_TYPES } from '../schedule/index.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseAdapter, settleWorkerAdapter } from './device.ts';
-import { intFlag, numberFlag, parseFlags } from './flags.ts';
+import { parseFlags } from './flags.ts';
+import { buildTrainConfig } from './train-config.ts';
 import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
 
@@ -29,7 +30,18 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
   --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50)  --json (JSON lines)
   --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
-  --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)`;
+  --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)
+  --schedule TYPE[:name=value,...]      learning-rate schedule per optimizer step, with PyTorch's /
+      DeepSpeed's own names: ${SCHEDULE_TYPES.join(', ')}; e.g.
+      CosineAnnealingLR:T_max=100,eta_min=0  StepLR:step_size=30,gamma=0.1
+      WarmupLR:warmup_num_steps=100,warmup_type=linear (warmup_max_lr defaults to --lr)
+      OneCycleLR:max_lr=0.1  WarmupDecayLR / WarmupCosineLR (total steps default to the run's)
+  --deepspeed-config FILE               a DeepSpeed ds_config.json: batch sizes (train_batch_size =
+      micro-batch x gradient_accumulation_steps x --workers), optimizer, scheduler, fp16/bf16,
+      zero_optimization (stage 0 = ddp, 1 = zero1, 2 = zero2), gradient_clipping (default 1.0, as
+      DeepSpeed), steps_per_print. The file wins: a flag setting the same thing differently is
+      refused; keys webddp does not implement are refused by name. fp16, bf16 and the schedule
+      are parsed and checked but not yet applied to training.`;
 
 const num = { type: 'string' } as const;
 
@@ -73,6 +85,8 @@ export const command: Command = {
           save: num,
           resume: num,
           'inject-fault': num,
+          'deepspeed-config': num,
+          schedule: num,
           help: { type: 'boolean', default: false },
         },
       }),
@@ -81,41 +95,9 @@ export const command: Command = {
       io.out(`${usage}\n`);
       return 0;
     }
+    const { config, logEvery, notes } = await buildTrainConfig(values);
     if (!env) throw new Error('webddp train needs the bundled rank worker (run it through bin/webddp.mjs)');
-    const int = (flag: string, v: string | undefined, min = 0) =>
-      v === undefined ? undefined : intFlag(`--${flag}`, v, min);
-    const real = (flag: string, v: string | undefined, zero = true) =>
-      v === undefined ? undefined : numberFlag(`--${flag}`, v, zero);
-    const optimizer = values.optimizer;
-    const partial: Partial<Record<keyof TrainConfig, unknown>> = {
-      workers: int('workers', values.workers, 1),
-      mode: values.mode,
-      epochs: int('epochs', values.epochs, 1),
-      batchSize: int('batch-size', values['batch-size'], 1),
-      optimizer,
-      lr: real('lr', values.lr, false) ?? (optimizer === 'adam' || optimizer === 'adamw' ? 1e-3 : undefined),
-      momentum: real('momentum', values.momentum),
-      weightDecay: real('weight-decay', values['weight-decay']),
-      seed: int('seed', values.seed),
-      width: real('width', values.width, false),
-      augment: values.augment,
-      shuffle: values['no-shuffle'] ? false : undefined,
-      dropLast: values['drop-last'],
-      trainLimit: int('train-limit', values['train-limit']),
-      testLimit: int('test-limit', values['test-limit']),
-      gpu0Bsz: int('gpu0-bsz', values['gpu0-bsz']),
-      bucketCapMB: real('bucket-cap-mb', values['bucket-cap-mb'], false),
-      gradAccum: int('grad-accum', values['grad-accum'], 1),
-      clipGradNorm: real('clip-grad-norm', values['clip-grad-norm']),
-      checkEvery: int('check-every', values['check-every']),
-      stepTimeoutMs:
-        values['step-timeout'] === undefined
-          ? undefined
-          : Math.round(numberFlag('--step-timeout', values['step-timeout']) * 1000),
-    };
-    const v = validateConfig(Object.fromEntries(Object.entries(partial).filter(([, x]) => x !== undefined)));
-    if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
-    const config = v.config;
+    if (!values.json) for (const n of notes) io.err(`${n}\n`);
     const parsedFault =
       values['inject-fault'] === undefined ? undefined : parseFaultSpec(values['inject-fault'], config.workers);
     if (parsedFault && !parsedFault.ok) throw new UsageError(`--inject-fault ${parsedFault.message}`);
@@ -131,7 +113,7 @@ export const command: Command = {
           .map((d) => d.trim())
           .filter(Boolean)
       : [];
-    const out = new TrainOutput(io, values.json, int('log-every', values['log-every']) ?? 50);
+    const out = new TrainOutput(io, values.json, logEvery);
     const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
     const coordinator = await Coordinator.start({
       config,

@@ -1,0 +1,162 @@
+// `webddp train`'s one TrainConfig from its flags and, with --deepspeed-config FILE, a DeepSpeed
+// config. As with DeepSpeed, the file is the source of truth for what it sets: a flag that sets
+// the same field to another value is refused naming both (the flag and the file's key); a flag
+// for something the file leaves alone (--epochs, --workers, which is DeepSpeed's world size) applies.
+import { readFile } from 'node:fs/promises';
+import { DEFAULT_CONFIG, type TrainConfig } from '../config.ts';
+import { validateConfig } from '../parallel/index.ts';
+import { parseDeepSpeedConfig, type DeepSpeedFields } from '../deepspeed/config.ts';
+import { describeSchedule } from '../schedule/index.ts';
+import { parseScheduleFlag } from '../schedule/flag.ts';
+import { UsageError } from './command.ts';
+import { intFlag, numberFlag } from './flags.ts';
+
+export type TrainFlagValues = Readonly<Record<string, string | boolean | undefined>>;
+
+/** Where each field comes from in a ds_config, for conflict messages. */
+const DS_KEY: Partial<Record<keyof TrainConfig, string>> = {
+  batchSize: 'train_micro_batch_size_per_gpu (from train_batch_size / gradient_accumulation_steps / world size)',
+  gradAccum: 'gradient_accumulation_steps',
+  optimizer: 'optimizer.type',
+  lr: 'optimizer.params.lr',
+  momentum: 'optimizer.params.momentum',
+  weightDecay: 'optimizer.params.weight_decay',
+  mode: 'zero_optimization.stage',
+  clipGradNorm: 'gradient_clipping',
+  schedule: 'scheduler',
+  stepsPerPrint: 'steps_per_print',
+};
+
+/** The flag each field is set by, for conflict messages. */
+const FLAG: Partial<Record<keyof TrainConfig, string>> = {
+  batchSize: '--batch-size',
+  gradAccum: '--grad-accum',
+  optimizer: '--optimizer',
+  lr: '--lr',
+  momentum: '--momentum',
+  weightDecay: '--weight-decay',
+  mode: '--mode',
+  clipGradNorm: '--clip-grad-norm',
+  schedule: '--schedule',
+};
+
+const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+
+/** The explicitly given flags as TrainConfig fields (no defaults filled in). */
+function fromFlags(values: TrainFlagValues): Partial<Record<keyof TrainConfig, unknown>> {
+  const int = (flag: string, min = 0) => {
+    const v = str(values[flag]);
+    return v === undefined ? undefined : intFlag(`--${flag}`, v, min);
+  };
+  const real = (flag: string, zero = true) => {
+    const v = str(values[flag]);
+    return v === undefined ? undefined : numberFlag(`--${flag}`, v, zero);
+  };
+  const timeout = real('step-timeout');
+  const scheduleText = str(values.schedule);
+  let schedule: unknown;
+  if (scheduleText !== undefined) {
+    const r = parseScheduleFlag('--schedule', scheduleText);
+    if (!r.ok) throw new UsageError(r.issues.join('; '));
+    schedule = r.config;
+  }
+  return {
+    workers: int('workers', 1),
+    mode: str(values.mode),
+    epochs: int('epochs', 1),
+    batchSize: int('batch-size', 1),
+    optimizer: str(values.optimizer),
+    lr: real('lr', false),
+    momentum: real('momentum'),
+    weightDecay: real('weight-decay'),
+    seed: int('seed'),
+    width: real('width', false),
+    augment: values.augment,
+    shuffle: values['no-shuffle'] ? false : undefined,
+    dropLast: values['drop-last'],
+    trainLimit: int('train-limit'),
+    testLimit: int('test-limit'),
+    gpu0Bsz: int('gpu0-bsz'),
+    bucketCapMB: real('bucket-cap-mb', false),
+    gradAccum: int('grad-accum', 1),
+    clipGradNorm: real('clip-grad-norm'),
+    checkEvery: int('check-every'),
+    stepTimeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
+    schedule,
+  };
+}
+
+async function readDeepSpeed(file: string, world: number): Promise<{ fields: DeepSpeedFields; notes: string[] }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--deepspeed-config ${file}: cannot read it (${(e as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--deepspeed-config ${file} is not JSON: ${(e as Error).message}`);
+  }
+  const r = parseDeepSpeedConfig(json, world);
+  if (!r.ok) throw new UsageError(`--deepspeed-config ${file}: ${r.issues.join('; ')}`);
+  const s = r.settings;
+  const notes = [
+    `DeepSpeed config ${file}: train_batch_size ${s.trainBatchSize} = micro-batch ${String(s.fields.batchSize)} x ` +
+      `accumulation ${String(s.fields.gradAccum)} x ${world} workers`,
+    ...s.notes,
+  ];
+  if (s.fields.schedule && s.fields.schedule !== 'none') notes.push(`scheduler ${describeSchedule(s.fields.schedule)}`);
+  return { fields: s.fields, notes };
+}
+
+/**
+ * The validated TrainConfig, the log cadence (--log-every, else the config's steps_per_print, else
+ * 50 steps) and lines to log about how a DeepSpeed config was read.
+ */
+export async function buildTrainConfig(
+  values: TrainFlagValues,
+): Promise<{ config: TrainConfig; logEvery: number; notes: string[] }> {
+  const flags = fromFlags(values);
+  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  const file = str(values['deepspeed-config']);
+  let merged: Record<string, unknown> = given;
+  let notes: string[] = [];
+  if (file !== undefined) {
+    const ds = await readDeepSpeed(file, (flags.workers as number | undefined) ?? DEFAULT_CONFIG.workers);
+    const conflicts = Object.entries(ds.fields)
+      .filter(([k, v]) => k in given && JSON.stringify(given[k]) !== JSON.stringify(v))
+      .map(([k, v]) => {
+        const key = k as keyof TrainConfig;
+        const flag = FLAG[key] ?? key;
+        return `${flag} ${JSON.stringify(given[k])} conflicts with ${file}: ${DS_KEY[key] ?? key} gives ${JSON.stringify(v)}`;
+      });
+    if (conflicts.length > 0) throw new UsageError(conflicts.join('; '));
+    merged = { ...given, ...ds.fields };
+    notes = ds.notes;
+  }
+  if (merged.lr === undefined && (merged.optimizer === 'adam' || merged.optimizer === 'adamw'))
+    merged = { ...merged, lr: 1e-3 }; // torch.optim.Adam's default, rather than SGD's 0.01
+  const v = validateConfig(merged);
+  if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
+  // Parsed and checked, but the trainer does not consume these yet (say so rather than stay silent).
+  const c = v.config;
+  const unapplied = [
+    c.fp16 ? 'fp16' : '',
+    c.bf16 ? 'bf16' : '',
+    c.schedule !== 'none' ? `the ${c.schedule.type} schedule` : '',
+  ].filter(Boolean);
+  if (unapplied.length > 0)
+    notes.push(
+      `note: ${unapplied.join(', ')} parsed but not yet applied: this run trains in fp32 at a constant lr ${c.lr}`,
+    );
+  const logFlag = str(values['log-every']);
+  const logEvery = logFlag === undefined ? undefined : intFlag('--log-every', logFlag, 0);
+  const perPrint = v.config.stepsPerPrint;
+  if (logEvery !== undefined && perPrint > 0 && logEvery !== perPrint)
+    throw new UsageError(
+      `--log-every ${logEvery} conflicts with ${file ?? 'the config'}: steps_per_print gives ${perPrint}`,
+    );
+  return { config: v.config, logEvery: logEvery ?? (perPrint > 0 ? perPrint : 50), notes };
+}

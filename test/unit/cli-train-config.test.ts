@@ -1,0 +1,134 @@
+// `webddp train --deepspeed-config FILE` and `--schedule`: the config the command would train with
+// (buildTrainConfig, what cmd-train calls before it starts any worker), and the command itself up
+// to the point where it needs the bundled rank worker: bad input is a UsageError naming the flag,
+// the file and the key; good input gets past every check.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { command as trainCmd } from '../../src/cli/cmd-train.ts';
+import { UsageError } from '../../src/cli/command.ts';
+import { buildTrainConfig } from '../../src/cli/train-config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'webddp-ds-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string, json: unknown) => {
+  const p = join(dir, name);
+  writeFileSync(p, typeof json === 'string' ? json : JSON.stringify(json));
+  return p;
+};
+
+const SEED = {
+  train_batch_size: 64,
+  gradient_accumulation_steps: 2,
+  optimizer: { type: 'AdamW', params: { lr: 2e-5, betas: [0.9, 0.999], eps: 1e-8, weight_decay: 0.01 } },
+  fp16: { enabled: true, loss_scale: 0, loss_scale_window: 1000, hysteresis: 2, min_loss_scale: 1 },
+  zero_optimization: {
+    stage: 2,
+    allgather_partitions: true,
+    allgather_bucket_size: 2e8,
+    overlap_comm: true,
+    reduce_scatter: true,
+    reduce_bucket_size: 2e8,
+    contiguous_gradients: true,
+  },
+  gradient_clipping: 1.0,
+  steps_per_print: 10,
+  scheduler: { type: 'WarmupLR', params: { warmup_min_lr: 0, warmup_max_lr: 2e-5, warmup_num_steps: 100 } },
+};
+const seed = file('seed.json', SEED);
+
+const usage = async (values: Record<string, string | boolean>) => {
+  try {
+    await buildTrainConfig(values);
+  } catch (e) {
+    if (e instanceof UsageError) return e.message;
+    throw e;
+  }
+  throw new Error('expected a UsageError');
+};
+
+describe('--deepspeed-config', () => {
+  it("the seed's file gives the one TrainConfig; flags for other settings apply; notes say what is not applied", async () => {
+    const r = await buildTrainConfig({ 'deepspeed-config': seed, epochs: '3', workers: '2' });
+    expect(r.config).toMatchObject({
+      mode: 'zero2',
+      workers: 2,
+      epochs: 3,
+      batchSize: 16,
+      gradAccum: 2,
+      optimizer: 'adamw',
+      lr: 2e-5,
+      weightDecay: 0.01,
+      clipGradNorm: 1,
+      fp16: true,
+      stepsPerPrint: 10,
+      reduceBucketSize: 2e8,
+    });
+    expect(r.logEvery).toBe(10);
+    expect(r.notes).toEqual([
+      `DeepSpeed config ${seed}: train_batch_size 64 = micro-batch 16 x accumulation 2 x 2 workers`,
+      'optimizer AdamW: DeepSpeed FusedAdam, the update of torch.optim.AdamW (decoupled weight decay), weight_decay 0.01',
+      'scheduler WarmupLR(warmup_min_lr=0, warmup_max_lr=0.00002, warmup_num_steps=100, warmup_type=log)',
+      'note: fp16, the WarmupLR schedule parsed but not yet applied: this run trains in fp32 at a constant lr 0.00002',
+    ]);
+  });
+
+  it('a flag that contradicts the file is refused naming both; one that agrees is fine', async () => {
+    expect(await usage({ 'deepspeed-config': seed, lr: '0.01', 'batch-size': '8' })).toBe(
+      `--batch-size 8 conflicts with ${seed}: train_micro_batch_size_per_gpu (from train_batch_size / ` +
+        `gradient_accumulation_steps / world size) gives 16; --lr 0.01 conflicts with ${seed}: optimizer.params.lr gives 0.00002`,
+    );
+    expect(await usage({ 'deepspeed-config': seed, mode: 'ddp' })).toBe(
+      `--mode "ddp" conflicts with ${seed}: zero_optimization.stage gives "zero2"`,
+    );
+    expect(await usage({ 'deepspeed-config': seed, 'log-every': '5' })).toBe(
+      `--log-every 5 conflicts with ${seed}: steps_per_print gives 10`,
+    );
+    const agree = await buildTrainConfig({ 'deepspeed-config': seed, 'batch-size': '16', mode: 'zero2' });
+    expect(agree.config.batchSize).toBe(16);
+  });
+
+  it('--workers is the world size the batch sizes are checked against', async () => {
+    expect(await usage({ 'deepspeed-config': seed, workers: '3' })).toBe(
+      `--deepspeed-config ${seed}: Check batch related parameters. train_batch_size is not equal to ` +
+        'micro_batch_per_gpu * gradient_acc_step * world_size 64 != 10 * 2 * 3',
+    );
+    expect((await buildTrainConfig({ 'deepspeed-config': seed, workers: '4' })).config.batchSize).toBe(8);
+  });
+
+  it("the seed's lr_scheduler, unreadable files and non-JSON are refused naming the file", async () => {
+    const { scheduler, ...rest } = SEED;
+    const lrs = file('lr_scheduler.json', { ...rest, lr_scheduler: scheduler });
+    expect(await usage({ 'deepspeed-config': lrs })).toBe(
+      `--deepspeed-config ${lrs}: lr_scheduler is not a DeepSpeed key: the scheduler block is \`scheduler\` ({ "type": ..., "params": ... })`,
+    );
+    expect(await usage({ 'deepspeed-config': join(dir, 'missing.json') })).toMatch(/: cannot read it \(ENOENT/);
+    const bad = file('bad.json', '{ "train_batch_size": 64, }');
+    expect(await usage({ 'deepspeed-config': bad })).toMatch(new RegExp(`^--deepspeed-config ${bad} is not JSON: `));
+  });
+});
+
+describe('--schedule', () => {
+  it('sets the schedule; a bad one is refused naming the flag', async () => {
+    const r = await buildTrainConfig({ schedule: 'CosineAnnealingLR:T_max=100', lr: '0.1' });
+    expect(r.config.schedule).toEqual({ type: 'CosineAnnealingLR', params: { T_max: 100, eta_min: 0 } });
+    expect(r.logEvery).toBe(50);
+    expect(await usage({ schedule: 'CosineAnnealingLR:T_max=0' })).toBe(
+      '--schedule CosineAnnealingLR T_max must be an integer >= 1 (got 0)',
+    );
+    expect(await usage({ 'deepspeed-config': seed, schedule: 'StepLR:step_size=5' })).toMatch(
+      /^--schedule \{"type":"StepLR".*\} conflicts with .*: scheduler gives \{"type":"WarmupLR"/,
+    );
+  });
+
+  it('the command checks everything before it needs a rank worker', async () => {
+    const io = { out: () => {}, err: () => {} };
+    await expect(trainCmd.run(['--schedule', 'nope'], io)).rejects.toThrow(UsageError);
+    await expect(trainCmd.run(['--deepspeed-config', seed], io)).rejects.toThrow(/needs the bundled rank worker/);
+    let help = '';
+    await trainCmd.run(['--help'], { out: (t) => (help += t), err: () => {} });
+    expect(help).toMatch(/--deepspeed-config FILE/);
+    expect(help).toMatch(/--schedule TYPE\[:name=value,\.\.\.\]/);
+  });
+});
