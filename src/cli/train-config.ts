@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { DEFAULT_CONFIG, type TrainConfig } from '../config.ts';
 import { validateConfig } from '../parallel/index.ts';
 import { parseDeepSpeedConfig, type DeepSpeedFields } from '../deepspeed/config.ts';
-import { describeSchedule } from '../schedule/index.ts';
+import { describeSchedule, type LrScheduleConfig } from '../schedule/index.ts';
 import { parseScheduleFlag } from '../schedule/flag.ts';
 import { UsageError } from './command.ts';
 import { intFlag, numberFlag } from './flags.ts';
@@ -129,8 +129,9 @@ export async function buildTrainConfig(
       .filter(([k, v]) => k in given && JSON.stringify(given[k]) !== JSON.stringify(v))
       .map(([k, v]) => {
         const key = k as keyof TrainConfig;
-        const flag = FLAG[key] ?? key;
-        return `${flag} ${JSON.stringify(given[k])} conflicts with ${file}: ${DS_KEY[key] ?? key} gives ${JSON.stringify(v)}`;
+        const show = (x: unknown) =>
+          key === 'schedule' && typeof x === 'object' ? describeSchedule(x as LrScheduleConfig) : JSON.stringify(x);
+        return `${FLAG[key] ?? key} ${show(given[k])} conflicts with ${file}: ${DS_KEY[key] ?? key} gives ${show(v)}`;
       });
     if (conflicts.length > 0) throw new UsageError(conflicts.join('; '));
     merged = { ...given, ...ds.fields };
