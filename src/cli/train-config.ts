@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { DEFAULT_CONFIG, type TrainConfig } from '../config.ts';
 import { validateConfig } from '../parallel/index.ts';
 import { parseDeepSpeedConfig, type DeepSpeedFields } from '../deepspeed/config.ts';
+import { parseConfigText } from '../deepspeed/json-text.ts';
 import { describeSchedule, type LrScheduleConfig } from '../schedule/index.ts';
 import { parseScheduleFlag } from '../schedule/flag.ts';
 import { UsageError } from './command.ts';
@@ -93,13 +94,9 @@ async function readDeepSpeed(file: string, world: number): Promise<{ fields: Dee
   } catch (e) {
     throw new UsageError(`--deepspeed-config ${file}: cannot read it (${(e as Error).message})`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`--deepspeed-config ${file} is not JSON: ${(e as Error).message}`);
-  }
-  const r = parseDeepSpeedConfig(json, world);
+  const json = parseConfigText(text);
+  if (!json.ok) throw new UsageError(`--deepspeed-config ${file}: ${json.issue}`);
+  const r = parseDeepSpeedConfig(json.value, world);
   if (!r.ok) throw new UsageError(`--deepspeed-config ${file}: ${r.issues.join('; ')}`);
   const s = r.settings;
   const notes = [

@@ -104,8 +104,23 @@ describe('--deepspeed-config', () => {
       `--deepspeed-config ${lrs}: lr_scheduler is not a DeepSpeed key: the scheduler block is \`scheduler\` ({ "type": ..., "params": ... })`,
     );
     expect(await usage({ 'deepspeed-config': join(dir, 'missing.json') })).toMatch(/: cannot read it \(ENOENT/);
-    const bad = file('bad.json', '{ "train_batch_size": 64, }');
-    expect(await usage({ 'deepspeed-config': bad })).toMatch(new RegExp(`^--deepspeed-config ${bad} is not JSON: `));
+    const bad = file('bad.json', '{\n  "train_batch_size": 64,\n}');
+    expect(await usage({ 'deepspeed-config': bad })).toBe(
+      `--deepspeed-config ${bad}: PropertyNameExpected at line 3, column 1`,
+    );
+    // DeepSpeed reads hjson: comments are fine; a key given twice is refused, as DeepSpeed does.
+    const commented = file(
+      'commented.json',
+      '{ // the seed\n "train_batch_size": 64, /* per step */ "gradient_accumulation_steps": 2 }',
+    );
+    expect((await buildTrainConfig({ 'deepspeed-config': commented })).config.batchSize).toBe(16);
+    const dup = file(
+      'dup.json',
+      '{ "train_batch_size": 64, "zero_optimization": { "stage": 1, "stage": 2 }, "train_batch_size": 32 }',
+    );
+    expect(await usage({ 'deepspeed-config': dup })).toBe(
+      `--deepspeed-config ${dup}: Duplicate keys in DeepSpeed config: zero_optimization.stage, train_batch_size`,
+    );
   });
 });
 
