@@ -28,11 +28,12 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --gpu0-bsz N                          BalancedDataParallel: samples on worker 0
   --bucket-cap-mb X  --grad-accum K  --clip-grad-norm X  --check-every K
   --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
-  --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50)  --json (JSON lines)
+  --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50 or steps_per_print)  --json (JSON lines)
   --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
   --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)
-  --schedule TYPE[:name=value,...]      learning-rate schedule per optimizer step, with PyTorch's /
-      DeepSpeed's own names: ${SCHEDULE_TYPES.join(', ')}; e.g.
+  --schedule TYPE[:name=value,...]      learning-rate schedule per optimizer step, with PyTorch's and
+      DeepSpeed's own type and parameter names. TYPE is one of
+      ${SCHEDULE_TYPES.join(', ')}; e.g.
       CosineAnnealingLR:T_max=100,eta_min=0  StepLR:step_size=30,gamma=0.1
       WarmupLR:warmup_num_steps=100,warmup_type=linear (warmup_max_lr defaults to --lr)
       OneCycleLR:max_lr=0.1  WarmupDecayLR / WarmupCosineLR (total steps default to the run's)
