@@ -87,7 +87,13 @@ function fromFlags(values: TrainFlagValues): Partial<Record<keyof TrainConfig, u
   };
 }
 
-async function readDeepSpeed(file: string, world: number): Promise<{ fields: DeepSpeedFields; notes: string[] }> {
+interface DeepSpeedRead {
+  readonly fields: DeepSpeedFields;
+  readonly defaulted: readonly (keyof TrainConfig)[];
+  readonly notes: string[];
+}
+
+async function readDeepSpeed(file: string, world: number): Promise<DeepSpeedRead> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -105,7 +111,7 @@ async function readDeepSpeed(file: string, world: number): Promise<{ fields: Dee
     ...s.notes,
   ];
   if (s.fields.schedule && s.fields.schedule !== 'none') notes.push(`scheduler ${describeSchedule(s.fields.schedule)}`);
-  return { fields: s.fields, notes };
+  return { fields: s.fields, defaulted: s.defaulted, notes };
 }
 
 /**
@@ -128,7 +134,8 @@ export async function buildTrainConfig(
         const key = k as keyof TrainConfig;
         const show = (x: unknown) =>
           key === 'schedule' && typeof x === 'object' ? describeSchedule(x as LrScheduleConfig) : JSON.stringify(x);
-        return `${FLAG[key] ?? key} ${show(given[k])} conflicts with ${file}: ${DS_KEY[key] ?? key} gives ${show(v)}`;
+        const why = ds.defaulted.includes(key) ? " (DeepSpeed's default when the file leaves it out)" : '';
+        return `${FLAG[key] ?? key} ${show(given[k])} conflicts with ${file}: ${DS_KEY[key] ?? key} gives ${show(v)}${why}`;
       });
     if (conflicts.length > 0) throw new UsageError(conflicts.join('; '));
     merged = { ...given, ...ds.fields };

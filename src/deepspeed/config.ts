@@ -18,6 +18,8 @@ export interface DeepSpeedSettings {
   readonly fields: DeepSpeedFields;
   /** Global batch (train_batch_size) and the other derived sizes, for the log. */
   readonly trainBatchSize: number;
+  /** Fields set from DeepSpeed's defaults for keys the file leaves out (gradient_clipping 1.0, stage 0). */
+  readonly defaulted: readonly (keyof TrainConfig)[];
   /** What DeepSpeed would build (e.g. which torch optimizer), for the log. */
   readonly notes: readonly string[];
 }
@@ -93,9 +95,13 @@ export function parseDeepSpeedConfig(
     ...fp16,
     ...(bf16 === undefined ? {} : { bf16 }),
     ...zero,
-    schedule: schedule ?? 'none',
+    // No scheduler block: DeepSpeed then uses the client's scheduler, if any (here: --schedule).
+    ...(schedule === undefined ? {} : { schedule }),
     clipGradNorm,
     ...(stepsPerPrint === undefined ? {} : { stepsPerPrint }),
   };
-  return { ok: true, settings: { fields, trainBatchSize: sizes.sizes.trainBatchSize, notes } };
+  const defaulted: (keyof TrainConfig)[] = [];
+  if (top.gradient_clipping === undefined) defaulted.push('clipGradNorm');
+  if (top.zero_optimization === undefined) defaulted.push('mode');
+  return { ok: true, settings: { fields, defaulted, trainBatchSize: sizes.sizes.trainBatchSize, notes } };
 }

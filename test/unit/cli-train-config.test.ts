@@ -85,6 +85,13 @@ describe('--deepspeed-config', () => {
     expect(await usage({ 'deepspeed-config': seed, 'log-every': '5' })).toBe(
       `--log-every 5 conflicts with ${seed}: steps_per_print gives 10`,
     );
+    const bare = file('bare.json', { train_batch_size: 8 });
+    expect(await usage({ 'deepspeed-config': bare, 'clip-grad-norm': '0' })).toBe(
+      `--clip-grad-norm 0 conflicts with ${bare}: gradient_clipping gives 1 (DeepSpeed's default when the file leaves it out)`,
+    );
+    // A file without a scheduler leaves it to the client, as DeepSpeed does: --schedule applies.
+    const withFlag = await buildTrainConfig({ 'deepspeed-config': bare, schedule: 'StepLR:step_size=2' });
+    expect(withFlag.config.schedule).toEqual({ type: 'StepLR', params: { step_size: 2, gamma: 0.1 } });
     const agree = await buildTrainConfig({ 'deepspeed-config': seed, 'batch-size': '16', mode: 'zero2' });
     expect(agree.config.batchSize).toBe(16);
   });

@@ -224,14 +224,14 @@ describe('optimizer types as DeepSpeed builds them', () => {
     );
   });
 
-  it('defaults as current DeepSpeed: no zero_optimization is stage 0 (ddp), gradient_clipping 1.0, no scheduler', () => {
+  it('defaults as current DeepSpeed: no zero_optimization is stage 0 (ddp), gradient_clipping 1.0; no scheduler set', () => {
     expect(ok({ train_micro_batch_size_per_gpu: 4 }).fields).toEqual({
       batchSize: 4,
       gradAccum: 1,
       mode: 'ddp',
-      schedule: 'none',
       clipGradNorm: 1.0,
     });
+    expect(ok({ train_micro_batch_size_per_gpu: 4 }).defaulted).toEqual(['clipGradNorm', 'mode']);
   });
 });
 
