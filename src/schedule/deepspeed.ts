@@ -47,8 +47,8 @@ function closedForm(config: LrSchedule['config'], f: (lbi: number) => number): L
 export function warmupLR(
   config: WarmupLRConfig | WarmupDecayLRConfig,
   baseLr: number,
-  runSteps?: number,
-  libm: Libm = Math,
+  runSteps: number | undefined,
+  libm: Libm,
 ): LrSchedule {
   const p = config.params;
   const min = p.warmup_min_lr;
@@ -68,8 +68,8 @@ export function warmupLR(
 export function warmupCosineLR(
   config: WarmupCosineLRConfig,
   baseLr: number,
-  runSteps?: number,
-  libm: Libm = Math,
+  runSteps: number | undefined,
+  libm: Libm,
 ): LrSchedule {
   const p = config.params;
   const total = deepSpeedTotal(config, runSteps);

@@ -1,6 +1,7 @@
 // createSchedule: a schedule config to its per-step learning rates. The table below is keyed by
 // every ScheduleType, so adding a type to the union without a builder does not compile.
 import { warmupCosineLR, warmupLR } from './deepspeed.ts';
+import { CORRECTLY_ROUNDED } from './libm.ts';
 import { oneCycleLR } from './one-cycle.ts';
 import { cosineAnnealingLR, linearLR, stepLR } from './torch-chainable.ts';
 import type { Libm, LrSchedule, LrScheduleConfig, ScheduleOf, ScheduleType } from './types.ts';
@@ -37,7 +38,7 @@ export function createSchedule(
   config: LrScheduleConfig,
   baseLr: number,
   totalSteps?: number,
-  libm: Libm = Math,
+  libm: Libm = CORRECTLY_ROUNDED,
 ): LrSchedule {
   const build = BUILDERS[config.type] as Builder<ScheduleType>;
   return build(config, baseLr, totalSteps, libm);

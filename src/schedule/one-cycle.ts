@@ -25,7 +25,7 @@ export function oneCycleTotal(config: OneCycleLRConfig, runSteps?: number): numb
   return total;
 }
 
-export function oneCycleLR(config: OneCycleLRConfig, runSteps?: number, libm: Libm = Math): LrSchedule {
+export function oneCycleLR(config: OneCycleLRConfig, runSteps: number | undefined, libm: Libm): LrSchedule {
   const p = config.params;
   const total = oneCycleTotal(config, runSteps);
   const initial = p.max_lr / p.div_factor;

@@ -57,7 +57,7 @@ export function stepLR(config: StepLRConfig, baseLr: number): LrSchedule {
  * else lr = (1 + cos(pi k / T_max)) / (1 + cos(pi (k - 1) / T_max)) (lr - eta_min) + eta_min; past T_max
  * it climbs back (PyTorch does not stop at eta_min).
  */
-export function cosineAnnealingLR(config: CosineAnnealingLRConfig, baseLr: number, libm: Libm = Math): LrSchedule {
+export function cosineAnnealingLR(config: CosineAnnealingLRConfig, baseLr: number, libm: Libm): LrSchedule {
   const { T_max: t, eta_min: etaMin } = config.params;
   const cos = (x: number) => libm.cos(x);
   return chainable(
