@@ -236,13 +236,6 @@ describe('optimizer types as DeepSpeed builds them', () => {
 });
 
 describe('TrainConfig checks touched here', () => {
-  it("DataParallel's accumulation refusal says what is missing, not that DP cannot accumulate", () => {
-    const v = validateConfig({ mode: 'dp', gradAccum: 2 });
-    expect(v.ok ? [] : v.issues.map((i) => i.message)).toEqual([
-      'gradient accumulation is not implemented for dp in webddp yet (use mode ddp or zero1/zero2)',
-    ]);
-  });
-
   it('schedule is none or a checked schedule; fp16 with bf16 is refused', () => {
     expect(validateConfig({ schedule: { type: 'StepLR', params: { step_size: 3, gamma: 0.5 } } }).ok).toBe(true);
     const bad = validateConfig({ schedule: { type: 'StepLR', params: {} }, fp16: true, bf16: true });
