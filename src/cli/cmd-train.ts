@@ -41,8 +41,8 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       micro-batch x gradient_accumulation_steps x --workers), optimizer, scheduler, fp16/bf16,
       zero_optimization (stage 0 = ddp, 1 = zero1, 2 = zero2), gradient_clipping (default 1.0, as
       DeepSpeed), steps_per_print. The file wins: a flag setting the same thing differently is
-      refused; keys webddp does not implement are refused by name. fp16, bf16 and the schedule
-      are parsed and checked but not yet applied to training.`;
+      refused; keys webddp does not implement are refused by name. fp16 and bf16 are parsed and
+      checked but not yet applied to training (it runs in fp32).`;
 
 const num = { type: 'string' } as const;
 

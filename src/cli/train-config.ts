@@ -147,15 +147,9 @@ export async function buildTrainConfig(
   if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
   // Parsed and checked, but the trainer does not consume these yet (say so rather than stay silent).
   const c = v.config;
-  const unapplied = [
-    c.fp16 ? 'fp16' : '',
-    c.bf16 ? 'bf16' : '',
-    c.schedule !== 'none' ? `the ${c.schedule.type} schedule` : '',
-  ].filter(Boolean);
+  const unapplied = [c.fp16 ? 'fp16' : '', c.bf16 ? 'bf16' : ''].filter(Boolean);
   if (unapplied.length > 0)
-    notes.push(
-      `note: ${unapplied.join(', ')} parsed but not yet applied: this run trains in fp32 at a constant lr ${c.lr}`,
-    );
+    notes.push(`note: ${unapplied.join(', ')} parsed but not yet applied: this run trains in fp32`);
   const logFlag = str(values['log-every']);
   const logEvery = logFlag === undefined ? undefined : intFlag('--log-every', logFlag, 0);
   const perPrint = v.config.stepsPerPrint;

@@ -51,7 +51,7 @@ export class TrainOutput {
       case 'step':
         this.bar?.update(e.step + 1, { loss: e.loss.toFixed(4), ips: e.imagesPerSec.toFixed(0) });
         if (this.logEvery > 0 && (e.step % this.logEvery === 0 || e.step === e.steps - 1)) {
-          const text = `Epoch ${e.epoch} | Batch ${e.step}/${e.steps} | Loss: ${e.loss.toFixed(4)}\n`;
+          const text = `Epoch ${e.epoch} | Batch ${e.step}/${e.steps} | Loss: ${e.loss.toFixed(4)} | lr ${e.lr.toPrecision(4)}\n`;
           // A progress bar draws only on a terminal; elsewhere the log lines go straight to stderr.
           if (this.bars && process.stderr.isTTY) this.bars.log(text);
           else this.io.err(text);
@@ -99,6 +99,7 @@ export class TrainOutput {
         step: e.step,
         steps: e.steps,
         loss: e.loss,
+        lr: e.lr,
         accuracy: e.accuracy,
         samples: e.samples,
         images_per_s: e.imagesPerSec,

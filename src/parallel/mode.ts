@@ -97,5 +97,12 @@ export class StatsSum {
 
 /** The optimizer a configuration asks for (momentum only for SGD). */
 export function optimizerOf(c: TrainConfig): OptimizerConfig {
-  return { name: c.optimizer, lr: c.lr, momentum: c.optimizer === 'sgd' ? c.momentum : 0, weightDecay: c.weightDecay };
+  return {
+    name: c.optimizer,
+    lr: c.lr,
+    momentum: c.optimizer === 'sgd' ? c.momentum : 0,
+    weightDecay: c.weightDecay,
+    betas: c.adamBetas,
+    eps: c.adamEps,
+  };
 }

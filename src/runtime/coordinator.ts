@@ -10,6 +10,7 @@ import { ReplicaMismatchError, type TrainEvent, type WorkerStat } from './events
 import { createRingPorts, type RingPorts } from '../comm/link.ts';
 import type { BatchSample, DataSpec, Fault, RankInfo, RankStepLog } from './protocol.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
+import { learningRates } from '../schedule/index.ts';
 import { WorkerGroup, type SpawnWorker, type WorkerHandle } from './worker-group.ts';
 
 export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
@@ -126,9 +127,11 @@ export class Coordinator {
     const c = this.config;
     yield { type: 'start', config: c, ranks: this.ranks };
     let globalStep = 0;
+    let lrAt: ((step: number) => number) | undefined;
     for (let epoch = 0; epoch < c.epochs && !this.stopRequested; epoch++) {
       const infos = await this.all(`beginEpoch(${epoch})`, (h) => h.api.beginEpoch(epoch));
       const steps = infos[0]?.steps ?? 0;
+      lrAt ??= learningRates(c.schedule, c.lr, c.epochs * steps);
       yield {
         type: 'epoch-start',
         epoch,
@@ -161,6 +164,7 @@ export class Coordinator {
           step,
           steps,
           loss: r0.loss,
+          lr: lrAt(globalStep - 1),
           rankLosses: last.map((l) => l.loss),
           accuracy: r0.samples > 0 ? r0.correct / r0.samples : 0,
           samples,

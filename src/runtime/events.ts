@@ -30,6 +30,8 @@ export type TrainEvent =
       readonly steps: number;
       /** Rank 0's loss (DataParallel: the loss over the whole batch). */
       readonly loss: number;
+      /** The learning rate this step's optimizer used (the schedule's, or the configured one). */
+      readonly lr: number;
       /** Every rank's loss on its own batch (DataParallel replicas: NaN). */
       readonly rankLosses: readonly number[];
       /** Rank 0's accuracy on its batch. */

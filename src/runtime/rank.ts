@@ -10,6 +10,7 @@ import { Trainer } from '../train/trainer.ts';
 import type { TransferEvent } from '../comm/link.ts';
 import type { EpochPlan } from '../data/plan.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
+import { learningRates } from '../schedule/index.ts';
 import { carryFailuresAcrossComlink, tagFailure } from './failure.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
 import { createProcessGroup, type ProcessGroup } from '../comm/process-group.ts';
@@ -34,12 +35,14 @@ interface State {
   pairs: Map<number, ProcessGroup>;
   source: BatchSource | null;
   runner: ModeRunner;
-  schedule: EpochPlan | null;
+  plan: EpochPlan | null;
   transfers: TransferEvent[];
   /** This step's bytes sent and milliseconds waited in collectives. */
   counters: { sent: number; commMs: number };
   /** Steps run so far (over all epochs). */
   done: number;
+  /** The learning rate of each optimizer step (the schedule), known once the first epoch is planned. */
+  lrAt: ((step: number) => number) | null;
 }
 
 /** How long dispose waits for a call still running on this rank (e.g. a step whose peer died). */
@@ -120,7 +123,20 @@ export function createRankApi(env: RankEnv): RankApi {
         },
       };
       const runner = await mode.createRunner(ctx);
-      s = { init, gpu, trainer, pg, pairs: pairMap, source, runner, schedule: null, transfers, counters, done: 0 };
+      s = {
+        init,
+        gpu,
+        trainer,
+        pg,
+        pairs: pairMap,
+        source,
+        runner,
+        plan: null,
+        transfers,
+        counters,
+        done: 0,
+        lrAt: null,
+      };
       await runner.syncInitial();
       return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
     },
@@ -128,10 +144,12 @@ export function createRankApi(env: RankEnv): RankApi {
     async beginEpoch(epoch) {
       const st = need();
       const { config, rank, world } = st.init;
-      st.schedule = st.source
+      st.plan = st.source
         ? await PARALLEL_MODES[config.mode].planEpoch({ config, rank, world, epoch, source: st.source })
         : { epoch, steps: [], samples: 0, indices: new Int32Array(0) };
-      return { epoch, steps: st.schedule.steps.length, samples: st.schedule.samples, indices: st.schedule.indices };
+      // The schedule spans the whole run: every epoch has as many steps as this one.
+      if (st.source) st.lrAt ??= learningRates(config.schedule, config.lr, config.epochs * st.plan.steps.length);
+      return { epoch, steps: st.plan.steps.length, samples: st.plan.samples, indices: st.plan.indices };
     },
 
     step: (epoch, step) =>
@@ -139,8 +157,8 @@ export function createRankApi(env: RankEnv): RankApi {
         (async () => {
           const st = need();
           // DataParallel replicas have no data: device 0 sends them their chunks.
-          const micro = st.source ? st.schedule?.steps[step] : [];
-          if (!micro || (st.source && st.schedule?.epoch !== epoch))
+          const micro = st.source ? st.plan?.steps[step] : [];
+          if (!micro || (st.source && st.plan?.epoch !== epoch))
             throw new Error(`rank ${st.init.rank}: no step ${step} in epoch ${epoch} (call beginEpoch first)`);
           st.transfers.length = 0;
           st.counters.commMs = 0;
@@ -148,7 +166,7 @@ export function createRankApi(env: RankEnv): RankApi {
           if (st.init.fault?.step === st.done) await stageFault(st, env);
           st.done++;
           const t0 = performance.now();
-          const r = await st.runner.step(micro, st.init.config.lr);
+          const r = await st.runner.step(micro, st.lrAt?.(st.done - 1) ?? st.init.config.lr);
           return {
             rank: st.init.rank,
             epoch,

@@ -51,3 +51,21 @@ export function describeSchedule(config: LrScheduleConfig): string {
     .join(', ');
   return `${config.type}(${params})`;
 }
+
+/**
+ * The learning rate of each optimizer step k (0-based) of a run of `totalSteps` steps: the lr
+ * PyTorch's optimizer.step() uses after k scheduler.step() calls, or `lr` when there is no schedule.
+ */
+export function learningRates(
+  schedule: LrScheduleConfig | 'none',
+  lr: number,
+  totalSteps: number,
+): (step: number) => number {
+  if (schedule === 'none') return () => lr;
+  const s = createSchedule(schedule, lr, totalSteps);
+  if (totalSteps - 1 > s.lastStep)
+    throw new RangeError(
+      `${describeSchedule(schedule)} ends after ${s.lastStep} steps but the run takes ${totalSteps} optimizer steps (PyTorch raises there too)`,
+    );
+  return (k) => s.lr(k);
+}

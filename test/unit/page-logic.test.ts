@@ -43,6 +43,7 @@ describe('curves history', () => {
     const step = (loss: number, s: number) =>
       h.handle({
         type: 'step',
+        lr: 0.01,
         epoch: 0,
         step: s,
         steps: 3,
