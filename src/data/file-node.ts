@@ -53,13 +53,13 @@ export class OpenFiles {
  */
 export function fileStream(path: string, files: OpenFiles, pieceBytes = 1 << 20): ReadableStream<Uint8Array> {
   let opening: Promise<FileHandle> | undefined;
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    const h = await opening?.catch(() => undefined);
-    await h?.close().catch(() => undefined); // waits for a read in flight
-  };
+  let closing: Promise<void> | undefined;
+  // One close for every caller (end, error, cancel, closeAll), and each waits until it is done.
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      const h = await opening?.catch(() => undefined);
+      await h?.close().catch(() => undefined); // waits for a read in flight
+    })());
   files.add(close);
   return new ReadableStream<Uint8Array>(
     {
@@ -68,7 +68,7 @@ export function fileStream(path: string, files: OpenFiles, pieceBytes = 1 << 20)
         await opening;
       },
       async pull(ctrl) {
-        const fh = closed ? undefined : await opening;
+        const fh = closing ? undefined : await opening;
         if (!fh) return ctrl.close();
         const buf = new Uint8Array(pieceBytes);
         let bytesRead: number;
