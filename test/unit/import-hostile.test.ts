@@ -11,6 +11,7 @@ import { packTar } from 'modern-tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotRegularFileError, TarMetadataTooLargeError } from '../../src/data/errors-input.ts';
 import { CorruptTarError, DataError, RecordLengthError } from '../../src/data/errors.ts';
+import { main } from '../../src/cli/main.ts';
 import { importFromPath } from '../../src/data/import-node.ts';
 import { FileDatasetStore } from '../../src/data/store-file-node.ts';
 import { flipByte, gzip, makeArchive, makeFiles, makeTar } from '../helpers/cifar-fixture.ts';
@@ -98,6 +99,20 @@ describe('importFromPath on hostile input', { timeout: 60_000 }, () => {
       server.close();
     }
     await expect(importFromPath('/dev/null', store)).rejects.toThrow(/\/dev\/null is a character device/);
+  });
+
+  it('webddp train --data FIFO exits at once with a message naming the FIFO', async () => {
+    const fifo = join(src, 'train-pipe');
+    execFileSync('mkfifo', [fifo]);
+    let err = '';
+    const t0 = performance.now();
+    const code = await main(['train', '--data', fifo, '--store', join(dir, 'cli-store')], {
+      out: () => undefined,
+      err: (t) => void (err += t),
+    });
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(code).toBe(1);
+    expect(err).toContain(`webddp train: error: ${fifo} is a FIFO (named pipe), not cifar-10-binary.tar.gz`);
   });
 
   it('refuses a tar whose ignored entries carry 8 MB pax path headers within a bounded amount of memory', async () => {
