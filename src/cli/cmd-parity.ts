@@ -1,9 +1,10 @@
 // `webddp parity FIXTURE [--out RESULT]`: replays a PyTorch fixture on this machine's WebGPU
 // device(s), writes the outputs under the fixture's tensor names, and prints the error of every
 // tensor against PyTorch. Exit 0 only when every tensor is within the fixture README's tolerances.
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensors.ts';
+import { DataError } from '../data/errors.ts';
+import { readRegularFile } from '../data/file-node.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { runDdpFixture } from '../parity/ddp.ts';
 import { compareOutputs, requireExpected } from '../parity/expected.ts';
@@ -96,8 +97,8 @@ export const command: Command = {
     }
     if (positionals.length !== 1) throw new UsageError('give exactly one FIXTURE file');
     const path = positionals[0] ?? '';
-    const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
+    const bytes = await readRegularFile(path).catch((e: NodeJS.ErrnoException) => {
+      throw new UsageError(e instanceof DataError ? e.message : `cannot read ${path}: ${e.code ?? e.message}`);
     });
     const fixture = readFixture(new Uint8Array(bytes), path);
     requireExpected(fixture); // before any GPU work: a fixture with nothing to compare fails at once

@@ -1,8 +1,8 @@
 // `webddp train`: data-parallel training in Node, one worker thread (and GPU device) per rank,
 // on the built-in synthetic dataset or CIFAR-10 from a path. Logs come from rank 0.
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
+import { readRegularFile } from '../data/file-node.ts';
 import { MODES } from '../config.ts';
 import { Coordinator } from '../runtime/coordinator.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
@@ -106,7 +106,7 @@ export const command: Command = {
     const fault = parsedFault?.fault;
     const spec = simpleCnnSpec(config.width);
     const initialParams = values.resume
-      ? loadStateDict(new Uint8Array(await readFile(values.resume)), spec, values.resume)
+      ? loadStateDict(await readRegularFile(values.resume), spec, values.resume)
       : undefined;
     const data = await prepareData(values.data, values.store ?? defaultStoreDir(), io, values.json);
     const devices = values.devices

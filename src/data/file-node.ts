@@ -89,3 +89,13 @@ export function fileStream(path: string, files: OpenFiles, pieceBytes = 1 << 20)
     { highWaterMark: 0 },
   );
 }
+
+/** A whole regular file (a FIFO, socket or device is refused at once instead of blocking). */
+export async function readRegularFile(path: string): Promise<Uint8Array> {
+  const fh = await openRegular(path);
+  try {
+    return new Uint8Array(await fh.readFile());
+  } finally {
+    await fh.close();
+  }
+}

@@ -115,6 +115,20 @@ describe('importFromPath on hostile input', { timeout: 60_000 }, () => {
     expect(err).toContain(`webddp train: error: ${fifo} is a FIFO (named pipe), not cifar-10-binary.tar.gz`);
   });
 
+  it('webddp train --resume FIFO and webddp parity FIFO are refused at once, naming the FIFO', async () => {
+    const fifo = join(src, 'ckpt-pipe');
+    execFileSync('mkfifo', [fifo]);
+    for (const argv of [
+      ['train', '--resume', fifo, '--store', join(dir, 'cli-store')],
+      ['parity', fifo],
+    ]) {
+      let err = '';
+      const code = await main(argv, { out: () => undefined, err: (t) => void (err += t) });
+      expect(code, err).not.toBe(0);
+      expect(err).toContain(`${fifo} is a FIFO (named pipe), not a regular file`);
+    }
+  });
+
   it('refuses a tar whose ignored entries carry 8 MB pax path headers within a bounded amount of memory', async () => {
     const entries = [];
     for (let i = 0; i < 12; i++) {

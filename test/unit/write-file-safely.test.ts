@@ -1,14 +1,16 @@
 // Output files on a full disk, for real: a 64 KiB tmpfs is mounted (the tests run as root here and
 // in CI; where mount is not permitted the disk-full cases are skipped, saying so). Writing a file
 // that does not fit fails with an error naming the final path and ENOSPC, leaves no temporary
-// file behind and the previous file byte-identical; other failures (a directory in the way, a
-// missing directory) are named the same way.
+// file behind and the previous file byte-identical, also through the CLI (`init --out`, which
+// shares the helper with `train --save` and `parity --out`); other failures (a directory in the
+// way, a missing directory) are named the same way.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeSafetensors } from '../../src/checkpoint/safetensors.ts';
+import { main } from '../../src/cli/main.ts';
 import { WriteFileError, writeFileSafely } from '../../src/cli/write-file-safely.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-write-'));
@@ -65,6 +67,16 @@ describe('writeFileSafely', () => {
     if (mounted) ctx.skip(mounted);
     const p = join(disk, 'fresh.safetensors');
     await expect(writeFileSafely(p, checkpoint(50_000, 5))).rejects.toThrow(`cannot write ${p}: ENOSPC`);
+    expect(readdirSync(disk)).toEqual(['model.safetensors']);
+  });
+
+  it('webddp init --out on the full disk: exit 1, the message names the file and ENOSPC, nothing left', async (ctx) => {
+    if (mounted) ctx.skip(mounted);
+    const p = join(disk, 'init.safetensors');
+    let err = '';
+    const code = await main(['init', '--seed', '0', '--out', p], { out: () => undefined, err: (t) => void (err += t) });
+    expect(code).toBe(1);
+    expect(err).toMatch(new RegExp(`^webddp init: error: cannot write ${p}: ENOSPC.*the disk is full`));
     expect(readdirSync(disk)).toEqual(['model.safetensors']);
   });
 
