@@ -1,24 +1,12 @@
 // safetensors read/write (https://github.com/huggingface/safetensors): an 8-byte little-endian
 // header length, a JSON header {name: {dtype, shape, data_offsets}, __metadata__: {str: str}},
-// then the raw little-endian data. Reading validates everything and names what is wrong.
+// then the raw little-endian data. Reading applies the reference reader's rules (safetensors 0.7;
+// safetensors-header.ts) and names what is wrong; getF32/getI32 add the expected dtype and shape.
 
-export type DType =
-  'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U64' | 'U32' | 'U16' | 'U8' | 'BOOL';
-const DTYPE_BYTES: Record<DType, number> = {
-  F64: 8,
-  F32: 4,
-  F16: 2,
-  BF16: 2,
-  I64: 8,
-  I32: 4,
-  I16: 2,
-  I8: 1,
-  U64: 8,
-  U32: 4,
-  U16: 2,
-  U8: 1,
-  BOOL: 1,
-};
+import { dtypeBits, type DType } from './dtypes.ts';
+import { readHeader } from './safetensors-header.ts';
+
+export type { DType } from './dtypes.ts';
 /** Largest header this reader accepts (the reference implementation's limit is 100 MB). */
 const MAX_HEADER = 100_000_000;
 
@@ -39,93 +27,48 @@ export interface SafeTensors {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
-export type TensorData = Float32Array | Int32Array | Uint8Array | Float64Array | BigInt64Array;
+export type TensorData = Float32Array | Int32Array | Uint8Array | Uint16Array | Float64Array | BigInt64Array;
 export interface TensorInput {
   readonly dtype: DType;
   readonly shape: readonly number[];
   readonly data: TensorData;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Parses and validates a safetensors file; tensors view `bytes` (no copy). */
+/** Parses and validates a safetensors file (the reference reader's rules); tensors view `bytes` (no copy). */
 export function parseSafetensors(bytes: Uint8Array, source = 'safetensors'): SafeTensors {
-  if (bytes.byteLength < 8)
-    throw new SafetensorsError(source, `file is ${bytes.byteLength} bytes, shorter than the 8-byte header length`);
+  const fail = (detail: string): never => {
+    throw new SafetensorsError(source, detail);
+  };
+  if (bytes.byteLength < 8) fail(`file is ${bytes.byteLength} bytes, shorter than the 8-byte header length`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = dv.getBigUint64(0, true);
-  if (n > BigInt(Math.min(MAX_HEADER, bytes.byteLength - 8))) {
-    throw new SafetensorsError(
-      source,
-      `header length ${n} exceeds the file (${bytes.byteLength} bytes) or the ${MAX_HEADER}-byte limit`,
-    );
-  }
+  if (n > BigInt(MAX_HEADER)) fail(`header length ${n} is over the format's ${MAX_HEADER}-byte limit`);
+  if (n > BigInt(bytes.byteLength - 8))
+    fail(`header length ${n} exceeds the file (${bytes.byteLength} bytes; truncated?)`);
   const headerLen = Number(n);
-  let header: unknown;
+  let text = '';
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen)));
-  } catch (e) {
-    throw new SafetensorsError(source, `header is not UTF-8 JSON (${(e as Error).message})`);
+    // ignoreBOM keeps a byte-order mark in the text, where the JSON parser refuses it (as the reference does).
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(8, 8 + headerLen));
+  } catch {
+    fail('header is not valid UTF-8');
   }
-  if (!isRecord(header)) throw new SafetensorsError(source, 'header is not a JSON object');
+  const header = readHeader(text, fail);
   const body = bytes.subarray(8 + headerLen);
-  const metadata: Record<string, string> = {};
-  const tensors = new Map<string, TensorEntry>();
-  const spans: [number, number, string][] = [];
-  for (const [name, v] of Object.entries(header)) {
-    if (name === '__metadata__') {
-      if (!isRecord(v)) throw new SafetensorsError(source, '__metadata__ is not an object');
-      for (const [k, s] of Object.entries(v)) {
-        if (typeof s !== 'string') throw new SafetensorsError(source, `__metadata__.${k} is not a string`);
-        metadata[k] = s;
-      }
-      continue;
-    }
-    if (!isRecord(v)) throw new SafetensorsError(source, `tensor '${name}' is not an object`);
-    const { dtype, shape, data_offsets: off } = v;
-    if (typeof dtype !== 'string' || !(dtype in DTYPE_BYTES))
-      throw new SafetensorsError(source, `tensor '${name}' has unknown dtype ${JSON.stringify(dtype)}`);
-    if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)) {
-      throw new SafetensorsError(source, `tensor '${name}' has an invalid shape ${JSON.stringify(shape)}`);
-    }
-    if (!Array.isArray(off) || off.length !== 2 || !off.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)) {
-      throw new SafetensorsError(source, `tensor '${name}' has invalid data_offsets ${JSON.stringify(off)}`);
-    }
-    const [begin, end] = off as [number, number];
-    const dims = shape as number[];
-    const want = dims.reduce((a, b) => a * b, 1) * DTYPE_BYTES[dtype as DType];
-    if (end < begin || end > body.byteLength) {
-      throw new SafetensorsError(
-        source,
-        `tensor '${name}' data [${begin}, ${end}) lies outside the ${body.byteLength}-byte data section (file truncated?)`,
-      );
-    }
-    if (end - begin !== want)
-      throw new SafetensorsError(
-        source,
-        `tensor '${name}' holds ${end - begin} bytes but ${dtype}${JSON.stringify(dims)} needs ${want}`,
-      );
-    spans.push([begin, end, name]);
-    tensors.set(name, { dtype: dtype as DType, shape: dims, data: body.subarray(begin, end) });
-  }
-  spans.sort((a, b) => a[0] - b[0]);
-  let at = 0;
-  for (const [begin, end, name] of spans) {
-    if (begin !== at)
-      throw new SafetensorsError(
-        source,
-        `tensor '${name}' starts at ${begin}, expected ${at} (${begin < at ? 'overlapping' : 'a hole in the'} data)`,
-      );
-    at = end;
-  }
-  if (at !== body.byteLength)
-    throw new SafetensorsError(
-      source,
-      `${body.byteLength - at} bytes after the last tensor are not described by the header`,
+  if (header.dataBytes !== BigInt(body.byteLength))
+    fail(
+      header.dataBytes > BigInt(body.byteLength)
+        ? `the tensors need ${header.dataBytes} bytes of data but the file holds ${body.byteLength} (truncated?)`
+        : `${BigInt(body.byteLength) - header.dataBytes} bytes after the last tensor are not described by the header`,
     );
-  return { tensors, metadata };
+  const tensors = new Map<string, TensorEntry>();
+  for (const t of header.tensors)
+    tensors.set(t.name, {
+      dtype: t.dtype,
+      shape: t.shape.map(Number),
+      data: body.subarray(Number(t.begin), Number(t.end)),
+    });
+  return { tensors, metadata: header.metadata };
 }
 
 /** A tensor's data as a fresh Float32Array; throws unless it is F32 (and of `shape`, when given). */
@@ -168,7 +111,7 @@ export function serializeSafetensors(
   let at = 0;
   const parts: Uint8Array[] = [];
   for (const [name, t] of Object.entries(tensors)) {
-    const want = t.shape.reduce((a, b) => a * b, 1) * DTYPE_BYTES[t.dtype];
+    const want = (t.shape.reduce((a, b) => a * b, 1) * dtypeBits(t.dtype)) / 8;
     if (t.data.byteLength !== want)
       throw new Error(
         `tensor '${name}': ${t.data.byteLength} bytes for ${t.dtype}[${t.shape.join(', ')}] (needs ${want})`,

@@ -1,16 +1,15 @@
 // `webddp init`: writes SimpleCNN's initial parameters, bit-identical to
 // `torch.manual_seed(S); SimpleCNN(width)`, as a safetensors file under PyTorch's state_dict names
 // and shapes, so `model.load_state_dict(safetensors.torch.load_file(F))` accepts it. The file is
-// written to a temporary name in the same directory and renamed into place (atomic).
-import { randomBytes } from 'node:crypto';
-import { rename, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+// written to a temporary name in the same directory, fsynced and renamed into place (atomic;
+// write-file-safely.ts).
 import { parseArgs } from 'node:util';
 import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensors.ts';
 import { initSimpleCnn } from '../nn/init.ts';
 import { MAX_WIDTH, MIN_WIDTH, simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseFlags, required, seedFlag } from './flags.ts';
+import { writeFileSafely } from './write-file-safely.ts';
 
 const usage = `webddp init --seed S [--width W] --out F.safetensors
 
@@ -36,18 +35,6 @@ function stateDict(spec: ModelSpec, arena: Float32Array): Record<string, TensorI
   for (const p of spec.params)
     out[p.name] = { dtype: 'F32', shape: p.shape, data: arena.subarray(p.offset, p.offset + p.size) };
   return out;
-}
-
-/** Writes `bytes` to `path` through a temporary file in the same directory and a rename. */
-async function writeAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeFile(tmp, bytes, { flag: 'wx' });
-    await rename(tmp, path);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw e;
-  }
 }
 
 /** `webddp init`: see the usage text above. */
@@ -87,7 +74,7 @@ export const command: Command = {
       width: String(width),
       init: `torch.manual_seed(${seed}); SimpleCNN(width=${width})`,
     });
-    await writeAtomic(out, bytes);
+    await writeFileSafely(out, bytes);
     io.err(
       `webddp init: wrote ${out}: ${spec.params.length} tensors, ${spec.total.toLocaleString('en-US')} parameters (seed ${seed}, width ${width}), ${bytes.byteLength} bytes\n`,
     );

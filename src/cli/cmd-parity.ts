@@ -1,17 +1,20 @@
 // `webddp parity FIXTURE [--out RESULT]`: replays a PyTorch fixture on this machine's WebGPU
 // device(s), writes the outputs under the fixture's tensor names, and prints the error of every
 // tensor against PyTorch. Exit 0 only when every tensor is within the fixture README's tolerances.
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensors.ts';
+import { DataError } from '../data/errors.ts';
+import { readRegularFile } from '../data/file-node.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { runDdpFixture } from '../parity/ddp.ts';
+import { compareOutputs, requireExpected } from '../parity/expected.ts';
 import { FixtureError, readFixture, type Fixture } from '../parity/fixture.ts';
 import { runGradFixture, type ParityOutput } from '../parity/grad.ts';
 import { checkTensor, formatRows, type ParityRow } from '../parity/tolerance.ts';
 import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
 import { cliDevice, parseAdapter, settleWorkerAdapter } from './device.ts';
 import { parseFlags } from './flags.ts';
+import { writeFileSafely } from './write-file-safely.ts';
 
 const usage = `webddp parity FIXTURE [--out RESULT.safetensors] [--adapter auto|gpu|swiftshader] [--json]
 
@@ -21,7 +24,8 @@ on WebGPU and compares every output with PyTorch's:
   kind "ddp":  the DistributedDataParallel run of the spec on world_size workers: final parameters,
                each rank's per-epoch sampler indices (exact) and per-step losses.
 Tolerances: rtol 1e-4 / atol 1e-5; Adam/AdamW parameters all within 5e-3 and at least 99.9% within
-1e-4 + 1e-3|x|. Exit code 0 only if everything passes.
+1e-4 + 1e-3|x|. Expected tensors may be F32, F16, BF16 or F64 (decoded by dtype). Exit code 0 only if
+everything passes; a fixture with no expected output to compare fails (nothing checked is not a pass).
   --out    write the outputs (fixture tensor names; ddp: shards/losses in the metadata) to a file
   --json   print the per-tensor results as one JSON line instead of the table`;
 
@@ -93,38 +97,38 @@ export const command: Command = {
     }
     if (positionals.length !== 1) throw new UsageError('give exactly one FIXTURE file');
     const path = positionals[0] ?? '';
-    const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read ${path}: ${e.code ?? e.message}`);
+    const bytes = await readRegularFile(path).catch((e: NodeJS.ErrnoException) => {
+      throw new UsageError(e instanceof DataError ? e.message : `cannot read ${path}: ${e.code ?? e.message}`);
     });
     const fixture = readFixture(new Uint8Array(bytes), path);
+    requireExpected(fixture); // before any GPU work: a fixture with nothing to compare fails at once
     const { outputs, rows: extra, meta } = await replay(fixture, parseAdapter(values.adapter), io, env);
-    const rows: ParityRow[] = [];
-    for (const o of outputs) {
-      const t = fixture.st.tensors.get(o.name);
-      if (t) rows.push(checkTensor(o.name, o.rule, o.data, new Float32Array(t.data.slice().buffer)));
-    }
-    rows.push(...extra);
+    const rows: ParityRow[] = [...compareOutputs(fixture, outputs), ...extra];
+    const nothing = rows.length === 0;
     const failed = rows.filter((r) => !r.ok);
+    const ok = failed.length === 0 && !nothing;
     if (values.out)
       await writeResult(values.out, outputs, {
         fixture: path,
         kind: fixture.kind,
-        ok: String(failed.length === 0),
+        ok: String(ok),
         ...meta,
       });
     if (values.json) {
       io.out(
-        `${JSON.stringify({ fixture: path, kind: fixture.kind, ok: failed.length === 0, tensors: rows.map((r) => ({ name: r.name, rule: r.rule, ok: r.ok, maxAbs: r.main.maxAbs, maxRel: r.main.maxRel, mismatches: r.main.mismatches, count: r.main.count, ...(r.fraction !== undefined ? { fraction: r.fraction } : {}) })) })}\n`,
+        `${JSON.stringify({ fixture: path, kind: fixture.kind, ok, ...(nothing ? { error: 'nothing was checked' } : {}), tensors: rows.map((r) => ({ name: r.name, rule: r.rule, ok: r.ok, maxAbs: r.main.maxAbs, maxRel: r.main.maxRel, mismatches: r.main.mismatches, count: r.main.count, ...(r.fraction !== undefined ? { fraction: r.fraction } : {}) })) })}\n`,
       );
     } else {
       io.out(`${formatRows(rows)}\n`);
       io.out(
-        failed.length === 0
-          ? `parity OK: ${rows.length} checks match PyTorch\n`
-          : `parity FAILED: ${failed.length} of ${rows.length} checks out of tolerance (${failed.map((r) => r.name).join(', ')})\n`,
+        nothing
+          ? `parity FAILED: nothing was checked: none of the replay's outputs has an expected tensor in ${path}\n`
+          : ok
+            ? `parity OK: ${rows.length} checks match PyTorch\n`
+            : `parity FAILED: ${failed.length} of ${rows.length} checks out of tolerance (${failed.map((r) => r.name).join(', ')})\n`,
       );
     }
-    return failed.length === 0 ? 0 : 1;
+    return ok ? 0 : 1;
   },
 };
 
@@ -135,7 +139,5 @@ async function writeResult(
 ): Promise<void> {
   const tensors: Record<string, TensorInput> = {};
   for (const o of outputs) tensors[o.name] = { dtype: 'F32', shape: o.shape, data: o.data };
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, serializeSafetensors(tensors, { producer: 'webddp parity', ...meta }));
-  await rename(tmp, path);
+  await writeFileSafely(path, serializeSafetensors(tensors, { producer: 'webddp parity', ...meta }));
 }

@@ -1,8 +1,8 @@
 // `webddp train`: data-parallel training in Node, one worker thread (and GPU device) per rank,
 // on the built-in synthetic dataset or CIFAR-10 from a path. Logs come from rank 0.
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
+import { readRegularFile } from '../data/file-node.ts';
 import { MODES } from '../config.ts';
 import { Coordinator } from '../runtime/coordinator.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
@@ -16,6 +16,7 @@ import { parseFlags } from './flags.ts';
 import { buildTrainConfig } from './train-config.ts';
 import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
+import { writeFileSafely } from './write-file-safely.ts';
 
 const usage = `webddp train [--data synthetic|PATH] [--workers W] [--mode ${MODES.join('|')}] [options]
 
@@ -105,7 +106,7 @@ export const command: Command = {
     const fault = parsedFault?.fault;
     const spec = simpleCnnSpec(config.width);
     const initialParams = values.resume
-      ? loadStateDict(new Uint8Array(await readFile(values.resume)), spec, values.resume)
+      ? loadStateDict(await readRegularFile(values.resume), spec, values.resume)
       : undefined;
     const data = await prepareData(values.data, values.store ?? defaultStoreDir(), io, values.json);
     const devices = values.devices
@@ -130,9 +131,7 @@ export const command: Command = {
       if (values.save) {
         const [params] = await coordinator.readParams();
         if (!params) throw new Error('rank 0 returned no parameters');
-        const tmp = `${values.save}.tmp-${process.pid}`;
-        await writeFile(tmp, saveStateDict(spec, params, { config: JSON.stringify(config) }));
-        await rename(tmp, values.save);
+        await writeFileSafely(values.save, saveStateDict(spec, params, { config: JSON.stringify(config) }));
         if (!values.json) io.err(`saved ${values.save}\n`);
       }
       return 0;

@@ -15,6 +15,7 @@ import {
 } from './errors.ts';
 import { gunzipStream } from './gunzip.ts';
 import { forEachChunk, mapStream, peek } from './streams.ts';
+import { TarOverheadGuard } from './tar-guard.ts';
 
 /** An archive member as the importer sees it; `body` must be read to the end or cancelled. */
 export interface ArchiveEntry {
@@ -33,6 +34,8 @@ export interface ArchiveReadOptions {
   readonly maxDecompressedBytes: number;
   /** Compressed bytes consumed so far (for messages). */
   readonly compressedBytes: () => number;
+  /** Cap on tar metadata and padding bytes (tar-guard.ts; default 4 MiB). */
+  readonly maxTarOverhead?: number;
 }
 
 /** Classifies a DecompressionStream failure (Node: zlib codes; Chromium: its messages). */
@@ -59,12 +62,10 @@ async function tarBytes(
   opts: ArchiveReadOptions,
 ): Promise<ReadableStream<Uint8Array>> {
   const { head, stream: whole } = await peek(stream, 512);
-  if (head.byteLength === 0) throw new EmptyFileError(opts.source);
-  const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  if (!gzip) {
+  if (head.byteLength === 0 || !(head[0] === 0x1f && head[1] === 0x8b)) {
     if (looksLikeTar(head)) return whole; // already decompressed (e.g. fetched with Content-Encoding: gzip)
     await whole.cancel().catch(() => undefined);
-    throw new NotGzipError(opts.source, hex(head));
+    throw head.byteLength === 0 ? new EmptyFileError(opts.source) : new NotGzipError(opts.source, hex(head));
   }
   let out = 0;
   const decompressed = gunzipStream(whole);
@@ -95,7 +96,9 @@ export async function forEachArchiveEntry(
     if (seen === 0) return new NotTarError(opts.source, msg, e);
     return new CorruptTarError(opts.source, `in or after entry '${last}' (entry ${seen}): ${msg}`, e);
   };
-  const entries = (await tarBytes(stream, opts)).pipeThrough(createTarDecoder({ strict: true }));
+  const guard = new TarOverheadGuard(opts.source, opts.maxTarOverhead);
+  const tar = mapStream(await tarBytes(stream, opts), { onChunk: (c) => guard.feed(c.byteLength) });
+  const entries = tar.pipeThrough(createTarDecoder({ strict: true }));
   const reader = entries.getReader();
   try {
     for (;;) {
@@ -109,11 +112,12 @@ export async function forEachArchiveEntry(
       const { header, body } = r.value;
       seen++;
       last = header.name.replace(/^(\.\/)+/, '');
+      guard.entry(last);
       await onEntry({
         name: last,
         type: header.type ?? 'file',
         size: header.size,
-        body: mapStream(body, { mapError: tarError }),
+        body: mapStream(body, { mapError: tarError, onChunk: (c) => guard.bodyBytes(c.byteLength) }),
       });
     }
   } catch (e) {

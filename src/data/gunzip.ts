@@ -1,6 +1,7 @@
 // Gunzip with DecompressionStream('gzip'), driven by the reader: compressed input is fed only while
 // a read of decompressed output is waiting. (Node 20's DecompressionStream accepts writes without
-// backpressure, so a plain pipeThrough reads a whole 170 MB archive ahead into memory.)
+// backpressure, so a plain pipeThrough reads a whole 170 MB archive ahead into memory.) When the
+// data is corrupt, the input is cancelled, so a file under it is closed.
 
 /** The decompressed bytes of `input`; cancelling the result cancels `input`. */
 export function gunzipStream(input: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
@@ -38,18 +39,24 @@ export function gunzipStream(input: ReadableStream<Uint8Array>): ReadableStream<
     {
       async pull(ctrl) {
         reading ??= quiet(output.read());
-        for (;;) {
-          if (!inputDone)
-            feeding ??= quiet(
-              feed().finally(() => {
-                feeding = undefined;
-              }),
-            );
-          const next = feeding ? await Promise.race([reading, feeding]) : await reading;
-          if (next === 'fed') continue;
-          reading = undefined;
-          if (next.done) return ctrl.close();
-          return ctrl.enqueue(next.value);
+        try {
+          for (;;) {
+            if (!inputDone)
+              feeding ??= quiet(
+                feed().finally(() => {
+                  feeding = undefined;
+                }),
+              );
+            const next = feeding ? await Promise.race([reading, feeding]) : await reading;
+            if (next === 'fed') continue;
+            reading = undefined;
+            if (next.done) return ctrl.close();
+            return ctrl.enqueue(next.value);
+          }
+        } catch (e) {
+          // Corrupt data: nothing reads the input any more, so release it (e.g. close the file).
+          await source.cancel(e).catch(() => undefined);
+          throw e;
         }
       },
       async cancel(reason) {

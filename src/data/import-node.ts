@@ -1,50 +1,49 @@
 // Node-only CIFAR-10 import from the filesystem: a cifar-10-binary.tar.gz (or .tar) file, or a
 // directory holding the extracted .bin files (cifar-10-batches-bin itself, or its parent). Files
-// become web ReadableStreams (Readable.toWeb) and go through the same importers as in a browser.
-import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
+// become web ReadableStreams (file-node.ts) and go through the same importers as in a browser.
+// Anything else (a FIFO, a socket, a device) is refused at once by name, and every file the
+// import opened is closed when it ends, whether it succeeded or failed.
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { ARCHIVE_DIR } from './cifar.ts';
+import { ARCHIVE_DIR, cifarFileOf } from './cifar.ts';
+import { NotRegularFileError } from './errors-input.ts';
 import { SourceReadError } from './errors.ts';
+import { fileStream, kindOf, OpenFiles } from './file-node.ts';
 import { importArchive, importFiles } from './import.ts';
 import type { ByteSource, ImportOptions, ImportResult } from './import-types.ts';
 import type { DatasetStore } from './store.ts';
 
-/**
- * A file as a web byte stream, read 1 MiB per pull (so backpressure holds: Node 20's
- * Readable.toWeb counts its high-water mark in chunks and reads far ahead).
- */
-export function fileStream(path: string, pieceBytes = 1 << 20): ReadableStream<Uint8Array> {
-  let fh: FileHandle | undefined;
-  const close = async () => {
-    const h = fh;
-    fh = undefined;
-    await h?.close();
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      async start() {
-        fh = await open(path, 'r');
-      },
-      async pull(ctrl) {
-        if (!fh) return ctrl.close();
-        const buf = new Uint8Array(pieceBytes);
-        const { bytesRead } = await fh.read(buf, 0, pieceBytes, null);
-        if (bytesRead === 0) {
-          await close();
-          return ctrl.close();
-        }
-        ctrl.enqueue(bytesRead === pieceBytes ? buf : buf.slice(0, bytesRead));
-      },
-      cancel: close,
-    },
-    { highWaterMark: 0 },
-  );
+const EXPECTED = 'cifar-10-binary.tar.gz (or .tar) or a directory of CIFAR-10 .bin files';
+
+async function statOf(path: string) {
+  try {
+    return await stat(path);
+  } catch (e) {
+    throw new SourceReadError(path, 0, e);
+  }
 }
 
-/** A file as a ByteSource (name = its base name). */
-export async function fileSource(path: string): Promise<ByteSource> {
-  const st = await stat(path);
-  return { name: basename(path), size: st.size, stream: () => fileStream(path) };
+/** The files of a source directory as ByteSources; a CIFAR name that is not a regular file is refused. */
+async function directorySources(dir: string, files: OpenFiles): Promise<ByteSource[]> {
+  const inner = join(dir, ARCHIVE_DIR);
+  if ((await stat(inner).catch(() => undefined))?.isDirectory()) dir = inner;
+  let names: string[];
+  try {
+    names = (await readdir(dir)).sort();
+  } catch (e) {
+    throw new SourceReadError(dir, 0, e);
+  }
+  const sources: ByteSource[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    const isCifar = cifarFileOf(name) !== undefined;
+    const st = isCifar ? await statOf(path) : await stat(path).catch(() => undefined);
+    if (!st) continue; // e.g. a dangling link that is not a CIFAR file
+    const kind = kindOf(st);
+    if (kind === undefined) sources.push({ name, size: st.size, stream: () => fileStream(path, files) });
+    else if (isCifar) throw new NotRegularFileError(path, kind);
+  }
+  return sources;
 }
 
 /**
@@ -56,28 +55,23 @@ export async function importFromPath(
   store: DatasetStore,
   opts: ImportOptions = {},
 ): Promise<ImportResult> {
-  let st;
+  const st = await statOf(path);
+  const kind = kindOf(st);
+  const files = new OpenFiles();
   try {
-    st = await stat(path);
-  } catch (e) {
-    throw new SourceReadError(path, 0, e);
+    if (kind === 'directory') {
+      const dir = (await stat(join(path, ARCHIVE_DIR)).catch(() => undefined))?.isDirectory()
+        ? join(path, ARCHIVE_DIR)
+        : path;
+      return await importFiles(await directorySources(path, files), store, { sourceName: dir, ...opts });
+    }
+    if (kind !== undefined) throw new NotRegularFileError(path, kind, EXPECTED);
+    return await importArchive(fileStream(path, files), store, {
+      sourceName: basename(path),
+      totalBytes: st.size,
+      ...opts,
+    });
+  } finally {
+    await files.closeAll();
   }
-  if (st.isDirectory()) {
-    let dir = path;
-    const inner = join(path, ARCHIVE_DIR);
-    if (
-      await stat(inner).then(
-        (s) => s.isDirectory(),
-        () => false,
-      )
-    )
-      dir = inner;
-    const names = (await readdir(dir, { withFileTypes: true }))
-      .filter((d) => d.isFile())
-      .map((d) => d.name)
-      .sort();
-    const sources = await Promise.all(names.map((n) => fileSource(join(dir, n))));
-    return importFiles(sources, store, { sourceName: dir, ...opts });
-  }
-  return importArchive(fileStream(path), store, { sourceName: basename(path), totalBytes: st.size, ...opts });
 }

@@ -19,6 +19,9 @@ import { RecordChunker } from './records.ts';
 import type { ChunkInfo, DatasetSource, SplitInfo } from './store.ts';
 import { forEachChunk, readAll } from './streams.ts';
 
+const MAX_IGNORED_NAME = 256;
+const MAX_IGNORED_LISTED = 100;
+
 interface FileResult {
   readonly chunks: ChunkInfo[];
   readonly records: number;
@@ -35,8 +38,9 @@ export class CifarIngest {
   private readonly files = new Map<CifarBinFile, FileResult>();
   private classes: string[] | undefined;
   private readonly seen = new Map<string, string>();
-  /** Entries present in the source but not imported. */
+  /** Entries present in the source but not imported (bounded: see ignore()). */
   readonly ignored: string[] = [];
+  private ignoredCount = 0;
   /** Records validated and stored so far. */
   records = 0;
 
@@ -61,14 +65,12 @@ export class CifarIngest {
 
   /** Imports one .bin file; `size` (when known up front) is checked before reading. */
   async addBin(file: CifarBinFile, path: string, body: ReadableStream<Uint8Array>, size?: number): Promise<void> {
-    this.claim(file, path);
-    if (size !== undefined) {
-      try {
-        this.checkCount(checkFileLength(size, path), path);
-      } catch (e) {
-        await body.cancel().catch(() => undefined);
-        throw e;
-      }
+    try {
+      this.claim(file, path);
+      if (size !== undefined) this.checkCount(checkFileLength(size, path), path);
+    } catch (e) {
+      await body.cancel().catch(() => undefined);
+      throw e;
     }
     const chunks: ChunkInfo[] = [];
     const chunker = new RecordChunker(path, this.recordsPerChunk, async (bytes, records) => {
@@ -89,14 +91,27 @@ export class CifarIngest {
 
   /** Reads batches.meta.txt (exactly 10 class names). */
   async addMeta(path: string, body: ReadableStream<Uint8Array>): Promise<void> {
-    this.claim(META_FILE, path);
+    try {
+      this.claim(META_FILE, path);
+    } catch (e) {
+      await body.cancel().catch(() => undefined);
+      throw e;
+    }
     const bytes = await readAll(body, MAX_META_BYTES, () => new MetaError(path, `larger than ${MAX_META_BYTES} bytes`));
     this.classes = parseMeta(bytes, path);
   }
 
-  /** Notes an entry that is not part of the dataset. */
+  /**
+   * Notes an entry that is not part of the dataset. The list is bounded (a hostile archive may hold
+   * millions of entries with megabyte names): names are cut at 256 characters, and past 100 names
+   * the last line counts the rest.
+   */
   ignore(path: string): void {
-    this.ignored.push(path);
+    this.ignoredCount++;
+    const name =
+      path.length > MAX_IGNORED_NAME ? `${path.slice(0, MAX_IGNORED_NAME)}... (${path.length} characters)` : path;
+    if (this.ignoredCount <= MAX_IGNORED_LISTED) this.ignored.push(name);
+    else this.ignored[MAX_IGNORED_LISTED] = `... and ${this.ignoredCount - MAX_IGNORED_LISTED} more`;
   }
 
   /** Checks completeness and builds the manifest draft. */

@@ -32,6 +32,7 @@ export function mapStream(inner: ReadableStream<Uint8Array>, opts: MapStreamOpti
           r = await reader.read();
         } catch (e) {
           ctrl.error(opts.mapError && !(e instanceof DataError) ? opts.mapError(e) : e);
+          reader.cancel(e).catch(() => undefined); // already errored: only releases what it holds
           return;
         }
         if (r.done) return ctrl.close();
@@ -110,7 +111,13 @@ export async function peek(
   let have = 0;
   let ended = false;
   while (have < n) {
-    const r = await reader.read();
+    let r: ReadableStreamReadResult<Uint8Array>;
+    try {
+      r = await reader.read();
+    } catch (e) {
+      await reader.cancel(e).catch(() => undefined);
+      throw e;
+    }
     if (r.done) {
       ended = true;
       break;

@@ -1,0 +1,81 @@
+// PyTorch's expected outputs in a parity fixture, and the comparison of a replay with them.
+// An expected tensor is decoded by its dtype (F32, F16, BF16, F64 become numbers; any other dtype
+// is refused by name), never reinterpreted as F32 bytes. A fixture that holds none of the outputs
+// a replay produces, or a replay that matched none of them, is an error: a check that checks
+// nothing must not pass.
+import type { SafeTensors, TensorEntry } from '../checkpoint/safetensors.ts';
+import { FixtureError, type Fixture } from './fixture.ts';
+import type { ParityOutput } from './grad.ts';
+import { checkTensor, type ParityRow } from './tolerance.ts';
+
+/** An IEEE half-precision value (its 16 bits) as a number. */
+export function halfToNumber(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 0x1f) return frac === 0 ? sign * Infinity : NaN;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+/** A floating-point tensor's values (F32, F16, BF16 as float32; F64 as float64). */
+export function decodeFloats(t: TensorEntry, name: string, source: string): Float32Array | Float64Array {
+  const dv = new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  switch (t.dtype) {
+    case 'F32':
+      return Float32Array.from({ length: t.data.byteLength / 4 }, (_, i) => dv.getFloat32(4 * i, true));
+    case 'F64':
+      return Float64Array.from({ length: t.data.byteLength / 8 }, (_, i) => dv.getFloat64(8 * i, true));
+    case 'F16':
+      return Float32Array.from({ length: t.data.byteLength / 2 }, (_, i) => halfToNumber(dv.getUint16(2 * i, true)));
+    case 'BF16': {
+      const bits = new DataView(new ArrayBuffer(4));
+      return Float32Array.from({ length: t.data.byteLength / 2 }, (_, i) => {
+        bits.setUint32(0, dv.getUint16(2 * i, true) << 16, true);
+        return bits.getFloat32(0, true);
+      });
+    }
+    default:
+      throw new FixtureError(
+        source,
+        `expected tensor '${name}' is ${t.dtype}: parity compares floating-point tensors (F32, F16, BF16 or F64)`,
+      );
+  }
+}
+
+/** The tensor names a replay of `f` can check (per kind), for the "nothing to check" message. */
+export function checkableNames(f: Fixture): string[] {
+  const params = f.model.params.map((p) => p.name);
+  if (f.kind === 'ddp') return params.map((p) => `param_final.${p}`);
+  const opts = Object.keys(f.spec.optimizers ?? {});
+  return [
+    'out.logits',
+    'out.loss',
+    ...params.map((p) => `grad.${p}`),
+    ...opts.flatMap((o) => params.map((p) => `after2.${o}.${p}`)),
+    ...(f.spec.clip_max_norm !== undefined ? ['clip.total_norm', ...params.map((p) => `clip.grad.${p}`)] : []),
+  ];
+}
+
+/** Throws unless the fixture holds at least one expected output a replay would check. */
+export function requireExpected(f: Fixture): void {
+  const st: SafeTensors = f.st;
+  const any =
+    checkableNames(f).some((n) => st.tensors.has(n)) ||
+    (f.kind === 'ddp' && (st.metadata.shards !== undefined || st.metadata.losses !== undefined));
+  if (!any)
+    throw new FixtureError(
+      f.source,
+      `nothing to check: the fixture holds none of the expected outputs of a '${f.kind}' replay (${f.kind === 'ddp' ? 'param_final.*, metadata shards / losses' : 'out.logits, out.loss, grad.*, after2.<optimizer>.*, clip.*'})`,
+    );
+}
+
+/** One row per replay output that the fixture has an expected tensor for. */
+export function compareOutputs(f: Fixture, outputs: readonly ParityOutput[]): ParityRow[] {
+  const rows: ParityRow[] = [];
+  for (const o of outputs) {
+    const t = f.st.tensors.get(o.name);
+    if (t) rows.push(checkTensor(o.name, o.rule, o.data, decodeFloats(t, o.name, f.source)));
+  }
+  return rows;
+}
