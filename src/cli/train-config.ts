@@ -2,9 +2,9 @@
 // config. As with DeepSpeed, the file is the source of truth for what it sets: a flag that sets
 // the same field to another value is refused naming both (the flag and the file's key); a flag
 // for something the file leaves alone (--epochs, --workers, which is DeepSpeed's world size) applies.
-import { readFile } from 'node:fs/promises';
 import { DEFAULT_CONFIG, type TrainConfig } from '../config.ts';
 import { validateConfig } from '../parallel/index.ts';
+import { readRegularFile } from '../data/file-node.ts';
 import { parseDeepSpeedConfig, type DeepSpeedFields } from '../deepspeed/config.ts';
 import { parseConfigText } from '../deepspeed/json-text.ts';
 import { describeSchedule, type LrScheduleConfig } from '../schedule/index.ts';
@@ -96,7 +96,8 @@ interface DeepSpeedRead {
 async function readDeepSpeed(file: string, world: number): Promise<DeepSpeedRead> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // a regular file only: a FIFO with no writer would hang a plain read
+    text = new TextDecoder().decode(await readRegularFile(file));
   } catch (e) {
     throw new UsageError(`--deepspeed-config ${file}: cannot read it (${(e as Error).message})`);
   }
