@@ -3,7 +3,7 @@
 // (or the flag) with a message and never reaches a worker.
 import { MAX_WIDTH, MIN_WIDTH } from './nn/spec.ts';
 
-export const MODES = ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2'] as const;
+export const MODES = ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2', 'zero3'] as const;
 export type Mode = (typeof MODES)[number];
 export const OPTIMIZERS = ['sgd', 'adam', 'adamw'] as const;
 export const MAX_WORKERS = 8;
