@@ -7,7 +7,7 @@
 // 65,536 floats at width 1, where fc1 alone is 524,416); the next layer's upload releases it.
 // Gradients leave through the stage-2 bucket (grad-bucket.ts) and are reduce-scattered per layer
 // at the step's end; the optimizer updates only this rank's partition.
-import { storageBuffer } from '../../gpu/buffers.ts';
+import { storageBuffer, writeFloats } from '../../gpu/buffers.ts';
 import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import type { Batch } from '../../data/batch.ts';
@@ -115,10 +115,15 @@ export class Zero3Runner implements ModeRunner {
     return this.gathered.slice();
   }
 
-  /** Uploads `data` into the working buffer, after the work recorded so far (which used its old contents). */
+  /**
+   * Writes `data` into the working buffer, after the work recorded so far (which used its old
+   * contents). queue.writeBuffer, not the upload pool: a forward writes ~20 pieces back to back,
+   * and the pool would keep a mapped staging buffer per piece in flight (6.7 MB measured), memory
+   * a gathered layer does not need (the same choice as DataParallel's reduce-add).
+   */
   private load(rec: Recorder, data: Float32Array): Recorder {
     rec.submit();
-    this.ctx.gpu.uploads.write(this.ctx.trainer.params, 0, data, 'communication', 'params.working');
+    writeFloats(this.ctx.gpu, this.ctx.trainer.params, 0, data);
     return new Recorder(this.ctx.gpu, 'zero3.layer');
   }
 
@@ -221,7 +226,7 @@ export class Zero3Runner implements ModeRunner {
       const coef = Math.fround(clipCoefficient(Math.sqrt(total), config.clipGradNorm));
       for (let i = 0; i < g.length; i++) g[i] = (g[i] ?? 0) * coef;
     }
-    gpu.uploads.write(this.partGrads, 0, g, 'communication', 'grads.partition');
+    writeFloats(gpu, this.partGrads, 0, g);
     const rec = new Recorder(gpu, 'zero3.update');
     rec.phase('optimizer');
     this.optimizer.record(rec, lr);
