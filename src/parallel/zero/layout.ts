@@ -39,7 +39,7 @@ export function layerRanges(spec: ModelSpec, bucket = BUCKET): LayerRange[] {
  * Linear(i, o) (rows x (i + 1) floats of weight and bias; for `withColumns`, also o x cols of
  * weight columns). For SimpleCNN at width 1 that is fc1's row piece, 15 x 4097 = 61,455 floats
  * (240 KiB), against 545,098 for the whole model and 524,416 for fc1. A Conv2d layer is never cut,
- * so at larger widths the bound is the largest conv layer (conv2: 18,496 w^2 floats).
+ * so at larger widths the bound is the largest conv layer (conv2: 18,432 w^2 + 64 w floats).
  */
 export function bucketLayout(spec: ModelSpec, label: string, withColumns: boolean, bucket = BUCKET): GradientLayout {
   const layers = layerRanges(spec, bucket);
