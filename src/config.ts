@@ -5,7 +5,7 @@ import { MAX_WIDTH, MIN_WIDTH } from './nn/spec.ts';
 import { parseSchedule } from './schedule/params.ts';
 import type { LrScheduleConfig } from './schedule/types.ts';
 
-export const MODES = ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2'] as const;
+export const MODES = ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2', 'zero3'] as const;
 export type Mode = (typeof MODES)[number];
 export const OPTIMIZERS = ['sgd', 'adam', 'adamw'] as const;
 export const MAX_WORKERS = 8;

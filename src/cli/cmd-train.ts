@@ -49,7 +49,7 @@ const num = { type: 'string' } as const;
 
 export const command: Command = {
   name: 'train',
-  summary: 'data-parallel training (DDP, DP, BalancedDP, ZeRO-1/2) on W workers with their own devices',
+  summary: 'data-parallel training (DDP, DP, BalancedDP, ZeRO-1/2/3) on W workers with their own devices',
   usage,
   async run(argv, io, env) {
     const { values } = parseFlags(() =>

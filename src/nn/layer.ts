@@ -11,8 +11,10 @@ export type Shape = readonly number[];
 
 export interface BuildContext {
   readonly gpu: Gpu;
-  /** The flat parameter arena (state_dict order). */
+  /** The flat parameter arena (state_dict order), or ZeRO-3's working buffer. */
   readonly params: GPUBuffer;
+  /** A parameter's element offset in `params`: its arena offset, unless parameters live elsewhere (ZeRO-3). */
+  paramOffset(p: ParamSpec): number;
   /** Where backward kernels accumulate parameter gradients (+=). */
   readonly grads: GPUBuffer;
   /** A parameter's element offset in `grads`: its arena offset, unless gradients live elsewhere (ZeRO-2). */

@@ -10,7 +10,7 @@ import type { Tuning } from '../gpu/tuning.ts';
 import { Conv2dLayer } from './layers/conv2d.ts';
 import { LinearLayer } from './layers/linear.ts';
 import { MaxPool2dLayer } from './layers/maxpool2d.ts';
-import { numel, type BuildContext, type Layer } from './layer.ts';
+import { numel, type BackwardIO, type BuildContext, type Layer } from './layer.ts';
 import { lossBackward, lossForward } from './loss.ts';
 import { paramByName, type ModelSpec, type ParamSpec } from './spec.ts';
 
@@ -48,6 +48,16 @@ export interface BackwardSegment {
   readonly layer: string;
   readonly ops: readonly Op[];
   readonly ready: readonly ParamSpec[];
+  /** The buffers the layer's backward reads and writes (ZeRO builds its own pieces of large layers on them). */
+  readonly io: BackwardIO;
+}
+
+/** One layer's forward: its Ops and the buffers they read and write. */
+export interface ForwardSegment {
+  readonly layer: string;
+  readonly ops: readonly Op[];
+  readonly x: GPUBuffer;
+  readonly y: GPUBuffer;
 }
 
 export interface StepPlan {
@@ -55,6 +65,8 @@ export interface StepPlan {
   /** uint8 input words -> normalised float input (only when the batch arrives as bytes). */
   readonly normalize: Op;
   readonly forward: readonly Op[];
+  /** `forward`, layer by layer (ZeRO-3 gathers each layer's parameters before its forward). */
+  readonly forwardLayers: readonly ForwardSegment[];
   readonly lossForward: Op;
   readonly lossBackward: Op<'softmax_xent_backward'>;
   readonly backward: readonly BackwardSegment[];
@@ -90,7 +102,7 @@ export class Model {
 
   /**
    * `grads` receives the parameter gradients at `gradOffset(p)` (default: the arena offset, i.e.
-   * `grads` is a full gradient arena).
+   * `grads` is a full gradient arena); `params` holds them at `paramOffset(p)` (default likewise).
    */
   constructor(
     readonly gpu: Gpu,
@@ -100,6 +112,7 @@ export class Model {
     grads: GPUBuffer,
     tuning: Tuning,
     gradOffset: (p: ParamSpec) => number = (p) => p.offset,
+    paramOffset: (p: ParamSpec) => number = (p) => p.offset,
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
       throw new RangeError(`batch size must be a positive integer (got ${maxBatch})`);
@@ -121,6 +134,7 @@ export class Model {
       grads,
       tuning,
       gradOffset,
+      paramOffset,
       workspace: storageBuffer(gpu, 'workspace', ws, 'activations'),
     };
   }
@@ -147,13 +161,19 @@ export class Model {
   private async build(batch: number): Promise<StepPlan> {
     const { gpu, spec } = this;
     const normalize = await normalizeOp(gpu, spec, 'input.normalize', { bytes: this.bytes, x: this.x }, batch);
-    const forward: Op[] = [];
+    const forwardLayers: ForwardSegment[] = [];
     let input = this.x;
     for (const [i, layer] of this.layers.entries()) {
       const out = this.acts[i] ?? input;
-      forward.push(...(await layer.forward(this.ctx, input, out, batch)));
+      forwardLayers.push({
+        layer: layer.name,
+        ops: await layer.forward(this.ctx, input, out, batch),
+        x: input,
+        y: out,
+      });
       input = out;
     }
+    const forward = forwardLayers.flatMap((s) => s.ops);
     const lb = { logits: this.logits, labels: this.labels, stats: this.stats, dlogits: this.dlogits };
     const lf = await lossForward(gpu, lb, batch, spec.classes);
     const lbw = await lossBackward(gpu, lb, batch, spec.classes);
@@ -165,14 +185,11 @@ export class Model {
       const dx = i === 0 ? null : (this.gradBuffers[i % 2] ?? null);
       const x = i === 0 ? this.x : (this.acts[i - 1] ?? this.x);
       const y = this.acts[i] ?? this.x;
-      backward.push({
-        layer: layer.name,
-        ops: await layer.backward(this.ctx, { x, y, dy, dx }, batch),
-        ready: layer.params,
-      });
+      const io = { x, y, dy, dx };
+      backward.push({ layer: layer.name, ops: await layer.backward(this.ctx, io, batch), ready: layer.params, io });
       if (dx) dy = dx;
     }
-    return { batch, normalize, forward, lossForward: lf, lossBackward: lbw, backward };
+    return { batch, normalize, forward, forwardLayers, lossForward: lf, lossBackward: lbw, backward };
   }
 
   destroy(): void {

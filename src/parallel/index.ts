@@ -5,7 +5,7 @@ import { validateFields, type ConfigIssue, type Mode, type TrainConfig } from '.
 import { balancedDataParallel, dataParallel } from './data-parallel/index.ts';
 import { ddp } from './ddp/index.ts';
 import type { ParallelMode } from './mode.ts';
-import { zero1, zero2 } from './zero/index.ts';
+import { zero1, zero2, zero3 } from './zero/index.ts';
 
 export type { ParallelMode } from './mode.ts';
 
@@ -15,6 +15,7 @@ export const PARALLEL_MODES: { readonly [M in Mode]: ParallelMode } = {
   'balanced-dp': balancedDataParallel,
   zero1,
   zero2,
+  zero3,
 };
 
 /** Validates a partial config over the defaults: the full config, or every problem found. */

@@ -10,7 +10,8 @@ import type { BatchSource } from '../data/source.ts';
 import type { Gpu } from '../gpu/device.ts';
 import type { ModelSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
-import type { Trainer, TrainerOptions } from '../train/trainer.ts';
+import type { StepResult, Trainer, TrainerOptions } from '../train/trainer.ts';
+import type { Batch } from '../data/batch.ts';
 
 export type { EpochPlan, MicroBatch } from '../data/plan.ts';
 
@@ -65,6 +66,8 @@ export interface ModeContext {
   /** DataParallel's 2-rank groups with each peer (rank 0: every replica; a replica: rank 0). */
   readonly pairs: ReadonlyMap<number, ProcessGroup>;
   readonly source: BatchSource | null;
+  /** The parameters every rank starts from (a mode that partitions them keeps its own copy; others are already set). */
+  readonly initialParams: Float32Array;
   /** Runs a collective, counting the time spent waiting in it. */
   comm<T>(op: () => Promise<T>): Promise<T>;
 }
@@ -75,6 +78,12 @@ export interface ModeRunner {
   step(micro: readonly MicroBatch[], lr: number): Promise<StepStats>;
   /** Gives every rank the current parameters (DataParallel's replicas only get them at the next forward). */
   syncParams(): Promise<void>;
+  /**
+   * Where the trainer's arena does not hold the parameters (ZeRO-3): forward-only evaluation of a
+   * batch and the full parameters (after syncParams, with the current values; every rank calls it).
+   */
+  evaluate?(b: Batch): Promise<StepResult>;
+  readParams?(): Promise<Float32Array<ArrayBuffer>>;
   dispose(): void;
 }
 

@@ -6,7 +6,14 @@ import { PARALLEL_MODES } from '../parallel/index.ts';
 import type { Trainer } from '../train/trainer.ts';
 import type { EvalResult, RankInit } from './protocol.ts';
 
-export async function evaluateShard(trainer: Trainer, source: BatchSource | null, init: RankInit): Promise<EvalResult> {
+/** What evaluates a test batch: the trainer, or a mode's runner that holds the parameters itself (ZeRO-3). */
+export type Evaluator = Pick<Trainer, 'model' | 'evaluate'>;
+
+export async function evaluateShard(
+  trainer: Evaluator,
+  source: BatchSource | null,
+  init: RankInit,
+): Promise<EvalResult> {
   const empty = { lossSum: 0, correct: 0, samples: 0 };
   if (!source || source.testSize === 0) return empty;
   const indices = PARALLEL_MODES[init.config.mode].evalIndices(init.rank, init.world, source.testSize);

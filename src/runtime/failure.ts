@@ -66,3 +66,18 @@ export function carryFailuresAcrossComlink(): void {
     deserialize: (v) => base.deserialize(v),
   });
 }
+
+/** `api` whose every method rejects with its error tagged with the rank to blame. */
+export function taggingFailures<T extends object>(rank: () => number, api: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(api) as [string, (...a: unknown[]) => Promise<unknown>][]) {
+    out[name] = async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        throw tagFailure(e, rank());
+      }
+    };
+  }
+  return out as T;
+}

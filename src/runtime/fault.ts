@@ -1,5 +1,6 @@
 // A staged failure written as RANK:STEP:KIND (e.g. "1:3:throw"): the CLI's --inject-fault and the
 // teaching page's ?fault= use it to show what happens when a worker dies mid-run.
+import type { Gpu } from '../gpu/device.ts';
 import { FAULT_KINDS, type Fault } from './protocol.ts';
 
 export type RankFault = Fault & { readonly rank: number };
@@ -23,4 +24,27 @@ export function parseFaultSpec(
   if (r >= workers)
     return { ok: false, message: `rank ${r} does not exist (there are ${workers} workers: 0 to ${workers - 1})` };
   return { ok: true, fault: { rank: r, step: st, kind: k } };
+}
+
+/** Makes this rank fail as `fault` says (tests and demonstrations of failure handling). */
+export async function stageFault(
+  fault: Fault,
+  rank: number,
+  step: number,
+  gpu: Gpu,
+  exit: (code: number) => void,
+): Promise<void> {
+  switch (fault.kind) {
+    case 'throw':
+      throw new Error(`injected fault: rank ${rank} throws at step ${step}`);
+    case 'exit':
+      exit(3);
+      return new Promise(() => undefined);
+    case 'hang':
+      return new Promise(() => undefined);
+    case 'device-lost':
+      gpu.device.destroy();
+      await gpu.device.lost;
+      return;
+  }
 }

@@ -11,12 +11,13 @@ import type { TransferEvent } from '../comm/link.ts';
 import type { EpochPlan } from '../data/plan.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
 import { learningRates } from '../schedule/index.ts';
-import { carryFailuresAcrossComlink, tagFailure } from './failure.ts';
+import { carryFailuresAcrossComlink, taggingFailures } from './failure.ts';
+import { stageFault } from './fault.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
 import { createProcessGroup, type ProcessGroup } from '../comm/process-group.ts';
 import type { DataSpec, RankApi, RankInit } from './protocol.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
-import { evaluateShard } from './evaluate.ts';
+import { evaluateShard, type Evaluator } from './evaluate.ts';
 
 export interface RankEnv {
   /** The WebGPU entry point of this worker (navigator.gpu, or Dawn's GPU object). */
@@ -47,6 +48,14 @@ interface State {
 
 /** How long dispose waits for a call still running on this rank (e.g. a step whose peer died). */
 const DISPOSE_WAIT_MS = 2000;
+
+/** What evaluates a batch on this rank: the mode's runner where it holds the parameters (ZeRO-3), else the trainer. */
+function evaluator(st: State): Evaluator {
+  const runner = st.runner;
+  return runner.evaluate
+    ? { model: st.trainer.model, evaluate: (b) => runner.evaluate?.(b) ?? st.trainer.evaluate(b) }
+    : st.trainer;
+}
 
 export function createRankApi(env: RankEnv): RankApi {
   carryFailuresAcrossComlink();
@@ -101,7 +110,8 @@ export function createRankApi(env: RankEnv): RankApi {
       const spec = simpleCnnSpec(config.width);
       const mode = PARALLEL_MODES[config.mode];
       const trainer = await Trainer.create(gpu, mode.trainerOptions(spec, config, rank, world));
-      trainer.setParams(init.initialParams ?? initSimpleCnn(spec, config.seed));
+      const initialParams = init.initialParams ?? initSimpleCnn(spec, config.seed);
+      if (!mode.partitioned.parameters) trainer.setParams(initialParams);
       const source = await makeSource(init.data, config);
       const pairMap = new Map(pairs);
       const ctx: ModeContext = {
@@ -113,6 +123,7 @@ export function createRankApi(env: RankEnv): RankApi {
         pg,
         pairs: pairMap,
         source,
+        initialParams,
         async comm(op) {
           const t0 = performance.now();
           try {
@@ -163,7 +174,8 @@ export function createRankApi(env: RankEnv): RankApi {
           st.transfers.length = 0;
           st.counters.commMs = 0;
           st.counters.sent = 0;
-          if (st.init.fault?.step === st.done) await stageFault(st, env);
+          if (st.init.fault?.step === st.done)
+            await stageFault(st.init.fault, st.init.rank, st.done, st.gpu, (c) => env.exit(c));
           st.done++;
           const t0 = performance.now();
           const r = await st.runner.step(micro, st.lrAt?.(st.done - 1) ?? st.init.config.lr);
@@ -188,19 +200,22 @@ export function createRankApi(env: RankEnv): RankApi {
         (async () => {
           const st = need();
           await st.runner.syncParams();
-          return evaluateShard(st.trainer, st.source, st.init);
+          return evaluateShard(evaluator(st), st.source, st.init);
         })(),
       ),
 
     async checksum() {
       const st = need();
       await st.runner.syncParams();
-      const p = await st.trainer.readParams();
+      const p = await (st.runner.readParams?.() ?? st.trainer.readParams());
       const digest = await crypto.subtle.digest('SHA-256', p);
       return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
     },
 
-    readParams: () => need().trainer.readParams(),
+    readParams: () => {
+      const st = need();
+      return st.runner.readParams?.() ?? st.trainer.readParams();
+    },
 
     async sample(n) {
       const st = need();
@@ -210,7 +225,7 @@ export function createRankApi(env: RankEnv): RankApi {
       if (k === 0) return null;
       const images = b.images.slice(0, k * 3072);
       const labels = b.labels.slice(0, k);
-      await st.trainer.evaluate({ images, labels });
+      await evaluator(st).evaluate({ images, labels });
       const logits = await st.trainer.readLogits(k);
       const predicted = Int32Array.from({ length: k }, (_, i) => {
         const row = logits.subarray(i * 10, i * 10 + 10);
@@ -241,38 +256,4 @@ export function createRankApi(env: RankEnv): RankApi {
       s = null;
     },
   });
-}
-
-/** Fault injection for tests and demonstrations of failure handling. */
-async function stageFault(st: State, env: RankEnv): Promise<void> {
-  switch (st.init.fault?.kind) {
-    case 'throw':
-      throw new Error(`injected fault: rank ${st.init.rank} throws at step ${st.done}`);
-    case 'exit':
-      env.exit(3);
-      return new Promise(() => undefined);
-    case 'hang':
-      return new Promise(() => undefined);
-    case 'device-lost':
-      st.gpu.device.destroy();
-      await st.gpu.device.lost;
-      return;
-    default:
-      return;
-  }
-}
-
-/** `api` whose every call rejects with its error tagged with the rank to blame (failure.ts). */
-function taggingFailures(rank: () => number, api: RankApi): RankApi {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(api) as [string, (...a: unknown[]) => Promise<unknown>][]) {
-    out[name] = async (...args: unknown[]) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        throw tagFailure(e, rank());
-      }
-    };
-  }
-  return out as unknown as RankApi;
 }

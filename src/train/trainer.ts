@@ -28,12 +28,18 @@ export interface TrainerOptions {
   readonly shard?: { readonly offset: number; readonly count: number; readonly ownGradients?: boolean };
   /** Where backward writes each parameter's gradient; default a full arena in parameter order. */
   readonly gradientLayout?: GradientLayout;
+  /**
+   * Where the layers read each parameter; default a full arena in parameter order. ZeRO-3 gives a
+   * working buffer that holds one layer (or one piece of a large layer) at a time: setParams and
+   * readParams then refuse, the mode's runner owns the parameters.
+   */
+  readonly parameterLayout?: GradientLayout;
   /** clip_grad_norm_(max_norm) before each optimizer step; 0 or absent: off. */
   readonly clipGradNorm?: number;
   readonly tuning?: Tuning;
 }
 
-/** The gradient arena's size (elements) and each parameter's gradient offset in it. */
+/** An arena's size (elements) and each parameter's offset in it (gradients, or ZeRO-3's parameters). */
 export interface GradientLayout {
   readonly label: string;
   readonly size: number;
@@ -75,11 +81,12 @@ export class Trainer {
     const tuning = o.tuning ?? tuningFor(gpu.adapter);
     gpu.kernels.tuning = tuning.kernels;
     const shard = o.shard ?? { offset: 0, count: o.spec.total };
-    const params = storageBuffer(gpu, 'params', o.spec.total * 4, 'parameters');
+    const pl = o.parameterLayout;
+    const params = storageBuffer(gpu, pl?.label ?? 'params', (pl?.size ?? o.spec.total) * 4, 'parameters');
     const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
     const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
     const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
-    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset);
+    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset, pl?.offset);
     const optimizer =
       o.optimizer === null
         ? null
@@ -98,6 +105,7 @@ export class Trainer {
   }
 
   setParams(flat: Float32Array): void {
+    this.assertFullParams();
     if (flat.length !== this.spec.total) throw new Error(`expected ${this.spec.total} parameters, got ${flat.length}`);
     writeFloats(this.gpu, this.params, 0, flat);
   }
@@ -113,7 +121,16 @@ export class Trainer {
     else this.writeGrads(this.shardOffset, data, 'grads.shard');
   }
 
+  /** Throws when the parameters are not a full arena here (ZeRO-3: the mode's runner holds them). */
+  private assertFullParams(): void {
+    if (this.params.size !== this.spec.total * 4)
+      throw new Error(
+        `this trainer holds a ${this.params.label} of ${this.params.size / 4} elements, not the parameters`,
+      );
+  }
+
   readParams(): Promise<Float32Array<ArrayBuffer>> {
+    this.assertFullParams();
     return readFloats(this.gpu, this.params, 0, this.spec.total);
   }
   readGrads(): Promise<Float32Array<ArrayBuffer>> {

@@ -91,6 +91,21 @@ describe('the teaching page', () => {
     expect(session.errors).toEqual([]);
   });
 
+  it('compare: ZeRO-3 holds less of parameters, gradients and optimizer state than DDP on each worker', async () => {
+    await openPage(page, { workers: 2, batchSize: 4, autostart: 0, optimizer: 'adam' });
+    const [zero, ddp] = await runCompare(page, 'zero3', 'ddp', 1);
+    expect([zero?.error, ddp?.error]).toEqual([undefined, undefined]);
+    for (const cat of ['parameters', 'gradients', 'optimizer'] as const) {
+      const peaks = (r: typeof zero) => r?.memory.map((m) => m.byCategory[cat].peak) ?? [];
+      const full = 545_098 * 4 * (cat === 'optimizer' ? 2 : 1); // Adam: two moments
+      expect(peaks(ddp), cat).toEqual([full, full]);
+      // 1/W of the state plus at most one 256 KiB bucket or working buffer (cf. test/gpu/zero.test.ts).
+      for (const p of peaks(zero)) expect(p, cat).toBeLessThan(full / 2 + 256 * 1024 + 64);
+    }
+    expect(await page.$$eval('.compare-col[data-mode="zero3"] .mem-col', (cols) => cols.length)).toBe(2);
+    expect(session.errors).toEqual([]);
+  });
+
   it('DataParallel on 4 workers: worker 0 carries the most memory, the ring view draws a star around it', async () => {
     await openPage(page, { mode: 'dp', workers: 4, batchSize: 4, trainLimit: 128, testLimit: 32, epochs: 1 });
     expect(await waitForState(page, ['done', 'failed']), await statusText(page)).toBe('done');

@@ -12,10 +12,10 @@ export class LinearLayer implements Layer {
 
   constructor(
     readonly name: string,
-    private readonly weight: ParamSpec, // [o, i]
-    private readonly bias: ParamSpec, // [o]
-    private readonly relu: boolean,
-    private readonly maskInputGrad: boolean,
+    readonly weight: ParamSpec, // [o, i]
+    readonly bias: ParamSpec, // [o]
+    readonly relu: boolean,
+    readonly maskInputGrad: boolean,
   ) {
     const [o, i] = weight.shape;
     if (o === undefined || i === undefined || weight.shape.length !== 2)
@@ -49,8 +49,8 @@ export class LinearLayer implements Layer {
           n: batch,
           i: this.i,
           o: this.o,
-          w_off: this.weight.offset,
-          b_off: this.bias.offset,
+          w_off: ctx.paramOffset(this.weight),
+          b_off: ctx.paramOffset(this.bias),
           relu: this.relu ? 1 : 0,
         },
         { x, theta: ctx.params, y },
@@ -75,7 +75,7 @@ export class LinearLayer implements Layer {
             n: batch,
             i: this.i,
             o: this.o,
-            w_off: this.weight.offset,
+            w_off: ctx.paramOffset(this.weight),
             relu_mask: this.maskInputGrad ? 1 : 0,
           },
           { dy: io.dy, theta: ctx.params, x: io.x, dx: io.dx },

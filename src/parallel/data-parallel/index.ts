@@ -2,9 +2,11 @@
 // parameters, the only optimizer and the whole batch; it scatters chunks to the replicas, gathers
 // their outputs, computes the loss over the whole batch and reduce-adds their gradients (root.ts,
 // replica.ts). Device 0 draws the same samples a DDP run would, step for step: the global batch
-// of step i is every rank's DDP batch i, in rank order.
+// of step i is every rank's DDP batch i, in rank order. Gradient accumulation runs gradAccum such
+// global batches through the whole DataParallel forward/backward (loss scaled by 1/gradAccum)
+// before the one optimizer step (PyTorch's DataParallel accumulates .grad like any module).
 import type { ConfigIssue } from '../../config.ts';
-import { augmentOf, microBatches, shardIndices } from '../../data/plan.ts';
+import { augmentOf, groupsOf, microBatches, shardIndices } from '../../data/plan.ts';
 import type { ParallelMode } from '../mode.ts';
 import { optimizerOf } from '../mode.ts';
 import { balancedChunks, dataParallelChunks, type ChunkRule } from './chunks.ts';
@@ -16,8 +18,6 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
     usesGpu0Bsz,
     validate: (c) => {
       const issues: ConfigIssue[] = [];
-      if (c.gradAccum > 1)
-        issues.push({ field: 'gradAccum', message: 'gradient accumulation (no_sync) is a DDP feature: use mode ddp' });
       if (!usesGpu0Bsz) return issues;
       if (c.workers < 2) issues.push({ field: 'workers', message: `${c.mode} needs at least 2 workers` });
       if (c.gpu0Bsz > c.batchSize * c.workers)
@@ -38,11 +38,13 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
       const shards = Array.from({ length: world }, (_, r) => shardIndices(c, source.trainSize, world, r, epoch));
       const per = microBatches(shards[0]?.length ?? 0, c.batchSize);
       const global: number[] = [];
-      const steps = per.map((b) => {
+      const batches = per.map((b) => {
         const start = global.length;
         for (const shard of shards) global.push(...shard.subarray(b.start, b.start + b.count));
-        return [{ start, count: global.length - start }];
+        return { start, count: global.length - start };
       });
+      // Gradient accumulation: gradAccum whole DataParallel forward/backward passes per optimizer step.
+      const steps = groupsOf(batches, c.gradAccum);
       const indices = Int32Array.from(global);
       await source.loadTrain(indices, augmentOf(c, 0, epoch));
       return { epoch, steps, samples: indices.length, indices };

@@ -5,7 +5,7 @@ import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import { numel } from '../../nn/layer.ts';
 import type { ModeContext, ModeRunner, StepStats } from '../mode.ts';
-import { decodeBatch, pairRecv, pairSend } from './wire.ts';
+import { decodeBatch, HEADER, pairRecv, pairSend } from './wire.ts';
 
 export class DataParallelReplica implements ModeRunner {
   private constructor(
@@ -39,13 +39,23 @@ export class DataParallelReplica implements ModeRunner {
     );
   }
 
+  /** Every micro-batch device 0 sends for this step (more than one under gradient accumulation). */
   async step(): Promise<StepStats> {
+    let samples = 0;
+    for (let more = true; more;) {
+      const header = await this.ctx.comm(() => pairRecv(this.root, HEADER, false, this.ctx.rank));
+      more = header[2] === 1;
+      samples += await this.micro(header);
+    }
+    return { loss: NaN, correct: 0, samples };
+  }
+
+  private async micro(header: Float32Array): Promise<number> {
     const { trainer, gpu, rank } = this.ctx;
     const pg = this.root;
     const K = trainer.spec.classes;
-    const header = await this.ctx.comm(() => pairRecv(pg, 2, false, rank));
     const n = header[0] ?? 0;
-    if (n === 0) return { loss: NaN, correct: 0, samples: 0 };
+    if (n === 0) return 0;
     trainer.setParams(await this.ctx.comm(() => pairRecv(pg, trainer.spec.total, false, rank)));
     const body = await this.ctx.comm(() => pairRecv(pg, n + n * numel(trainer.spec.input), false, rank));
     const batch = decodeBatch(header, body);
@@ -64,7 +74,7 @@ export class DataParallelReplica implements ModeRunner {
     rec.submit();
     const g = await this.grads.read(trainer.spec.total);
     await this.ctx.comm(() => pairSend(pg, g, false, rank));
-    return { loss: NaN, correct: 0, samples: n };
+    return n;
   }
 
   dispose(): void {

@@ -10,12 +10,13 @@ import { Recorder } from '../../gpu/recorder.ts';
 import { numel } from '../../nn/layer.ts';
 import { lossBackward, lossForward, type LossBuffers } from '../../nn/loss.ts';
 import { normalizeOp } from '../../nn/model.ts';
-import type { MicroBatch, ModeContext, ModeRunner, StepStats } from '../mode.ts';
+import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
+import type { StepResult } from '../../train/trainer.ts';
 import type { ChunkRule } from './chunks.ts';
 import { encodeBatch, pairRecv, pairSend } from './wire.ts';
 
 export class DataParallelRoot implements ModeRunner {
-  private readonly lossOps = new Map<number, { f: Op; b: Op; normalize: Op }>();
+  private readonly lossOps = new Map<number, { f: Op; b: Op<'softmax_xent_backward'>; normalize: Op }>();
 
   private constructor(
     private readonly ctx: ModeContext,
@@ -64,11 +65,22 @@ export class DataParallelRoot implements ModeRunner {
     await this.ctx.comm(() => Promise.all([...this.ctx.pairs].map(([r, pg]) => pairSend(pg, p, true, r))));
   }
 
+  /** gradAccum whole DataParallel passes (gradients add up on device 0), then the one optimizer step. */
   async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
+    const stats = new StatsSum();
+    for (const [m, mb] of micro.entries()) {
+      const r = await this.micro(mb, micro.length, m < micro.length - 1);
+      stats.add(r.loss, r.correct, mb.count);
+    }
+    const rec = new Recorder(this.ctx.gpu, 'dp.update');
+    this.ctx.trainer.recordUpdate(rec, lr);
+    rec.submit();
+    return stats.value;
+  }
+
+  private async micro(mb: MicroBatch, accum: number, more: boolean): Promise<StepResult> {
     const { trainer, gpu, source, pairs } = this.ctx;
-    const mb = micro[0];
-    if (!source || !mb || micro.length !== 1)
-      throw new Error('DataParallel takes one batch per step (no gradient accumulation)');
+    if (!source) throw new Error('DataParallel device 0 has no data source');
     const B = mb.count;
     const batch = source.trainBatch(mb.start, B);
     const sizes = this.chunks(B, this.ctx.world, this.ctx.config);
@@ -83,7 +95,7 @@ export class DataParallelRoot implements ModeRunner {
       replicas.map(async (r) => {
         const pg = pairs.get(r);
         if (!pg) return;
-        const e = encodeBatch(batch, offs[r] ?? 0, sizes[r] ?? 0);
+        const e = encodeBatch(batch, offs[r] ?? 0, sizes[r] ?? 0, more);
         await pairSend(pg, e.header, true, r);
         if (params && (sizes[r] ?? 0) > 0) {
           await pairSend(pg, params, true, r);
@@ -119,6 +131,7 @@ export class DataParallelRoot implements ModeRunner {
       ),
     );
     rec = new Recorder(gpu, 'dp.loss_backward');
+    ops.b.setParams({ scale: 1 / (B * accum) });
     rec.dispatch(ops.f);
     rec.dispatch(ops.b);
     const statsBuf = trainer.copyStatsFrom(rec, this.loss.stats);
@@ -147,13 +160,10 @@ export class DataParallelRoot implements ModeRunner {
       rec.dispatch(this.addOp);
       rec.submit();
     }
-    rec = new Recorder(gpu, 'dp.update');
-    trainer.recordUpdate(rec, lr);
-    rec.submit();
-    return { loss: stats.loss, correct: stats.correct, samples: B };
+    return stats;
   }
 
-  private async opsFor(B: number): Promise<{ f: Op; b: Op; normalize: Op }> {
+  private async opsFor(B: number): Promise<{ f: Op; b: Op<'softmax_xent_backward'>; normalize: Op }> {
     let o = this.lossOps.get(B);
     if (!o) {
       const { gpu, trainer } = this.ctx;

@@ -35,8 +35,19 @@ export async function pairRecv(pg: ProcessGroup, n: number, atRoot: boolean, rep
   return out;
 }
 
-/** [count, kind] then [labels..., pixels or floats...]: kind 0 = uint8 pixels, 1 = float input. */
-export function encodeBatch(b: Batch, start: number, count: number): { header: Float32Array; body: Float32Array } {
+/** Floats in a batch header: [count, kind, more]. */
+export const HEADER = 3;
+
+/**
+ * [count, kind, more] then [labels..., pixels or floats...]: kind 0 = uint8 pixels, 1 = float
+ * input; more = 1 when another micro-batch of the same optimizer step follows (accumulation).
+ */
+export function encodeBatch(
+  b: Batch,
+  start: number,
+  count: number,
+  more = false,
+): { header: Float32Array; body: Float32Array } {
   const per = ('images' in b ? b.images.length : b.x.length) / b.labels.length;
   const body = new Float32Array(count + count * per);
   for (let i = 0; i < count; i++) body[i] = b.labels[start + i] ?? 0;
@@ -46,7 +57,7 @@ export function encodeBatch(b: Batch, start: number, count: number): { header: F
   } else {
     body.set(b.x.subarray(start * per, (start + count) * per), count);
   }
-  return { header: Float32Array.of(count, 'images' in b ? 0 : 1), body };
+  return { header: Float32Array.of(count, 'images' in b ? 0 : 1, more ? 1 : 0), body };
 }
 
 export function decodeBatch(header: Float32Array, body: Float32Array): Batch {

@@ -3,7 +3,7 @@
 import type { ParallelMode } from '../mode.ts';
 import { optimizerOf } from '../mode.ts';
 import { RING_PLANNING } from '../ring.ts';
-import { layerScratchLayout, zeroPartition } from './layout.ts';
+import { bucketLayout, zeroPartition } from './layout.ts';
 
 function zeroStage(stage: 1 | 2): ParallelMode {
   return {
@@ -18,7 +18,7 @@ function zeroStage(stage: 1 | 2): ParallelMode {
         maxBatch: c.batchSize,
         optimizer: optimizerOf(c),
         shard: { offset: p.start, count: p.end - p.start, ownGradients: stage >= 2 },
-        ...(stage >= 2 ? { gradientLayout: layerScratchLayout(spec) } : {}),
+        ...(stage >= 2 ? { gradientLayout: bucketLayout(spec, 'grads.bucket', false) } : {}),
       };
     },
     createRunner: async (ctx) => (await import('./runner.ts')).ZeroRunner.create(ctx, stage),
@@ -27,3 +27,22 @@ function zeroStage(stage: 1 | 2): ParallelMode {
 
 export const zero1 = zeroStage(1);
 export const zero2 = zeroStage(2);
+
+/**
+ * ZeRO-3: parameters partitioned too. The trainer's parameter arena is a bounded working buffer and
+ * its gradient arena the stage-2 bucket; the runner owns the partition, its gradients and the optimizer.
+ */
+export const zero3: ParallelMode = {
+  ...RING_PLANNING,
+  partitioned: { optimizer: true, gradients: true, parameters: true },
+  usesGpu0Bsz: false,
+  validate: () => [],
+  trainerOptions: (spec, c) => ({
+    spec,
+    maxBatch: c.batchSize,
+    optimizer: null,
+    gradientLayout: bucketLayout(spec, 'grads.bucket', false),
+    parameterLayout: bucketLayout(spec, 'params.working', true),
+  }),
+  createRunner: async (ctx) => (await import('./stage3.ts')).Zero3Runner.create(ctx),
+};

@@ -1,9 +1,11 @@
 // A ZeRO step (stages 1 and 2). Rank r keeps optimizer state only for its contiguous partition of
 // the flat arena (zeroPartition). Gradients are pre-divided by W and reduce-scattered, so rank r
 // holds the averaged gradient of its partition; it updates only that partition; the parameters
-// are all-gathered. Stage 1 still holds a full gradient arena; stage 2 does not: each layer's
-// gradients leave the GPU as soon as that layer's backward is done (one layer-sized scratch
-// buffer, read back in 256 KiB pieces), and only the reduced partition comes back.
+// are all-gathered. Stage 1 still holds a full gradient arena. Stage 2 does not: backward writes
+// into one bounded bucket (bucketLayout: a layer, or a 15-row piece of fc1; 61,455 floats at
+// width 1), which is pre-divided, read back and cleared after each layer or piece
+// (grad-bucket.ts); the rank's device gradients are that bucket plus its reduced partition:
+// 240 KiB + P/W, against P for DDP (2.18 MB at width 1).
 // Clipping uses the global norm (partition norms all-reduced).
 import { bufferFrom } from '../../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
@@ -13,17 +15,17 @@ import type { StepPlan } from '../../nn/model.ts';
 import { clipCoefficient } from '../../reference/clip.ts';
 import type { Range } from '../../comm/ring-schedule.ts';
 import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
-import { zeroPartition } from './layout.ts';
+import { GradientBucket } from './grad-bucket.ts';
+import { layerRanges, zeroPartition, type LayerRange } from './layout.ts';
+import { recordPiece } from './linear-pieces.ts';
+import { PieceCache } from './piece-cache.ts';
 
-interface LayerOut {
-  readonly layer: string;
-  readonly offset: number;
-  readonly count: number;
-  readonly prescale: Op;
+/** Stage 2's bounded gradient path. */
+interface Stage2 {
+  readonly bucket: GradientBucket;
+  readonly pieces: PieceCache;
+  readonly layers: ReadonlyMap<string, LayerRange>;
 }
-
-/** ZeRO-2 reads gradients back through a bounded staging buffer (64 Ki floats = 256 KiB) in pieces. */
-const STAGE2_PIECE = 64 * 1024;
 
 export class ZeroRunner implements ModeRunner {
   private host: Float32Array;
@@ -33,14 +35,14 @@ export class ZeroRunner implements ModeRunner {
     private readonly ctx: ModeContext,
     private readonly part: Range,
     private readonly factor: GPUBuffer,
-    private readonly gradReadback: Readback,
+    private readonly gradReadback: Readback | null,
     private readonly paramReadback: Readback,
-    /** Stage 1: one prescale of the whole arena; stage 2: null (per layer instead). */
+    /** Stage 1: one prescale of the whole arena; stage 2: null (per bucket instead). */
     private readonly fullScale: Op | null,
-    private readonly layers: readonly LayerOut[],
+    private readonly stage2: Stage2 | null,
   ) {
     this.host = new Float32Array(ctx.trainer.spec.total);
-    this.grads = new Float32Array(ctx.trainer.spec.total);
+    this.grads = stage2?.bucket.host ?? new Float32Array(ctx.trainer.spec.total);
   }
 
   static async create(ctx: ModeContext, stage: 1 | 2): Promise<ZeroRunner> {
@@ -48,36 +50,31 @@ export class ZeroRunner implements ModeRunner {
     const P = trainer.spec.total;
     const factor = bufferFrom(gpu, 'zero.inv_world', Float32Array.of(1 / world), 'other');
     const k = await gpu.kernels.get('scale');
-    const scaleOp = (label: string, offset: number, count: number) =>
-      makeOp(
-        gpu,
-        k,
-        label,
-        { count, offset, factor_index: 0 },
-        { factor, data: trainer.grads },
-        grid1d(count, k.overrides.WG ?? 64),
-      );
-    const plan = await trainer.model.plan(1);
-    const layers: LayerOut[] =
-      stage === 2
-        ? plan.backward
-            .filter((s) => s.ready.length > 0)
-            .map((s) => {
-              const offset = Math.min(...s.ready.map((p) => p.offset));
-              const count = s.ready.reduce((a, p) => a + p.size, 0);
-              return { layer: s.layer, offset, count, prescale: scaleOp(`zero.${s.layer}.prescale`, 0, count) };
-            })
-        : [];
-    const stagingCount = stage === 2 ? Math.min(STAGE2_PIECE, Math.max(...layers.map((l) => l.count))) : P;
+    const fullScale = makeOp(
+      gpu,
+      k,
+      'zero.prescale',
+      { count: P, offset: 0, factor_index: 0 },
+      { factor, data: trainer.grads },
+      grid1d(P, k.overrides.WG ?? 64),
+    );
     const part = zeroPartition(rank, world, P);
+    const stage2 =
+      stage === 2
+        ? {
+            bucket: new GradientBucket(gpu, trainer, world),
+            pieces: new PieceCache(gpu, trainer),
+            layers: new Map(layerRanges(trainer.spec).map((l) => [l.layer, l])),
+          }
+        : null;
     return new ZeroRunner(
       ctx,
       part,
       factor,
-      new Readback(gpu, 'zero.grads.readback', stagingCount),
+      stage === 1 ? new Readback(gpu, 'zero.grads.readback', P) : null,
       new Readback(gpu, 'zero.partition.readback', part.end - part.start),
-      stage === 2 ? null : scaleOp('zero.prescale', 0, P),
-      layers,
+      stage === 1 ? fullScale : (fullScale.destroy(), null),
+      stage2,
     );
   }
 
@@ -103,8 +100,8 @@ export class ZeroRunner implements ModeRunner {
       const rec = new Recorder(gpu, 'zero.forward_backward');
       trainer.recordForward(rec, plan, 'images' in batch);
       const statsBuf = trainer.copyStats(rec);
-      if (this.fullScale) await this.backwardStage1(rec, plan, m === micro.length - 1);
-      else await this.backwardStage2(rec, plan, m === 0);
+      if (this.stage2) await this.backwardStage2(this.stage2, rec, plan, m === 0);
+      else await this.backwardStage1(rec, plan, m === micro.length - 1);
       const r = await trainer.readStats(statsBuf, mb.count);
       stats.add(r.loss, r.correct, mb.count);
     }
@@ -133,36 +130,39 @@ export class ZeroRunner implements ModeRunner {
   private async backwardStage1(rec: Recorder, plan: StepPlan, last: boolean): Promise<void> {
     const { trainer } = this.ctx;
     trainer.recordBackward(rec, plan);
-    if (last && this.fullScale) {
+    if (last && this.fullScale && this.gradReadback) {
       rec.dispatch(this.fullScale);
       this.gradReadback.record(rec, trainer.grads, 0, trainer.spec.total);
       rec.clear(trainer.grads);
     }
     rec.submit();
-    if (last) this.grads.set(await this.gradReadback.read(trainer.spec.total));
+    if (last && this.gradReadback) this.grads.set(await this.gradReadback.read(trainer.spec.total));
   }
 
-  /** Stage 2: after each layer, its gradients are pre-divided, read back (accumulated on the host) and the scratch cleared. */
-  private async backwardStage2(first: Recorder, plan: StepPlan, firstMicro: boolean): Promise<void> {
-    const { trainer, gpu } = this.ctx;
+  /** Stage 2: each layer's gradients (a large Linear's in row pieces) pass through the bucket into the host sum. */
+  private async backwardStage2(s: Stage2, first: Recorder, plan: StepPlan, firstMicro: boolean): Promise<void> {
     if (firstMicro) this.grads.fill(0);
     let rec = first;
     rec.phase('backward');
     rec.dispatch(plan.lossBackward);
     for (const seg of plan.backward) {
-      for (const op of seg.ops) rec.dispatch(op);
-      const l = this.layers.find((x) => x.layer === seg.layer);
+      const l = s.layers.get(seg.layer);
+      const large = s.pieces.layer(seg.layer);
+      // A large layer's whole-layer weight gradient would not fit the bucket: its pieces replace it.
+      for (const op of seg.ops) if (!large || !op.label.endsWith('.backward_weight')) rec.dispatch(op);
       if (!l) continue;
-      rec.dispatch(l.prescale);
-      for (let at = 0; at < l.count; at += STAGE2_PIECE) {
-        const n = Math.min(STAGE2_PIECE, l.count - at);
-        this.gradReadback.record(rec, trainer.grads, at, n);
-        if (at + n >= l.count) rec.clear(trainer.grads, 0, l.count * 4);
-        rec.submit();
-        const g = await this.gradReadback.read(n);
-        const base = l.offset + at;
-        for (let i = 0; i < n; i++) this.grads[base + i] = (this.grads[base + i] ?? 0) + (g[i] ?? 0);
-        rec = new Recorder(gpu, 'zero.backward');
+      if (!large) {
+        rec = await s.bucket.drain(rec, l.size, [[l.start, 0, l.size]]);
+        continue;
+      }
+      const [, i = 0] = large.weight.shape;
+      for (const p of await s.pieces.get('weight', large, seg.io, plan.batch)) {
+        recordPiece(rec, p);
+        const rows = p.to - p.from;
+        rec = await s.bucket.drain(rec, rows * (i + 1), [
+          [large.weight.offset + p.from * i, 0, rows * i],
+          [large.bias.offset + p.from, rows * i, rows],
+        ]);
       }
     }
     rec.submit();
@@ -170,9 +170,10 @@ export class ZeroRunner implements ModeRunner {
 
   dispose(): void {
     this.fullScale?.destroy();
-    for (const l of this.layers) l.prescale.destroy();
+    this.stage2?.bucket.destroy();
+    this.stage2?.pieces.destroy();
     this.ctx.gpu.memory.destroy(this.factor);
-    this.gradReadback.destroy();
+    this.gradReadback?.destroy();
     this.paramReadback.destroy();
   }
 }

@@ -37,6 +37,7 @@ export const MODE_NAMES: Record<Mode, string> = {
   'balanced-dp': 'BalancedDataParallel',
   zero1: 'ZeRO-1 (shard optimizer)',
   zero2: 'ZeRO-2 (+ shard gradients)',
+  zero3: 'ZeRO-3 (+ shard parameters)',
 };
 
 export const MODE_SHORT: Record<Mode, string> = {
@@ -45,6 +46,7 @@ export const MODE_SHORT: Record<Mode, string> = {
   'balanced-dp': 'BalancedDP',
   zero1: 'ZeRO-1',
   zero2: 'ZeRO-2',
+  zero3: 'ZeRO-3',
 };
 
 export const FIELDS: readonly FieldSpec[] = [

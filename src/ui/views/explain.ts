@@ -65,7 +65,7 @@ export function memoryExplanation(): Explanation {
         'averaged by all-reduce, so every replica takes the same step: memory is even.',
       ),
       p(
-        'ZeRO removes the copies DDP keeps: stage 1 partitions the optimizer state (each rank updates 1/W of the parameters, then all-gathers them); stage 2 also partitions the gradients (reduce-scatter instead of all-reduce).',
+        'ZeRO removes the copies DDP keeps: stage 1 partitions the optimizer state (each rank updates 1/W of the parameters, then all-gathers them); stage 2 also partitions the gradients (reduce-scatter instead of all-reduce; backward fills one small bucket at a time); stage 3 also partitions the parameters: each layer is all-gathered into a small working buffer just before its forward, and again before its backward, then dropped.',
       ),
     ],
     links: [
@@ -89,7 +89,9 @@ export function compareExplanation(): Explanation {
       p(
         'DataParallel vs DDP at 4 workers reproduces, in miniature, the famous table of DataParallel on 4 GPUs (38, 22, 21, 20 GB): worker 0 carries the optimizer and the gathered outputs.',
       ),
-      p('ZeRO-1 and ZeRO-2 against DDP show the optimizer state (and gradients) shrinking to 1/W per worker.'),
+      p(
+        'ZeRO-1, ZeRO-2 and ZeRO-3 against DDP show the optimizer state, then the gradients, then the parameters shrinking to about 1/W per worker.',
+      ),
     ],
     links: [docLink(DOCS.ddpNotDp, 'DDP instead of DataParallel'), docLink(DOCS.zero, 'DeepSpeed ZeRO')],
   };

@@ -1,0 +1,79 @@
+// The pieces of every large Linear layer (linear-pieces.ts), built once per batch size, and the
+// two small temporaries they share (maxBatch x the widest piece; activations).
+import { storageBuffer } from '../../gpu/buffers.ts';
+import type { Gpu } from '../../gpu/device.ts';
+import type { BackwardIO } from '../../nn/layer.ts';
+import { LinearLayer } from '../../nn/layers/linear.ts';
+import type { Trainer } from '../../train/trainer.ts';
+import {
+  BUCKET,
+  forwardPieces,
+  inputGradPieces,
+  isLarge,
+  pieceShape,
+  weightGradPieces,
+  type Piece,
+  type PieceBuffers,
+} from './linear-pieces.ts';
+
+export type PieceKind = 'weight' | 'forward' | 'input';
+
+const BUILD = { weight: weightGradPieces, forward: forwardPieces, input: inputGradPieces } as const;
+
+export class PieceCache {
+  private readonly tmpIn: GPUBuffer;
+  private readonly tmpOut: GPUBuffer;
+  private readonly cache = new Map<string, Promise<Piece[]>>();
+
+  constructor(
+    private readonly gpu: Gpu,
+    private readonly trainer: Trainer,
+  ) {
+    const widths = this.large().map((l) => {
+      const [o = 0, i = 0] = l.weight.shape;
+      const { rows, cols } = pieceShape(o, i, BUCKET);
+      return Math.max(Math.min(rows, o), Math.min(cols, i));
+    });
+    const n = trainer.model.maxBatch * Math.max(1, ...widths);
+    this.tmpIn = storageBuffer(gpu, 'zero.piece.in', n * 4, 'activations');
+    this.tmpOut = storageBuffer(gpu, 'zero.piece.out', n * 4, 'activations');
+  }
+
+  /** The model's Linear layers larger than one bucket. */
+  large(): LinearLayer[] {
+    return this.trainer.model.layers.filter((l): l is LinearLayer => l instanceof LinearLayer && isLarge(l, BUCKET));
+  }
+
+  /** The large Linear layer `name`, or null when that layer is kept whole. */
+  layer(name: string): LinearLayer | null {
+    return this.large().find((l) => l.name === name) ?? null;
+  }
+
+  /** `kind` pieces of `layer` for a batch of `n`, on the layer's buffers `io` (the forward's: dy = dx = y). */
+  get(kind: PieceKind, layer: LinearLayer, io: BackwardIO, n: number): Promise<Piece[]> {
+    const key = `${kind}:${layer.name}:${n}`;
+    let p = this.cache.get(key);
+    if (!p) {
+      const b: PieceBuffers = {
+        ...io,
+        working: this.trainer.params,
+        bucket: this.trainer.grads,
+        tmpIn: this.tmpIn,
+        tmpOut: this.tmpOut,
+      };
+      p = BUILD[kind](this.gpu, layer, b, n, BUCKET);
+      this.cache.set(key, p);
+    }
+    return p;
+  }
+
+  destroy(): void {
+    for (const p of this.cache.values())
+      void p.then(
+        (ps) => ps.forEach((x) => x.op.destroy()),
+        () => undefined,
+      );
+    this.gpu.memory.destroy(this.tmpIn);
+    this.gpu.memory.destroy(this.tmpOut);
+  }
+}

@@ -1,0 +1,255 @@
+// A ZeRO-3 step (DeepSpeed stage 3). Every layer's parameters are split 1/W over the ranks
+// (chunkRange of the layer: rank r holds chunk r of every layer, fp32, with its optimizer state
+// and reduced gradients). Before a layer's forward, and again before its backward, the layer is
+// all-gathered (ProcessGroup.allGather on the layer's span of a host receive buffer) and uploaded
+// into one working buffer bounded by bucketLayout (a small layer whole, a large Linear in
+// 15-row pieces for forward and weight gradient and 512-column pieces for the input gradient:
+// 65,536 floats at width 1, where fc1 alone is 524,416); the next layer's upload releases it.
+// Gradients leave through the stage-2 bucket (grad-bucket.ts) and are reduce-scattered per layer
+// at the step's end; the optimizer updates only this rank's partition.
+import { storageBuffer, writeFloats } from '../../gpu/buffers.ts';
+import { Readback } from '../../gpu/readback.ts';
+import { Recorder } from '../../gpu/recorder.ts';
+import type { Batch } from '../../data/batch.ts';
+import type { StepPlan } from '../../nn/model.ts';
+import { createOptimizer, type Optimizer } from '../../optim/optimizer.ts';
+import { clipCoefficient } from '../../reference/clip.ts';
+import { chunkRange, type Range } from '../../comm/ring-schedule.ts';
+import type { StepResult } from '../../train/trainer.ts';
+import { optimizerOf, StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
+import { GradientBucket } from './grad-bucket.ts';
+import { layerRanges, type LayerRange } from './layout.ts';
+import { recordPiece } from './linear-pieces.ts';
+import { PieceCache } from './piece-cache.ts';
+import { columnsOf, rowsOf } from './stage3-pack.ts';
+
+/** A layer and this rank's chunk of it: `own` within the layer, at `at` in the partition. */
+interface Owned {
+  readonly l: LayerRange;
+  readonly own: Range;
+  readonly at: number;
+}
+
+export class Zero3Runner implements ModeRunner {
+  /** Where all-gathers land (host memory: the ring's receive buffer), by arena offset. */
+  private readonly gathered: Float32Array;
+  /** This rank's partition (host copy of `partParams`). */
+  private readonly part: Float32Array;
+  private readonly byName: ReadonlyMap<string, Owned>;
+
+  private constructor(
+    private readonly ctx: ModeContext,
+    private readonly owned: readonly Owned[],
+    private readonly partParams: GPUBuffer,
+    private readonly partGrads: GPUBuffer,
+    private readonly optimizer: Optimizer,
+    private readonly bucket: GradientBucket,
+    private readonly pieces: PieceCache,
+    private readonly readback: Readback,
+  ) {
+    this.gathered = new Float32Array(ctx.trainer.spec.total);
+    this.part = new Float32Array(
+      Math.max(
+        1,
+        owned.reduce((a, o) => a + o.own.end - o.own.start, 0),
+      ),
+    );
+    this.byName = new Map(owned.map((o) => [o.l.layer, o]));
+  }
+
+  static async create(ctx: ModeContext): Promise<Zero3Runner> {
+    const { gpu, trainer, rank, world } = ctx;
+    let at = 0;
+    const owned = layerRanges(trainer.spec).map((l) => {
+      const own = chunkRange(rank, l.size, world);
+      const o = { l, own, at };
+      at += own.end - own.start;
+      return o;
+    });
+    const n = Math.max(1, at);
+    const partParams = storageBuffer(gpu, 'params.partition', n * 4, 'parameters');
+    const partGrads = storageBuffer(gpu, 'grads.partition', n * 4, 'gradients');
+    const optimizer = await createOptimizer(gpu, optimizerOf(ctx.config), {
+      params: partParams,
+      grads: partGrads,
+      paramOffset: 0,
+      gradOffset: 0,
+      count: at,
+    });
+    const bucket = new GradientBucket(gpu, trainer, world);
+    const readback = new Readback(gpu, 'zero3.partition.readback', n);
+    return new Zero3Runner(
+      ctx,
+      owned,
+      partParams,
+      partGrads,
+      optimizer,
+      bucket,
+      new PieceCache(gpu, trainer),
+      readback,
+    );
+  }
+
+  async syncInitial(): Promise<void> {
+    const { pg, world, initialParams } = this.ctx;
+    this.gathered.set(initialParams);
+    if (world > 1) await this.ctx.comm(() => pg.broadcast(this.gathered, 0));
+    for (const o of this.owned)
+      this.part.set(this.gathered.subarray(o.l.start + o.own.start, o.l.start + o.own.end), o.at);
+    this.ctx.gpu.uploads.write(this.partParams, 0, this.part, 'communication', 'params.partition');
+  }
+
+  /** All-gathers one layer into `gathered` (this rank contributes its chunk). */
+  private async gather(o: Owned): Promise<void> {
+    const view = this.gathered.subarray(o.l.start, o.l.start + o.l.size);
+    view.set(this.part.subarray(o.at, o.at + o.own.end - o.own.start), o.own.start);
+    if (this.ctx.world > 1) await this.ctx.comm(() => this.ctx.pg.allGather(view));
+  }
+
+  async syncParams(): Promise<void> {
+    for (const o of this.owned) await this.gather(o);
+  }
+
+  async readParams(): Promise<Float32Array<ArrayBuffer>> {
+    await this.syncParams();
+    return this.gathered.slice();
+  }
+
+  /**
+   * Writes `data` into the working buffer, after the work recorded so far (which used its old
+   * contents). queue.writeBuffer, not the upload pool: a forward writes ~20 pieces back to back,
+   * and the pool would keep a mapped staging buffer per piece in flight (6.7 MB measured), memory
+   * a gathered layer does not need (the same choice as DataParallel's reduce-add).
+   */
+  private load(rec: Recorder, data: Float32Array): Recorder {
+    rec.submit();
+    writeFloats(this.ctx.gpu, this.ctx.trainer.params, 0, data);
+    return new Recorder(this.ctx.gpu, 'zero3.layer');
+  }
+
+  /** Forward (and the loss), each layer from freshly gathered parameters (`gather` false: from the last gather). */
+  private async forward(first: Recorder, plan: StepPlan, bytes: boolean, gather: boolean): Promise<Recorder> {
+    let rec = first;
+    rec.phase('forward');
+    if (bytes) rec.dispatch(plan.normalize);
+    for (const f of plan.forwardLayers) {
+      const o = this.byName.get(f.layer);
+      if (!o) {
+        for (const op of f.ops) rec.dispatch(op);
+        continue;
+      }
+      if (gather) await this.gather(o);
+      const large = this.pieces.layer(f.layer);
+      if (!large) {
+        rec = this.load(rec, this.gathered.subarray(o.l.start, o.l.start + o.l.size));
+        for (const op of f.ops) rec.dispatch(op);
+        continue;
+      }
+      const io = { x: f.x, y: f.y, dy: f.y, dx: null };
+      for (const p of await this.pieces.get('forward', large, io, plan.batch)) {
+        rec = this.load(rec, rowsOf(this.gathered, large, p.from, p.to));
+        recordPiece(rec, p);
+      }
+    }
+    rec.dispatch(plan.lossForward);
+    return rec;
+  }
+
+  private async backward(first: Recorder, plan: StepPlan): Promise<void> {
+    let rec = first;
+    rec.phase('backward');
+    rec.dispatch(plan.lossBackward);
+    for (const seg of plan.backward) {
+      const o = this.byName.get(seg.layer);
+      if (!o) {
+        for (const op of seg.ops) rec.dispatch(op);
+        continue;
+      }
+      await this.gather(o);
+      const large = this.pieces.layer(seg.layer);
+      if (!large) {
+        rec = this.load(rec, this.gathered.subarray(o.l.start, o.l.start + o.l.size));
+        for (const op of seg.ops) rec.dispatch(op);
+        rec = await this.bucket.drain(rec, o.l.size, [[o.l.start, 0, o.l.size]]);
+        continue;
+      }
+      for (const p of await this.pieces.get('input', large, seg.io, plan.batch)) {
+        rec = this.load(rec, columnsOf(this.gathered, large, p.from, p.to));
+        recordPiece(rec, p);
+      }
+      const [, i = 0] = large.weight.shape;
+      for (const p of await this.pieces.get('weight', large, seg.io, plan.batch)) {
+        recordPiece(rec, p);
+        const rows = p.to - p.from;
+        rec = await this.bucket.drain(rec, rows * (i + 1), [
+          [large.weight.offset + p.from * i, 0, rows * i],
+          [large.bias.offset + p.from, rows * i, rows],
+        ]);
+      }
+    }
+    rec.submit();
+  }
+
+  async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
+    const { trainer, source, gpu } = this.ctx;
+    if (!source) throw new Error('ZeRO-3 rank has no data source');
+    const stats = new StatsSum();
+    this.bucket.host.fill(0);
+    for (const mb of micro) {
+      const batch = source.trainBatch(mb.start, mb.count);
+      const plan = await trainer.upload(batch);
+      plan.lossBackward.setParams({ scale: 1 / (mb.count * micro.length) });
+      const rec = await this.forward(new Recorder(gpu, 'zero3.forward'), plan, 'images' in batch, true);
+      const statsBuf = trainer.copyStats(rec);
+      await this.backward(rec, plan);
+      const r = await trainer.readStats(statsBuf, mb.count);
+      stats.add(r.loss, r.correct, mb.count);
+    }
+    await this.update(lr);
+    return stats.value;
+  }
+
+  /** Reduce-scatters every layer's gradients, clips by the global norm, and steps this rank's partition. */
+  private async update(lr: number): Promise<void> {
+    const { gpu, pg, config } = this.ctx;
+    const g = new Float32Array(this.part.length);
+    for (const o of this.owned) {
+      const { chunk } = await this.ctx.comm(() =>
+        pg.reduceScatter(this.bucket.host.subarray(o.l.start, o.l.start + o.l.size)),
+      );
+      g.set(chunk, o.at);
+    }
+    if (config.clipGradNorm > 0) {
+      let sq = 0;
+      for (const v of g) sq += v * v;
+      const [total = 0] = await this.ctx.comm(() => pg.allReduceScalars([sq]));
+      const coef = Math.fround(clipCoefficient(Math.sqrt(total), config.clipGradNorm));
+      for (let i = 0; i < g.length; i++) g[i] = (g[i] ?? 0) * coef;
+    }
+    writeFloats(gpu, this.partGrads, 0, g);
+    const rec = new Recorder(gpu, 'zero3.update');
+    rec.phase('optimizer');
+    this.optimizer.record(rec, lr);
+    this.readback.record(rec, this.partParams, 0, this.part.length);
+    rec.submit();
+    this.part.set(await this.readback.read(this.part.length));
+  }
+
+  /** Forward only, from the last gathered parameters (after syncParams: the current ones). */
+  async evaluate(b: Batch): Promise<StepResult> {
+    const { trainer, gpu } = this.ctx;
+    const plan = await trainer.upload(b);
+    const rec = await this.forward(new Recorder(gpu, 'zero3.eval'), plan, 'images' in b, false);
+    return trainer.finish(rec, plan.batch, undefined, false);
+  }
+
+  dispose(): void {
+    const m = this.ctx.gpu.memory;
+    this.optimizer.destroy();
+    this.bucket.destroy();
+    this.pieces.destroy();
+    this.readback.destroy();
+    m.destroy(this.partParams);
+    m.destroy(this.partGrads);
+  }
+}
