@@ -18,10 +18,21 @@ export interface Tuning {
    * reads its operands from global memory) or 'tiled' (conv2d_backward_weight_tiled: tiles staged
    * in workgroup memory and shared by a workgroup's invocations).
    */
-  readonly convWeight: ConvWeightKernel;
+  readonly convWeight: ConvKernel;
+  /** conv2d_forward ('registers') or conv2d_forward_tiled ('tiled'), where the layer's tiles fit. */
+  readonly convForward: ConvKernel;
+  /** conv2d_backward_input ('registers') or conv2d_backward_input_tiled ('tiled'), where they fit. */
+  readonly convInput: ConvKernel;
+  /**
+   * How the weight gradient's split-K slices are summed: 'lanes' (conv2d_backward_weight_reduce,
+   * lanes added in workgroup memory) or 'subgroup' (conv2d_backward_weight_reduce_subgroup, where
+   * the device has the `subgroups` feature with one subgroup size; else 'lanes').
+   */
+  readonly convReduce: ConvReduceKernel;
 }
 
-export type ConvWeightKernel = 'registers' | 'tiled';
+export type ConvKernel = 'registers' | 'tiled';
+export type ConvReduceKernel = 'lanes' | 'subgroup';
 
 export const SOFTWARE_TUNING: Tuning = {
   kernels: {},
@@ -29,6 +40,9 @@ export const SOFTWARE_TUNING: Tuning = {
   maxSplits: 64,
   normWorkgroups: 8,
   convWeight: 'registers',
+  convForward: 'registers',
+  convInput: 'registers',
+  convReduce: 'lanes',
 };
 
 /**
@@ -53,6 +67,9 @@ export const GPU_TUNING: Tuning = {
     conv2d_backward_input: { WG_X: 32, WG_Y: 1 },
     conv2d_backward_weight: { WG_X: 32 },
     conv2d_backward_weight_reduce: { OUTS: 16, LANES: 16 },
+    conv2d_forward_tiled: { TCO: 64, TCI: 8, ROWS: 4, TW: 16 },
+    conv2d_backward_input_tiled: { TCI: 32, TCO: 8, ROWS: 4, TW: 16 },
+    conv2d_backward_weight_reduce_subgroup: { OUTS: 2 },
     linear_forward: { WG_X: 4, WG_Y: 2, KSPLIT: 32 },
     linear_backward_input: { WG_X: 16, WG_Y: 4 },
     linear_backward_weight: { WG_X: 8, WG_Y: 2, NSPLIT: 8 },
@@ -71,6 +88,9 @@ export const GPU_TUNING: Tuning = {
   maxSplits: 4096,
   normWorkgroups: 256,
   convWeight: 'tiled',
+  convForward: 'tiled',
+  convInput: 'tiled',
+  convReduce: 'lanes',
 };
 
 export function tuningFor(adapter: AdapterSummary): Tuning {
@@ -79,8 +99,8 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
 
 /**
  * A Tuning from JSON (the CLI's --tuning): {"kernels": {"conv2d_forward": {"WG_X": 128}},
- * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers"}, over `base` for the
- * fields it omits.
+ * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers", "convForward": "tiled",
+ * "convInput": "tiled", "convReduce": "subgroup"}, over `base` for the fields it omits.
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
   let v: unknown;
@@ -114,14 +134,21 @@ export function parseTuning(json: string, base: Tuning): Tuning {
       throw new Error(`tuning ${k} must be a positive integer`);
     return n;
   };
-  const convWeight = o.convWeight ?? base.convWeight;
-  if (convWeight !== 'registers' && convWeight !== 'tiled')
-    throw new Error(`tuning convWeight must be "registers" or "tiled" (got ${JSON.stringify(convWeight)})`);
+  const choice = <T extends string>(k: string, d: T, allowed: readonly T[]): T => {
+    const c = o[k] ?? d;
+    if (!allowed.includes(c as T))
+      throw new Error(`tuning ${k} must be ${allowed.map((a) => `"${a}"`).join(' or ')} (got ${JSON.stringify(c)})`);
+    return c as T;
+  };
+  const conv = ['registers', 'tiled'] as const;
   return {
     kernels: { ...base.kernels, ...(kernels as KernelTuning) },
     targetThreads: num('targetThreads', base.targetThreads),
     maxSplits: num('maxSplits', base.maxSplits),
     normWorkgroups: num('normWorkgroups', base.normWorkgroups),
-    convWeight,
+    convWeight: choice('convWeight', base.convWeight, conv),
+    convForward: choice('convForward', base.convForward, conv),
+    convInput: choice('convInput', base.convInput, conv),
+    convReduce: choice('convReduce', base.convReduce, ['lanes', 'subgroup'] as const),
   };
 }
