@@ -22,19 +22,20 @@ default_cfgs='{"convForward":"registers","convInput":"registers"}
 {"convReduce":"subgroup","kernels":{"conv2d_backward_weight_reduce_subgroup":{"OUTS":2}}}
 {"convReduce":"subgroup","kernels":{"conv2d_backward_weight_reduce_subgroup":{"OUTS":8}}}'
 cfgs=${CFGS:-$default_cfgs}
-summary='
+summary=$(cat <<'PY'
 import json, sys
 r = json.loads(sys.stdin.read().strip().splitlines()[-1])
 ks = ("conv2.forward", "conv2.backward_input", "conv2.backward_weight", "conv1.backward_weight_reduce", "conv2.backward_weight_reduce")
-print("  images/s " + " ".join(f"{x[\"batch\"]}:{x[\"imagesPerSec\"]:.0f}" for x in r["rows"]))
+print("  images/s " + " ".join("%d:%.0f" % (x["batch"], x["imagesPerSec"]) for x in r["rows"]))
 for x in r["rows"]:
     k = x.get("kernels", {})
-    print(f"  batch {x[\"batch\"]}: " + " ".join(f"{n} {k.get(n, float(\"nan\")):.3f}" for n in ks))
-'
+    print("  batch %d: " % x["batch"] + " ".join("%s %.3f" % (n, k.get(n, float("nan"))) for n in ks))
+PY
+)
 while IFS= read -r cfg; do
   [ -n "$cfg" ] || continue
   echo "== tuning $cfg"
-  out=$(bash .gpu/run.sh bench --adapter gpu --batches "$batches" --steps "$steps" --warmup 5 --profile --json --tuning "$cfg" 2>&1)
+  out=$(bash .gpu/run.sh bench --adapter gpu --batches "$batches" --steps "$steps" --warmup 5 --profile --json --tuning "$cfg" 2>&1 </dev/null)
   if [ $? -ne 0 ]; then echo "$out" | tail -5; continue; fi
   echo "$out" | tail -1 >> "${SWEEP_JSON:-/dev/null}"
   echo "$out" | python3 -c "$summary"
