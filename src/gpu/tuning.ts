@@ -25,14 +25,15 @@ export interface Tuning {
   readonly convInput: ConvKernel;
   /**
    * How the weight gradient's split-K slices are summed: 'lanes' (conv2d_backward_weight_reduce,
-   * lanes added in workgroup memory) or 'subgroup' (conv2d_backward_weight_reduce_subgroup, where
-   * the device has the `subgroups` feature with one subgroup size; else 'lanes').
+   * lanes added in workgroup memory), 'subgroup' (conv2d_backward_weight_reduce_subgroup, where
+   * the device has the `subgroups` feature with one subgroup size; else 'lanes'), or 'auto' (the
+   * subgroup kernel for layers with at least as many slices as sums, conv2d-tiles.ts).
    */
   readonly convReduce: ConvReduceKernel;
 }
 
 export type ConvKernel = 'registers' | 'tiled';
-export type ConvReduceKernel = 'lanes' | 'subgroup';
+export type ConvReduceKernel = 'lanes' | 'subgroup' | 'auto';
 
 export const SOFTWARE_TUNING: Tuning = {
   kernels: {},
@@ -67,9 +68,9 @@ export const GPU_TUNING: Tuning = {
     conv2d_backward_input: { WG_X: 32, WG_Y: 1 },
     conv2d_backward_weight: { WG_X: 32 },
     conv2d_backward_weight_reduce: { OUTS: 16, LANES: 16 },
-    conv2d_forward_tiled: { TCO: 64, TCI: 8, ROWS: 4, TW: 16 },
-    conv2d_backward_input_tiled: { TCI: 32, TCO: 8, ROWS: 4, TW: 16 },
-    conv2d_backward_weight_reduce_subgroup: { OUTS: 2 },
+    conv2d_forward_tiled: { TCO: 64, TCI: 8, ROWS: 16, TW: 16 },
+    conv2d_backward_input_tiled: { TCI: 32, TCO: 4, ROWS: 8, TW: 16 },
+    conv2d_backward_weight_reduce_subgroup: { OUTS: 1 },
     linear_forward: { WG_X: 4, WG_Y: 2, KSPLIT: 32 },
     linear_backward_input: { WG_X: 16, WG_Y: 4 },
     linear_backward_weight: { WG_X: 8, WG_Y: 2, NSPLIT: 8 },
@@ -90,7 +91,7 @@ export const GPU_TUNING: Tuning = {
   convWeight: 'tiled',
   convForward: 'tiled',
   convInput: 'tiled',
-  convReduce: 'lanes',
+  convReduce: 'auto',
 };
 
 export function tuningFor(adapter: AdapterSummary): Tuning {
@@ -149,6 +150,6 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     convWeight: choice('convWeight', base.convWeight, conv),
     convForward: choice('convForward', base.convForward, conv),
     convInput: choice('convInput', base.convInput, conv),
-    convReduce: choice('convReduce', base.convReduce, ['lanes', 'subgroup'] as const),
+    convReduce: choice('convReduce', base.convReduce, ['lanes', 'subgroup', 'auto'] as const),
   };
 }

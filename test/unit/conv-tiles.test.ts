@@ -14,8 +14,10 @@ const withTiles = (kernel: 'conv2d_forward_tiled' | 'conv2d_backward_input_tiled
 
 describe('conv2d forward and input-gradient tiles', () => {
   it('tiles conv2 (32 -> 64 channels) on a real GPU, within 32 KB of workgroup memory', () => {
-    expect(forwardTiles(32, GPU_TUNING, limits(32768))).toEqual(GPU_TUNING.kernels.conv2d_forward_tiled);
-    expect(inputTiles(64, GPU_TUNING, limits(32768))).toEqual(GPU_TUNING.kernels.conv2d_backward_input_tiled);
+    expect(forwardTiles(32, GPU_TUNING, limits(32768, 1024))).toEqual(GPU_TUNING.kernels.conv2d_forward_tiled);
+    expect(inputTiles(64, GPU_TUNING, limits(32768, 1024))).toEqual(GPU_TUNING.kernels.conv2d_backward_input_tiled);
+    // 8 channel groups x 16 rows x 4 pixel groups: more than SwiftShader's 256 invocations
+    expect(forwardTiles(32, GPU_TUNING, limits(32768, 256))).toBeNull();
   });
 
   it('keeps the register kernels for conv1 (3 input channels), on SwiftShader, and where a tile does not fit', () => {
@@ -45,10 +47,15 @@ describe('conv2d forward and input-gradient tiles', () => {
 
 describe('conv2d weight-gradient reduce', () => {
   const subgroup: Tuning = { ...GPU_TUNING, convReduce: 'subgroup' };
-  it('uses subgroups where asked and the device has one subgroup size that OUTS fits', () => {
+  it('uses subgroups where asked (always, or for long sums) and the device has one subgroup size that OUTS fits', () => {
     expect(reduceSubgroup(subgroup, 32)).toBe(32);
+    expect(reduceSubgroup(subgroup, 32, 128, 18496)).toBe(32);
+    const auto: Tuning = { ...GPU_TUNING, convReduce: 'auto' };
+    expect(reduceSubgroup(auto, 32, 4096, 896)).toBe(32); // conv1 at batch 2048: long sums
+    expect(reduceSubgroup(auto, 32, 128, 18496)).toBe(0); // conv2: many short sums
+    expect(reduceSubgroup(auto, 0, 4096, 896)).toBe(0);
     expect(reduceSubgroup(subgroup, 0)).toBe(0);
-    expect(reduceSubgroup(GPU_TUNING, 32)).toBe(0);
+    expect(reduceSubgroup({ ...GPU_TUNING, convReduce: 'lanes' }, 32)).toBe(0);
     const wide = { ...subgroup, kernels: { ...subgroup.kernels, conv2d_backward_weight_reduce_subgroup: { OUTS: 8 } } };
     expect(reduceSubgroup(wide, 4)).toBe(0);
     const odd = { ...subgroup, kernels: { ...subgroup.kernels, conv2d_backward_weight_reduce_subgroup: { OUTS: 6 } } };

@@ -45,7 +45,7 @@ describe('parseTuning', () => {
       /tuning convForward must be "registers" or "tiled" \(got 1\)/,
     );
     expect(() => parseTuning('{"convReduce": "tiled"}', GPU_TUNING)).toThrow(
-      /tuning convReduce must be "lanes" or "subgroup" \(got "tiled"\)/,
+      /tuning convReduce must be "lanes" or "subgroup" or "auto" \(got "tiled"\)/,
     );
   });
 });

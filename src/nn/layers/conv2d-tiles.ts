@@ -77,10 +77,15 @@ export function inputTiles(co: number, tuning: Tuning, limits?: Limits): ConvTil
 
 /**
  * The subgroup size for conv2d_backward_weight_reduce_subgroup, or 0 for the lanes kernel: the
- * tuning asks for it and the device has subgroups of one fixed size that OUTS divides.
+ * device has subgroups of one fixed size that OUTS divides, and the tuning asks for them always
+ * ('subgroup') or where the sums are longer than they are many ('auto': splits >= outputs, since a
+ * subgroup spreads each sum over its lanes). On the
+ * H200 that is conv1 (4096 slices of 896 sums: 0.068 -> 0.048 ms at batch 2048), not conv2 (128
+ * slices of 18,496 sums: 0.013 -> 0.028 ms), bench/results/h200-conv-tiles.txt.
  */
-export function reduceSubgroup(tuning: Tuning, subgroupSize: number): number {
-  if (tuning.convReduce !== 'subgroup' || subgroupSize === 0) return 0;
+export function reduceSubgroup(tuning: Tuning, subgroupSize: number, splits = 1, outputs = 0): number {
+  if (tuning.convReduce === 'lanes' || subgroupSize === 0) return 0;
+  if (tuning.convReduce === 'auto' && splits < outputs) return 0;
   const outs = {
     ...KERNELS.conv2d_backward_weight_reduce_subgroup.overrides,
     ...tuning.kernels.conv2d_backward_weight_reduce_subgroup,

@@ -138,7 +138,8 @@ export class Conv2dLayer implements Layer {
     return makeOp(g, k, label, shape, { dy, theta: ctx.params, dx }, wg);
   }
 
-  // The split-K slices summed into the weight and bias gradients (subgroup shuffles where asked and had).
+  // The split-K slices summed into the weight and bias gradients (subgroup shuffles where asked, had and
+  // the sums are long: reduceSubgroup).
   private async reduceOp(ctx: BuildContext, splits: number): Promise<Op> {
     const g = ctx.gpu;
     const shape = {
@@ -151,7 +152,7 @@ export class Conv2dLayer implements Layer {
     const operands = { partial: ctx.workspace, grad: ctx.grads };
     const label = `${this.name}.backward_weight_reduce`;
     const outputs = this.co * (this.ci * 9 + 1);
-    const sg = reduceSubgroup(ctx.tuning, g.subgroupSize);
+    const sg = reduceSubgroup(ctx.tuning, g.subgroupSize, splits, outputs);
     if (sg > 0) {
       const k = await g.kernels.get('conv2d_backward_weight_reduce_subgroup', { SG: sg });
       return makeOp(g, k, label, shape, operands, [cdiv(outputs, k.overrides.OUTS ?? 4), 1, 1]);

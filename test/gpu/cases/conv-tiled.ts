@@ -1,13 +1,13 @@
 // The real-GPU variants of the conv2d kernels against src/reference/conv2d.ts: the workgroup-memory
 // tiled forward and input gradient, on shapes whose channels, rows and columns all end in a partial
 // tile (tiles of the default size, small ones, an odd row count, and the tiles the real-GPU tuning
-// gives conv2), and the subgroup-shuffle reduce of the weight gradient's split-K slices, which runs
+// gives conv2, made to fit 256 invocations), and the subgroup-shuffle reduce of the weight gradient's split-K slices, which runs
 // only where the device has the `subgroups` feature with one subgroup size (SwiftShader has: 4).
 import type { Gpu } from '../../../src/gpu/device.ts';
 import { KERNELS } from '../../../src/gpu/kernels.ts';
 import { cdiv } from '../../../src/gpu/op.ts';
-import { GPU_TUNING } from '../../../src/gpu/tuning.ts';
 import { conv2dBackwardInput, conv2dForward, type Conv2dShape } from '../../../src/reference/conv2d.ts';
+import { fitTiles } from '../../helpers/fit-tiles.ts';
 import { expectClose } from '../../helpers/gradcheck.ts';
 import { arena, randn, runOp } from '../../helpers/run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
@@ -109,11 +109,11 @@ async function subgroupReduce(gpu: Gpu, splits: number, co: number, k: number, o
 export const convTiledCases = {
   conv2d_forward_tiled: [
     ...ODD.flatMap(([s, t], k) => [forwardCase(s, t, false, k), forwardCase(s, t, true, k)]),
-    forwardCase(CONV2, GPU_TUNING.kernels.conv2d_forward_tiled ?? {}, true, 9),
+    forwardCase(CONV2, fitTiles('conv2d_forward_tiled', 256), true, 9),
   ],
   conv2d_backward_input_tiled: [
     ...ODD.map(([s, t], k) => inputCase(s, swap(t), k)),
-    inputCase(CONV2, GPU_TUNING.kernels.conv2d_backward_input_tiled ?? {}, 9),
+    inputCase(CONV2, fitTiles('conv2d_backward_input_tiled', 256), 9),
   ],
   // Every slice count against the lanes: fewer slices than lanes, not a multiple, many; outputs
   // that end in a partial workgroup; one output per workgroup (all lanes on one sum).
