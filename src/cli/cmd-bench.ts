@@ -22,7 +22,8 @@ With --workers: step time of data-parallel training for each mode and worker cou
 threads with their own devices, the synthetic dataset), and rank 0's time waiting in collectives.
   --tuning  kernel override constants and split-K targets, e.g.
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'
-  --profile also time every kernel separately (GPU timestamps)
+  --profile also time every kernel separately (GPU timestamps; Dawn rounds them to 65.5 us unless
+            WEBDDP_DAWN_FLAGS=disable-dawn-features=timestamp_quantization is set)
   --json    print only the JSON line`;
 
 export const command: Command = {

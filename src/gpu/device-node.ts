@@ -21,9 +21,17 @@ let dawn: DawnModule | null = null;
  */
 const instances: GPU[] = [];
 
+/**
+ * Dawn's own flags from WEBDDP_DAWN_FLAGS, space-separated, e.g.
+ * `disable-dawn-features=timestamp_quantization` for profiles finer than Dawn's default 65.5 us.
+ */
+function dawnFlags(): string[] {
+  return (process.env.WEBDDP_DAWN_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
+}
+
 function createInstance(create: DawnModule['create'], device?: string): GPU {
   // Dawn's node binding picks the first adapter whose device name contains `adapter=`.
-  const gpu = create(device ? [`adapter=${device}`] : []);
+  const gpu = create([...(device ? [`adapter=${device}`] : []), ...dawnFlags()]);
   instances.push(gpu);
   return gpu;
 }

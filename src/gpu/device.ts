@@ -12,6 +12,9 @@ export interface AdapterSummary {
   device: string;
   description: string;
   fallback: boolean;
+  /** The adapter's subgroup sizes (0 where it does not say). */
+  subgroupMinSize: number;
+  subgroupMaxSize: number;
 }
 
 export interface AcquireOptions {
@@ -59,6 +62,12 @@ export class Gpu {
     return this.device.features.has('timestamp-query');
   }
 
+  /** The fixed subgroup size where the device has subgroups and one size for all of them, else 0. */
+  get subgroupSize(): number {
+    const { subgroupMinSize: lo, subgroupMaxSize: hi } = this.adapter;
+    return this.device.features.has('subgroups') && lo > 0 && lo === hi ? lo : 0;
+  }
+
   /** Throws the DeviceLostError if the device is gone. Call before recording work. */
   assertAlive(): void {
     if (this.lostError) throw this.lostError;
@@ -87,7 +96,8 @@ export async function acquireDevice(gpu: GPU, opts: AcquireOptions): Promise<Gpu
   }
   const requiredLimits: Record<string, number> = {};
   for (const k of RAISED_LIMITS) requiredLimits[k] = adapter.limits[k];
-  const requiredFeatures: GPUFeatureName[] = adapter.features.has('timestamp-query') ? ['timestamp-query'] : [];
+  // Timestamps for the profiler; subgroups for the kernels that have a subgroup variant (tuning.ts).
+  const requiredFeatures = (['timestamp-query', 'subgroups'] as const).filter((f) => adapter.features.has(f));
   const device = await adapter.requestDevice({ label: opts.label, requiredLimits, requiredFeatures });
   const info = adapter.info;
   const summary: AdapterSummary = {
@@ -96,6 +106,8 @@ export async function acquireDevice(gpu: GPU, opts: AcquireOptions): Promise<Gpu
     device: info.device,
     description: info.description,
     fallback: info.isFallbackAdapter || info.architecture === 'swiftshader',
+    subgroupMinSize: info.subgroupMinSize ?? 0,
+    subgroupMaxSize: info.subgroupMaxSize ?? 0,
   };
   return new Gpu(device, opts.label, summary, gpu);
 }

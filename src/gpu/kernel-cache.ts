@@ -2,7 +2,7 @@
 // explicit bind-group layout built from the registry (never layout: 'auto'), labels on every
 // object, and compile errors that quote the file, line, column and source line.
 import { ShaderCompileError, withErrorScopes } from './errors.ts';
-import { KERNELS, type KernelName } from './kernels.ts';
+import { KERNELS, type KernelName, type KernelSpec } from './kernels.ts';
 import { shaderSource } from './shader-sources.ts';
 
 export interface Kernel<K extends KernelName = KernelName> {
@@ -42,6 +42,9 @@ export class KernelCache {
 
   /** The compiled kernel for `name` with its overrides (registry defaults < tuning < `overrides`). */
   get<K extends KernelName>(name: K, overrides: Record<string, number> = {}): Promise<Kernel<K>> {
+    const spec: KernelSpec = KERNELS[name];
+    if (spec.requires && !this.device.features.has(spec.requires))
+      throw new Error(`kernel ${name} needs the '${spec.requires}' feature, which ${this.deviceLabel} lacks`);
     const merged = { ...KERNELS[name].overrides, ...this.tuning[name], ...overrides };
     for (const k of Object.keys(merged)) {
       if (!(k in KERNELS[name].overrides)) throw new Error(`kernel ${name} has no override constant '${k}'`);

@@ -12,6 +12,8 @@ export interface KernelSpec {
   readonly params: Readonly<Record<string, FieldType>>;
   /** Overridable constants and their defaults (workgroup sizes). */
   readonly overrides: Readonly<Record<string, number>>;
+  /** A device feature the WGSL enables (`enable subgroups;`); only devices that have it compile it. */
+  readonly requires?: 'subgroups';
 }
 
 const u = 'u32' as const;
@@ -25,10 +27,20 @@ export const KERNELS = {
     params: { n: u, ci: u, co: u, h: u, w: u, w_off: u, b_off: u, relu: u },
     overrides: { WG_X: 64, WG_Y: 1 },
   },
+  conv2d_forward_tiled: {
+    bindings: [P, ['x', 'read'], ['theta', 'read'], ['y', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, w_off: u, b_off: u, relu: u },
+    overrides: { TCO: 32, TCI: 8, ROWS: 4, TW: 16 },
+  },
   conv2d_backward_input: {
     bindings: [P, ['dy', 'read'], ['theta', 'read'], ['dx', 'read_write']],
     params: { n: u, ci: u, co: u, h: u, w: u, w_off: u },
     overrides: { WG_X: 64, WG_Y: 1 },
+  },
+  conv2d_backward_input_tiled: {
+    bindings: [P, ['dy', 'read'], ['theta', 'read'], ['dx', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, w_off: u },
+    overrides: { TCI: 32, TCO: 8, ROWS: 4, TW: 16 },
   },
   conv2d_backward_weight: {
     bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
@@ -44,6 +56,12 @@ export const KERNELS = {
     bindings: [P, ['partial', 'read'], ['grad', 'read_write']],
     params: { co: u, k: u, splits: u, w_off: u, b_off: u },
     overrides: { OUTS: 64, LANES: 1 },
+  },
+  conv2d_backward_weight_reduce_subgroup: {
+    bindings: [P, ['partial', 'read'], ['grad', 'read_write']],
+    params: { co: u, k: u, splits: u, w_off: u, b_off: u },
+    overrides: { OUTS: 4, SG: 32 },
+    requires: 'subgroups',
   },
   maxpool2d_forward: {
     bindings: [P, ['x', 'read'], ['y', 'read_write']],

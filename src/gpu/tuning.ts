@@ -18,10 +18,22 @@ export interface Tuning {
    * reads its operands from global memory) or 'tiled' (conv2d_backward_weight_tiled: tiles staged
    * in workgroup memory and shared by a workgroup's invocations).
    */
-  readonly convWeight: ConvWeightKernel;
+  readonly convWeight: ConvKernel;
+  /** conv2d_forward ('registers') or conv2d_forward_tiled ('tiled'), where the layer's tiles fit. */
+  readonly convForward: ConvKernel;
+  /** conv2d_backward_input ('registers') or conv2d_backward_input_tiled ('tiled'), where they fit. */
+  readonly convInput: ConvKernel;
+  /**
+   * How the weight gradient's split-K slices are summed: 'lanes' (conv2d_backward_weight_reduce,
+   * lanes added in workgroup memory), 'subgroup' (conv2d_backward_weight_reduce_subgroup, where
+   * the device has the `subgroups` feature with one subgroup size; else 'lanes'), or 'auto' (the
+   * subgroup kernel for layers with at least as many slices as sums, conv2d-tiles.ts).
+   */
+  readonly convReduce: ConvReduceKernel;
 }
 
-export type ConvWeightKernel = 'registers' | 'tiled';
+export type ConvKernel = 'registers' | 'tiled';
+export type ConvReduceKernel = 'lanes' | 'subgroup' | 'auto';
 
 export const SOFTWARE_TUNING: Tuning = {
   kernels: {},
@@ -29,6 +41,9 @@ export const SOFTWARE_TUNING: Tuning = {
   maxSplits: 64,
   normWorkgroups: 8,
   convWeight: 'registers',
+  convForward: 'registers',
+  convInput: 'registers',
+  convReduce: 'lanes',
 };
 
 /**
@@ -46,6 +61,12 @@ export const SOFTWARE_TUNING: Tuning = {
  * images/s at batch 512 (bench/results/h200-split-k-lanes.txt). Splitting the linear weight
  * gradients' batch sums 8 ways inside 8x2 workgroups took fc1's from 0.79-0.85 to 0.39-0.46 ms
  * and fc2's from 0.46 to 0.07 ms at batch 2048 (bench/results/h200-linear-nsplit.txt).
+ * conv2's tiled forward (32 output channels x a 16x16 image per workgroup, 4 input channels staged
+ * at a time) and input gradient (32 x 16x16, 4 output channels at a time) took them from 1.10 to
+ * 0.79 ms and from 1.27 to 0.80 ms at batch 2048 (17.5 -> 24.4 and 15.3 -> 24.2 TFLOP/s), out of 18
+ * tile shapes swept; the subgroup reduce for layers with long sums ('auto': conv1) took conv1's
+ * from 0.068 to 0.048 ms; batch 2048 went from 231-254k to 288-290k images/s
+ * (bench/results/h200-conv-tiles.txt).
  */
 export const GPU_TUNING: Tuning = {
   kernels: {
@@ -53,6 +74,9 @@ export const GPU_TUNING: Tuning = {
     conv2d_backward_input: { WG_X: 32, WG_Y: 1 },
     conv2d_backward_weight: { WG_X: 32 },
     conv2d_backward_weight_reduce: { OUTS: 16, LANES: 16 },
+    conv2d_forward_tiled: { TCO: 32, TCI: 4, ROWS: 16, TW: 16 },
+    conv2d_backward_input_tiled: { TCI: 32, TCO: 4, ROWS: 16, TW: 16 },
+    conv2d_backward_weight_reduce_subgroup: { OUTS: 1 },
     linear_forward: { WG_X: 4, WG_Y: 2, KSPLIT: 32 },
     linear_backward_input: { WG_X: 16, WG_Y: 4 },
     linear_backward_weight: { WG_X: 8, WG_Y: 2, NSPLIT: 8 },
@@ -71,6 +95,9 @@ export const GPU_TUNING: Tuning = {
   maxSplits: 4096,
   normWorkgroups: 256,
   convWeight: 'tiled',
+  convForward: 'tiled',
+  convInput: 'tiled',
+  convReduce: 'auto',
 };
 
 export function tuningFor(adapter: AdapterSummary): Tuning {
@@ -79,8 +106,8 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
 
 /**
  * A Tuning from JSON (the CLI's --tuning): {"kernels": {"conv2d_forward": {"WG_X": 128}},
- * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers"}, over `base` for the
- * fields it omits.
+ * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers", "convForward": "tiled",
+ * "convInput": "tiled", "convReduce": "subgroup"}, over `base` for the fields it omits.
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
   let v: unknown;
@@ -114,14 +141,21 @@ export function parseTuning(json: string, base: Tuning): Tuning {
       throw new Error(`tuning ${k} must be a positive integer`);
     return n;
   };
-  const convWeight = o.convWeight ?? base.convWeight;
-  if (convWeight !== 'registers' && convWeight !== 'tiled')
-    throw new Error(`tuning convWeight must be "registers" or "tiled" (got ${JSON.stringify(convWeight)})`);
+  const choice = <T extends string>(k: string, d: T, allowed: readonly T[]): T => {
+    const c = o[k] ?? d;
+    if (!allowed.includes(c as T))
+      throw new Error(`tuning ${k} must be ${allowed.map((a) => `"${a}"`).join(' or ')} (got ${JSON.stringify(c)})`);
+    return c as T;
+  };
+  const conv = ['registers', 'tiled'] as const;
   return {
     kernels: { ...base.kernels, ...(kernels as KernelTuning) },
     targetThreads: num('targetThreads', base.targetThreads),
     maxSplits: num('maxSplits', base.maxSplits),
     normWorkgroups: num('normWorkgroups', base.normWorkgroups),
-    convWeight,
+    convWeight: choice('convWeight', base.convWeight, conv),
+    convForward: choice('convForward', base.convForward, conv),
+    convInput: choice('convInput', base.convInput, conv),
+    convReduce: choice('convReduce', base.convReduce, ['lanes', 'subgroup', 'auto'] as const),
   };
 }

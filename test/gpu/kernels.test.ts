@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gpu } from '../../src/gpu/device.ts';
 import { ShaderCompileError } from '../../src/gpu/errors.ts';
 import { formatCompileMessages } from '../../src/gpu/kernel-cache.ts';
-import { KERNEL_NAMES, KERNELS, type BindingKind } from '../../src/gpu/kernels.ts';
+import { KERNEL_NAMES, KERNELS, type BindingKind, type KernelSpec } from '../../src/gpu/kernels.ts';
 import { shaderFiles } from '../../src/gpu/shader-sources.ts';
 import { testGpu } from '../helpers/gpu.ts';
 
@@ -47,7 +47,9 @@ describe('kernel registry', () => {
       for (const o of Object.keys(KERNELS[name].overrides)) expect(code).toMatch(new RegExp(`override ${o}: u32`));
     });
 
-    it(`${name}: compiles and builds a pipeline`, async () => {
+    it(`${name}: compiles and builds a pipeline`, async (ctx) => {
+      const needs = (KERNELS[name] as KernelSpec).requires;
+      if (needs && !gpu.device.features.has(needs)) ctx.skip(`the device lacks '${needs}'`);
       const k = await gpu.kernels.get(name);
       expect(k.pipeline.label).toBe(`${name}.pipeline`);
     });

@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initSimpleCnn } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 import type { Gpu } from '../../src/gpu/device.ts';
-import { GPU_TUNING } from '../../src/gpu/tuning.ts';
+import type { Tuning } from '../../src/gpu/tuning.ts';
 import { readFixture } from '../../src/parity/fixture.ts';
 import { runGradFixture } from '../../src/parity/grad.ts';
 import { checkTensor } from '../../src/parity/tolerance.ts';
 import { simpleCnnStep } from '../../src/reference/simplecnn.ts';
 import { Trainer } from '../../src/train/trainer.ts';
 import { expectClose } from '../helpers/gradcheck.ts';
+import { fittedGpuTuning } from '../helpers/fit-tiles.ts';
 import { testGpu } from '../helpers/gpu.ts';
 
 let gpu: Gpu;
@@ -41,14 +42,20 @@ describe('SimpleCNN against PyTorch (simplecnn_grad.safetensors)', () => {
 });
 
 describe('SimpleCNN against the CPU reference', () => {
-  // This device's own tuning, and the one real GPUs get (tiled weight gradients, split-K fc1):
-  // both kernel paths run here, whatever the adapter.
-  for (const [width, batch, tuning] of [
-    [0.5, 3, undefined],
-    [1.5, 2, undefined],
-    [1, 3, GPU_TUNING],
+  // This device's own tuning, and the one real GPUs get (tiled convolutions, split-K fc1; its tiles
+  // made to fit this device's workgroup size), also with the subgroup reduce for every layer where
+  // the device has subgroups: every kernel path runs here, whatever the adapter.
+  const gpuTuning = (over: Partial<Tuning> = {}) =>
+    fittedGpuTuning(gpu.device.limits.maxComputeInvocationsPerWorkgroup, over);
+  for (const [width, batch, kind, name] of [
+    [0.5, 3, 'own', ''],
+    [1.5, 2, 'own', ''],
+    [1, 3, 'gpu', ', real-GPU tuning'],
+    [1, 2, 'subgroup', ', real-GPU tuning with the subgroup reduce'],
   ] as const) {
-    it(`width ${width}, batch ${batch}, uint8 input normalised on the GPU${tuning ? ', real-GPU tuning' : ''}`, async () => {
+    it(`width ${width}, batch ${batch}, uint8 input normalised on the GPU${name}`, async (ctx) => {
+      if (kind === 'subgroup' && gpu.subgroupSize === 0) ctx.skip(`${gpu.label} has no fixed-size subgroups`);
+      const tuning = kind === 'own' ? undefined : gpuTuning(kind === 'subgroup' ? { convReduce: 'subgroup' } : {});
       const spec = simpleCnnSpec(width);
       const t = await Trainer.create(gpu, {
         spec,

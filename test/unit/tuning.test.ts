@@ -14,6 +14,11 @@ describe('parseTuning', () => {
     expect(t.targetThreads).toBe(4096);
     expect(t.maxSplits).toBe(GPU_TUNING.maxSplits);
     expect(t.convWeight).toBe('registers');
+    expect(t.convForward).toBe(GPU_TUNING.convForward);
+    expect(parseTuning('{"convInput": "registers", "convReduce": "subgroup"}', GPU_TUNING)).toMatchObject({
+      convInput: 'registers',
+      convReduce: 'subgroup',
+    });
     expect(parseTuning('{}', SOFTWARE_TUNING)).toEqual(SOFTWARE_TUNING);
   });
 
@@ -35,6 +40,12 @@ describe('parseTuning', () => {
     );
     expect(() => parseTuning('{"convWeight": "fast"}', GPU_TUNING)).toThrow(
       /tuning convWeight must be "registers" or "tiled" \(got "fast"\)/,
+    );
+    expect(() => parseTuning('{"convForward": 1}', GPU_TUNING)).toThrow(
+      /tuning convForward must be "registers" or "tiled" \(got 1\)/,
+    );
+    expect(() => parseTuning('{"convReduce": "tiled"}', GPU_TUNING)).toThrow(
+      /tuning convReduce must be "lanes" or "subgroup" or "auto" \(got "tiled"\)/,
     );
   });
 });

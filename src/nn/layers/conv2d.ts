@@ -1,18 +1,10 @@
 // Conv2d(ci, co, 3, padding=1) with the bias and (optionally) the ReLU fused into the forward.
 // Forward and backward side by side; every tensor is NCHW.
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
-import { KERNELS } from '../../gpu/kernels.ts';
 import type { Tuning } from '../../gpu/tuning.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
-
-/** Override constants of conv2d_backward_weight_tiled. */
-interface WeightTiles {
-  readonly TCO: number;
-  readonly TCI: number;
-  readonly ROWS: number;
-  readonly TW: number;
-}
+import { forwardTiles, inputTiles, reduceSubgroup, weightTiles, type WeightTiles } from './conv2d-tiles.ts';
 
 export class Conv2dLayer implements Layer {
   readonly inShape: Shape;
@@ -48,18 +40,7 @@ export class Conv2dLayer implements Layer {
    * not: measured slower on the H200) and the device can hold them (workgroup memory, size).
    */
   tiles(tuning: Tuning, limits?: GPUSupportedLimits): WeightTiles | null {
-    if (tuning.convWeight !== 'tiled') return null;
-    const t = {
-      ...KERNELS.conv2d_backward_weight_tiled.overrides,
-      ...tuning.kernels.conv2d_backward_weight_tiled,
-    } as WeightTiles;
-    if (this.ci < t.TCI) return null;
-    const bytes = 4 * (t.ROWS * t.TW * t.TCO + t.TCI * (t.ROWS + 2) * (t.TW + 2));
-    const fits =
-      !limits ||
-      (bytes <= limits.maxComputeWorkgroupStorageSize &&
-        (t.TCO / 4) * t.TCI <= limits.maxComputeInvocationsPerWorkgroup);
-    return fits ? t : null;
+    return weightTiles(this.ci, tuning, limits);
   }
 
   /**
@@ -84,54 +65,35 @@ export class Conv2dLayer implements Layer {
 
   // x [N, ci, h, w] -> y [N, co, h, w] = relu?(conv(x, weight) + bias)
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
+    const shape = {
+      n: batch,
+      ci: this.ci,
+      co: this.co,
+      h: this.h,
+      w: this.w,
+      w_off: ctx.paramOffset(this.weight),
+      b_off: ctx.paramOffset(this.bias),
+      relu: this.relu ? 1 : 0,
+    };
+    const operands = { x, theta: ctx.params, y };
+    const label = `${this.name}.forward`;
+    const t = forwardTiles(this.ci, ctx.tuning, ctx.gpu.device.limits);
+    if (t) {
+      const k = await ctx.gpu.kernels.get('conv2d_forward_tiled', { ...t });
+      const pixelTiles = cdiv(this.h, t.ROWS) * cdiv(this.w, t.TW);
+      return [makeOp(ctx.gpu, k, label, shape, operands, [pixelTiles, cdiv(this.co, t.TCO), batch])];
+    }
     const k = await ctx.gpu.kernels.get('conv2d_forward');
     const { WG_X = 64, WG_Y = 1 } = k.overrides;
-    return [
-      makeOp(
-        ctx.gpu,
-        k,
-        `${this.name}.forward`,
-        {
-          n: batch,
-          ci: this.ci,
-          co: this.co,
-          h: this.h,
-          w: this.w,
-          w_off: ctx.paramOffset(this.weight),
-          b_off: ctx.paramOffset(this.bias),
-          relu: this.relu ? 1 : 0,
-        },
-        { x, theta: ctx.params, y },
-        [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.co, 4), WG_Y), batch],
-      ),
-    ];
+    const wg = [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.co, 4), WG_Y), batch] as const;
+    return [makeOp(ctx.gpu, k, label, shape, operands, wg)];
   }
 
   // dy [N, co, h, w] (pre-activation gradient) -> dx [N, ci, h, w]; dweight, dbias += (split-K, then reduce)
   async backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
     const ops: Op[] = [];
     const g = ctx.gpu;
-    if (io.dx) {
-      const k = await g.kernels.get('conv2d_backward_input');
-      const { WG_X = 64, WG_Y = 1 } = k.overrides;
-      ops.push(
-        makeOp(
-          g,
-          k,
-          `${this.name}.backward_input`,
-          {
-            n: batch,
-            ci: this.ci,
-            co: this.co,
-            h: this.h,
-            w: this.w,
-            w_off: ctx.paramOffset(this.weight),
-          },
-          { dy: io.dy, theta: ctx.params, dx: io.dx },
-          [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.ci, 4), WG_Y), batch],
-        ),
-      );
-    }
+    if (io.dx) ops.push(await this.backwardInput(ctx, io.dy, io.dx, batch));
     const tiles = this.tiles(ctx.tuning, g.device.limits);
     const splits = this.splits(batch, ctx.tuning, tiles);
     const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
@@ -155,23 +117,47 @@ export class Conv2dLayer implements Layer {
         ]),
       );
     }
-    const kr = await g.kernels.get('conv2d_backward_weight_reduce');
-    ops.push(
-      makeOp(
-        g,
-        kr,
-        `${this.name}.backward_weight_reduce`,
-        {
-          co: this.co,
-          k: this.ci * 9,
-          splits,
-          w_off: ctx.gradOffset(this.weight),
-          b_off: ctx.gradOffset(this.bias),
-        },
-        { partial: ctx.workspace, grad: ctx.grads },
-        [cdiv(this.co * (this.ci * 9 + 1), kr.overrides.OUTS ?? 64), 1, 1],
-      ),
-    );
+    ops.push(await this.reduceOp(ctx, splits));
     return ops;
+  }
+
+  // dy [N, co, h, w] -> dx [N, ci, h, w], through the tiled kernel where it fits.
+  private async backwardInput(ctx: BuildContext, dy: GPUBuffer, dx: GPUBuffer, batch: number): Promise<Op> {
+    const g = ctx.gpu;
+    const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, w_off: ctx.paramOffset(this.weight) };
+    const label = `${this.name}.backward_input`;
+    const t = inputTiles(this.co, ctx.tuning, g.device.limits);
+    if (t) {
+      const k = await g.kernels.get('conv2d_backward_input_tiled', { ...t });
+      const pixelTiles = cdiv(this.h, t.ROWS) * cdiv(this.w, t.TW);
+      return makeOp(g, k, label, shape, { dy, theta: ctx.params, dx }, [pixelTiles, cdiv(this.ci, t.TCI), batch]);
+    }
+    const k = await g.kernels.get('conv2d_backward_input');
+    const { WG_X = 64, WG_Y = 1 } = k.overrides;
+    const wg = [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.ci, 4), WG_Y), batch] as const;
+    return makeOp(g, k, label, shape, { dy, theta: ctx.params, dx }, wg);
+  }
+
+  // The split-K slices summed into the weight and bias gradients (subgroup shuffles where asked, had and
+  // the sums are long: reduceSubgroup).
+  private async reduceOp(ctx: BuildContext, splits: number): Promise<Op> {
+    const g = ctx.gpu;
+    const shape = {
+      co: this.co,
+      k: this.ci * 9,
+      splits,
+      w_off: ctx.gradOffset(this.weight),
+      b_off: ctx.gradOffset(this.bias),
+    };
+    const operands = { partial: ctx.workspace, grad: ctx.grads };
+    const label = `${this.name}.backward_weight_reduce`;
+    const outputs = this.co * (this.ci * 9 + 1);
+    const sg = reduceSubgroup(ctx.tuning, g.subgroupSize, splits, outputs);
+    if (sg > 0) {
+      const k = await g.kernels.get('conv2d_backward_weight_reduce_subgroup', { SG: sg });
+      return makeOp(g, k, label, shape, operands, [cdiv(outputs, k.overrides.OUTS ?? 4), 1, 1]);
+    }
+    const k = await g.kernels.get('conv2d_backward_weight_reduce');
+    return makeOp(g, k, label, shape, operands, [cdiv(outputs, k.overrides.OUTS ?? 64), 1, 1]);
   }
 }

@@ -3,6 +3,8 @@ import type { Gpu } from '../../../src/gpu/device.ts';
 
 export interface OpCase {
   readonly name: string;
+  /** Runs only where the device has this feature with one fixed size (skipped elsewhere, said so). */
+  readonly requires?: 'subgroups';
   run(gpu: Gpu): Promise<void>;
 }
 
