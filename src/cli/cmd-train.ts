@@ -15,6 +15,7 @@ import { parseAdapter, settleWorkerAdapter } from './device.ts';
 import { intFlag, numberFlag, parseFlags } from './flags.ts';
 import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
+import { TraceCollector } from '../trace/collect.ts';
 
 const usage = `webddp train [--data synthetic|PATH] [--workers W] [--mode ${MODES.join('|')}] [options]
 
@@ -29,7 +30,11 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
   --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50)  --json (JSON lines)
   --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
-  --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)`;
+  --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)
+  --trace FILE.json   write every rank's step timeline (data, upload, each layer's forward and backward
+                      on the GPU, buckets, ring chunks, waits, optimizer, readbacks) in the Chrome trace
+                      event format: open it in https://ui.perfetto.dev or chrome://tracing. Tracing
+                      submits each layer on its own, so a traced step runs a little slower`;
 
 const num = { type: 'string' } as const;
 
@@ -73,6 +78,7 @@ export const command: Command = {
           save: num,
           resume: num,
           'inject-fault': num,
+          trace: num,
           help: { type: 'boolean', default: false },
         },
       }),
@@ -139,11 +145,16 @@ export const command: Command = {
       spawn: nodeSpawner(env.rankWorkerUrl, adapter, devices),
       ...(initialParams ? { initialParams } : {}),
       ...(fault ? { fault } : {}),
+      ...(values.trace ? { trace: true } : {}),
     });
+    const trace = values.trace ? new TraceCollector() : null;
     const onSignal = () => coordinator.stop();
     process.once('SIGINT', onSignal);
     try {
-      for await (const e of coordinator.run()) out.event(e);
+      for await (const e of coordinator.run()) {
+        if (e.type === 'step') trace?.add(e.spans);
+        out.event(e);
+      }
       if (values.save) {
         const [params] = await coordinator.readParams();
         if (!params) throw new Error('rank 0 returned no parameters');
@@ -155,6 +166,10 @@ export const command: Command = {
       return 0;
     } finally {
       process.off('SIGINT', onSignal);
+      if (trace && values.trace) {
+        await writeFile(values.trace, JSON.stringify(trace.trace({ mode: config.mode, workers: config.workers })));
+        if (!values.json) io.err(`trace: ${values.trace}\n`);
+      }
       await coordinator.close();
     }
   },

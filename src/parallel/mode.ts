@@ -11,6 +11,7 @@ import type { Gpu } from '../gpu/device.ts';
 import type { ModelSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
 import type { Trainer, TrainerOptions } from '../train/trainer.ts';
+import type { Tracer } from '../trace/tracer.ts';
 
 export type { EpochPlan, MicroBatch } from '../data/plan.ts';
 
@@ -65,8 +66,10 @@ export interface ModeContext {
   /** DataParallel's 2-rank groups with each peer (rank 0: every replica; a replica: rank 0). */
   readonly pairs: ReadonlyMap<number, ProcessGroup>;
   readonly source: BatchSource | null;
-  /** Runs a collective, counting the time spent waiting in it. */
-  comm<T>(op: () => Promise<T>): Promise<T>;
+  /** Runs a collective, counting the time spent waiting in it (a comm-lane span `name` when tracing). */
+  comm<T>(op: () => Promise<T>, name?: string): Promise<T>;
+  /** This rank's step timeline (off unless the run traces). */
+  readonly tracer: Tracer;
 }
 
 export interface ModeRunner {

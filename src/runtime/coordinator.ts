@@ -21,6 +21,8 @@ export interface CoordinatorOptions {
   readonly spawn: SpawnWorker;
   readonly initialParams?: Float32Array;
   readonly recordTransfers?: boolean;
+  /** Record every rank's step timeline (step events carry the spans). */
+  readonly trace?: boolean;
   /** Stage a failure on one rank (tests, demonstrations). */
   readonly fault?: Fault & { readonly rank: number };
 }
@@ -82,6 +84,7 @@ export class Coordinator {
                 pairs: pairs[r] ?? [],
                 ...(r === 0 && o.initialParams ? { initialParams: o.initialParams } : {}),
                 recordTransfers: o.recordTransfers ?? false,
+                ...(o.trace ? { trace: true } : {}),
                 ...(o.fault?.rank === r ? { fault: { step: o.fault.step, kind: o.fault.kind } } : {}),
               },
               ports,
@@ -168,6 +171,7 @@ export class Coordinator {
           ms,
           workers: last.map(stat),
           transfers: last.flatMap((l) => l.transfers ?? []),
+          ...(last.some((l) => l.spans) ? { spans: last.map((l) => l.spans ?? []) } : {}),
         };
         if (c.checkEvery > 0 && globalStep % c.checkEvery === 0) yield await this.check(epoch, step);
       }
