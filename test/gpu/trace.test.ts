@@ -28,7 +28,7 @@ describe('webddp train --trace', () => {
       const names = new Set(trace.traceEvents.filter((e) => e.pid === pid).map((e) => e.name));
       for (const n of ['data', 'upload', 'conv1.forward', 'fc2.backward', 'conv1.backward', 'optimizer'])
         expect(names, `rank ${pid} has '${n}'`).toContain(n);
-      for (const n of ['all-reduce bucket 0', 'readback bucket 0', 'bucket 0 ready', 'readback stats', 'step 1'])
+      for (const n of ['all-reduce bucket 0', 'write bucket 0', 'bucket 0 ready', 'readback stats', 'step 1'])
         expect(names, `rank ${pid} has '${n}'`).toContain(n);
       expect([...names].some((n) => /^send chunk \d+ to /.test(n))).toBe(true);
       expect([...names].some((n) => /^recv chunk \d+ from /.test(n))).toBe(true);

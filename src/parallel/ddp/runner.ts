@@ -118,7 +118,8 @@ export class DdpRunner implements ModeRunner {
         rec.submit();
         rec = new Recorder(gpu, 'ddp.backward');
         chain = chain.then(async () => {
-          const data = await tracer.span(`readback ${name}`, 'comm', () => b.readback.read(b.bucket.count));
+          // Waiting for the copy is waiting for the GPU (its backward), not communication: a mark.
+          const data = await b.readback.read(b.bucket.count);
           tracer.mark(`${name} ready`, 'comm', { bytes: b.bucket.count * 4 });
           await this.ctx.comm(() => pg.allReduce(data), `all-reduce ${name}`);
           const endWrite = tracer.begin(`write ${name}`, 'comm');

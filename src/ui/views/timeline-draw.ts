@@ -12,11 +12,11 @@ const ROW_H = 16;
 const RANK_GAP = 10;
 const LABEL_W = 86;
 
-/** Colour of a span: GPU work blue, collectives orange, readbacks and writes of buckets gold, data green. */
+/** Colour of a span: GPU work blue, collectives orange, writes of reduced buckets gold, data green. */
 export function colourOf(s: Span): string {
   if (s.lane === 'compute') return s.name === 'optimizer' ? '#7a4fd0' : '#3b6fd8';
   if (s.lane === 'data') return '#3aa35b';
-  if (s.lane === 'comm') return /^(readback|write)/.test(s.name) ? '#c9a227' : '#e8833a';
+  if (s.lane === 'comm') return s.name.startsWith('write') ? '#c9a227' : '#e8833a';
   return '#d9dde3';
 }
 

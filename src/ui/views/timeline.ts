@@ -21,7 +21,7 @@ export function timelineExplanation(): Explanation {
     title: 'Timeline',
     explanation: [
       p(
-        'Each rank’s last steps as measured: GPU work per layer (blue; the optimizer violet), communication (orange: collectives and waits; gold: reading buckets back and writing them in), data (green). Ticks are ring chunks sent and received.',
+        'Each rank’s last steps as measured: GPU work per layer (blue; the optimizer violet), communication (orange: collectives and waits; gold: writing reduced buckets back), data (green). Ticks are ring chunks sent and received.',
       ),
       p(
         'In DDP the first buckets are all-reduced while the GPU still runs the earlier layers’ backward; what is left over is exposed. ',
@@ -112,7 +112,7 @@ function legend(): HTMLElement {
     item('k-gpu', 'GPU work'),
     item('k-opt', 'optimizer'),
     item('k-comm', 'collective / wait'),
-    item('k-io', 'readback / write'),
+    item('k-io', 'bucket write'),
     item('k-data', 'data'),
   );
 }
