@@ -35,6 +35,12 @@ export interface ParallelMode {
   planEpoch(p: PlanRequest): Promise<EpochPlan>;
   /** The test positions rank `rank` evaluates (together, every test record once). */
   evalIndices(rank: number, world: number, testSize: number): Int32Array;
+  /**
+   * Whether the coordinator may start step k+1 on every rank before step k has returned (its batch
+   * gathered and uploaded, its work queued behind step k's on the GPU): only where the steps share
+   * no collective and no host state between submits. Absent: never.
+   */
+  pipelines?(c: TrainConfig): boolean;
   /** Samples one step trained, from every rank's own count. */
   stepSamples(perRank: readonly number[]): number;
   createRunner(ctx: ModeContext): Promise<ModeRunner>;

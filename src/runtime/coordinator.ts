@@ -144,12 +144,26 @@ export class Coordinator {
         correct = 0,
         samples0 = 0,
         samplesAll = 0;
+      // Pipelined modes: step k+1 is already asked for (its batch read and uploaded, its work queued)
+      // while step k runs; a step's time is then from the previous step's end to its own.
+      const pipelined = PARALLEL_MODES[c.mode].pipelines?.(c) ?? false;
+      const issue = (step: number) => {
+        const p = this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step));
+        p.catch(() => undefined); // a failure is reported where the step is awaited
+        return { at: performance.now(), p };
+      };
+      let ahead: ReturnType<typeof issue> | null = null;
+      let prevEnd = -Infinity;
       for (let step = 0; step < steps; step++) {
-        if (this.pauseGate) await this.pauseGate.promise;
-        if (this.stopRequested) break;
-        const ts = performance.now();
-        const last = await this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step));
-        const ms = performance.now() - ts;
+        if (!ahead && this.pauseGate) await this.pauseGate.promise;
+        if (!ahead && this.stopRequested) break;
+        const cur: ReturnType<typeof issue> = ahead ?? issue(step);
+        const more = pipelined && step + 1 < steps && !this.pauseGate && !this.stopRequested;
+        ahead = more ? issue(step + 1) : null;
+        const last = await cur.p;
+        const end = performance.now();
+        const ms = end - Math.max(cur.at, prevEnd);
+        prevEnd = end;
         const r0 = last[0];
         if (!r0) break;
         const samples = PARALLEL_MODES[c.mode].stepSamples(last.map((l) => l.samples));

@@ -53,7 +53,8 @@ export class Tracer {
   begin(name: string, lane: Lane, args?: SpanArgs): () => void {
     if (!this.on) return NOOP;
     const t = epochMs();
-    return () => this.add(name, lane, t, epochMs(), args);
+    const step = this.step;
+    return () => this.spans.push({ name, lane, t, dur: Math.max(0, epochMs() - t), args: { step, ...args } });
   }
 
   /** Runs `fn` inside a span. */

@@ -57,7 +57,22 @@ export class DdpRunner implements ModeRunner {
     /* replicas are always in sync */
   }
 
+  /** Settles once the previous step has submitted all its work (pipelined steps start after it). */
+  private queued: Promise<void> = Promise.resolve();
+
   async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
+    const before = this.queued;
+    let release = () => {};
+    this.queued = new Promise((r) => (release = r));
+    try {
+      await before;
+      return await this.run(micro, lr, release);
+    } finally {
+      release();
+    }
+  }
+
+  private async run(micro: readonly MicroBatch[], lr: number, submitted: () => void): Promise<StepStats> {
     const { trainer, source, world, tracer } = this.ctx;
     if (!source) throw new Error('DDP rank has no data source');
     const stats = new StatsSum();
@@ -72,17 +87,23 @@ export class DdpRunner implements ModeRunner {
       const statsBuf = trainer.copyStats(rec);
       // no_sync: only the last micro-batch of a step all-reduces.
       const sync = m === micro.length - 1 && world > 1;
+      // One worker, one micro-batch: the update goes in the same submit, so that the next step
+      // (the coordinator may already have asked for it: ParallelMode.pipelines) queues behind it.
+      const alone = world === 1 && micro.length === 1;
       let reduced = Promise.resolve();
       if (sync) reduced = this.backwardWithBuckets(rec, plan);
       else {
         trainer.recordBackward(rec, plan);
+        if (alone) trainer.recordUpdate(rec, lr);
         rec.submit();
+        if (alone) submitted();
       }
       // Both awaited together: if one fails (e.g. the rank is disposed mid-step after a peer died),
       // the other's rejection is still handled instead of surfacing as an unhandled error.
       const stat = tracer.span('readback stats', 'step', () => trainer.readStats(statsBuf, mb.count));
       const [r] = await Promise.all([stat, reduced]);
       stats.add(r.loss, r.correct, mb.count);
+      if (alone) return stats.value;
     }
     const rec = new Recorder(this.ctx.gpu, 'ddp.update');
     trainer.recordUpdate(rec, lr);
