@@ -46,4 +46,35 @@ describe('webddp train --trace', () => {
       }
     }
   });
+
+  it('traces ZeRO-2 reduce-scatter / all-gather and DataParallel replicas waiting on device 0', async () => {
+    const expected: Record<string, string[]> = {
+      zero2: ['reduce-scatter', 'all-gather', 'readback params'],
+      dp: ['scatter', 'gather grads 1', 'wait for device 0', 'send grads', 'readback dlogits'],
+    };
+    for (const [mode, names] of Object.entries(expected)) {
+      const file = join(dir, `${mode}.json`);
+      const r = await webddp(
+        'train',
+        ...[
+          '--store',
+          join(dir, 'store'),
+          '--workers',
+          '2',
+          '--batch-size',
+          '4',
+          '--train-limit',
+          '16',
+          '--mode',
+          mode,
+        ],
+        ...['--test-limit', '8', '--epochs', '1', '--json', '--trace', file],
+      );
+      expect(r.code, r.err).toBe(0);
+      const trace = JSON.parse(readFileSync(file, 'utf8')) as ChromeTrace;
+      expect(traceProblems(trace, 2), mode).toEqual([]);
+      const all = new Set(trace.traceEvents.filter((e) => e.ph === 'X').map((e) => e.name));
+      for (const n of names) expect(all, `${mode} has '${n}'`).toContain(n);
+    }
+  });
 });
