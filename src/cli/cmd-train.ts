@@ -17,6 +17,7 @@ import { buildTrainConfig } from './train-config.ts';
 import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
 import { writeFileSafely } from './write-file-safely.ts';
+import { TraceCollector } from '../trace/collect.ts';
 
 const usage = `webddp train [--data synthetic|PATH] [--workers W] [--mode ${MODES.join('|')}] [options]
 
@@ -40,10 +41,15 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       OneCycleLR:max_lr=0.1  WarmupDecayLR / WarmupCosineLR (total steps default to the run's)
   --deepspeed-config FILE               a DeepSpeed ds_config.json: batch sizes (train_batch_size =
       micro-batch x gradient_accumulation_steps x --workers), optimizer, scheduler, fp16/bf16,
-      zero_optimization (stage 0 = ddp, 1 = zero1, 2 = zero2), gradient_clipping (default 1.0, as
+      zero_optimization (stage 0 = ddp, 1 = zero1, 2 = zero2, 3 = zero3), gradient_clipping (default 1.0, as
       DeepSpeed), steps_per_print. The file wins: a flag setting the same thing differently is
       refused; keys webddp does not implement are refused by name. fp16 and bf16 are parsed and
-      checked but not yet applied to training (it runs in fp32).`;
+      checked but not yet applied to training (it runs in fp32).
+
+  --trace FILE.json   write every rank's step timeline (data, upload, each layer's forward and backward
+                      on the GPU, buckets, ring chunks, waits, optimizer, readbacks) in the Chrome trace
+                      event format: open it in https://ui.perfetto.dev or chrome://tracing. Tracing
+                      submits each layer on its own, so a traced step runs a little slower`;
 
 const num = { type: 'string' } as const;
 
@@ -89,6 +95,7 @@ export const command: Command = {
           'inject-fault': num,
           'deepspeed-config': num,
           schedule: num,
+          trace: num,
           help: { type: 'boolean', default: false },
         },
       }),
@@ -123,11 +130,16 @@ export const command: Command = {
       spawn: nodeSpawner(env.rankWorkerUrl, adapter, devices),
       ...(initialParams ? { initialParams } : {}),
       ...(fault ? { fault } : {}),
+      ...(values.trace ? { trace: true } : {}),
     });
+    const trace = values.trace ? new TraceCollector() : null;
     const onSignal = () => coordinator.stop();
     process.once('SIGINT', onSignal);
     try {
-      for await (const e of coordinator.run()) out.event(e);
+      for await (const e of coordinator.run()) {
+        if (e.type === 'step') trace?.add(e.spans);
+        out.event(e);
+      }
       if (values.save) {
         const [params] = await coordinator.readParams();
         if (!params) throw new Error('rank 0 returned no parameters');
@@ -137,6 +149,13 @@ export const command: Command = {
       return 0;
     } finally {
       process.off('SIGINT', onSignal);
+      if (trace && values.trace) {
+        await writeFileSafely(
+          values.trace,
+          new TextEncoder().encode(JSON.stringify(trace.trace({ mode: config.mode, workers: config.workers }))),
+        );
+        if (!values.json) io.err(`trace: ${values.trace}\n`);
+      }
       await coordinator.close();
     }
   },

@@ -10,6 +10,7 @@ const workersJson = (ws: readonly WorkerStat[]) =>
     rank: w.rank,
     memory_allocated: w.memory.allocated,
     max_memory_allocated: w.memory.peak,
+    buffers_created: w.memory.created,
     by_category: Object.fromEntries(
       Object.entries(w.memory.byCategory).map(([k, v]) => [k, { allocated: v.allocated, peak: v.peak }]),
     ),

@@ -5,6 +5,7 @@ import { DeviceLostError } from './errors.ts';
 import { KernelCache } from './kernel-cache.ts';
 import { MemoryTracker } from './memory.ts';
 import { UploadPool } from './upload.ts';
+import { NO_TRACE, type Tracer } from '../trace/tracer.ts';
 
 export interface AdapterSummary {
   vendor: string;
@@ -42,6 +43,8 @@ export class Gpu {
   readonly uploads: UploadPool;
   /** Set once the device is lost; every later use throws it. */
   lostError: DeviceLostError | null = null;
+  /** Times this device's submits when tracing is on (src/trace). */
+  tracer: Tracer = NO_TRACE;
   private destroyed = false;
 
   /** `instance` is the GPU object the device came from, held so it lives as long as the device. */

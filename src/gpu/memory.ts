@@ -21,6 +21,8 @@ export interface MemorySnapshot {
   allocated: number;
   peak: number;
   buffers: number;
+  /** Buffers created so far, destroyed or not (a step that allocates shows up as a rise). */
+  created?: number;
   byCategory: Record<MemoryCategory, CategoryStats>;
 }
 
@@ -39,6 +41,7 @@ export class MemoryTracker {
   private readonly live = new Map<GPUBuffer, Entry>();
   private allocated = 0;
   private peak = 0;
+  private created = 0;
   private readonly cat = new Map<MemoryCategory, CategoryStats>(
     MEMORY_CATEGORIES.map((c) => [c, { allocated: 0, peak: 0 }]),
   );
@@ -78,7 +81,7 @@ export class MemoryTracker {
       MemoryCategory,
       CategoryStats
     >;
-    return { allocated: this.allocated, peak: this.peak, buffers: this.live.size, byCategory };
+    return { allocated: this.allocated, peak: this.peak, buffers: this.live.size, created: this.created, byCategory };
   }
 
   /** A readable table, in the spirit of torch.cuda.memory_summary(). */
@@ -88,6 +91,7 @@ export class MemoryTracker {
 
   private add(buffer: GPUBuffer, e: Entry): void {
     this.live.set(buffer, e);
+    this.created++;
     this.allocated += e.size;
     this.peak = Math.max(this.peak, this.allocated);
     const s = this.stats(e.category);

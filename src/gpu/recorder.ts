@@ -6,7 +6,7 @@ import type { Op } from './op.ts';
 import type { Timer } from './timer.ts';
 
 export class Recorder {
-  readonly encoder: GPUCommandEncoder;
+  encoder: GPUCommandEncoder;
   private pass: GPUComputePassEncoder | null = null;
   private phaseName: string;
   dispatches = 0;
@@ -57,6 +57,20 @@ export class Recorder {
     this.endPass();
     this.timer?.resolve(this.encoder);
     this.gpu.device.queue.submit([this.encoder.finish()]);
+    this.gpu.tracer.submitted(this.phaseName, this.gpu.device.queue);
+  }
+
+  /**
+   * The work recorded since the last layer() or submit() is layer `name`. When tracing, it is
+   * submitted now (its own GPU span on the timeline) and recording goes on in a new encoder;
+   * otherwise nothing happens.
+   */
+  layer(name: string): void {
+    if (!this.gpu.tracer.on) return;
+    this.endPass();
+    this.gpu.device.queue.submit([this.encoder.finish()]);
+    this.gpu.tracer.submitted(name, this.gpu.device.queue);
+    this.encoder = this.gpu.device.createCommandEncoder({ label: name });
   }
 
   private openPass(): GPUComputePassEncoder {

@@ -12,6 +12,7 @@ import type { ModelSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
 import type { StepResult, Trainer, TrainerOptions } from '../train/trainer.ts';
 import type { Batch } from '../data/batch.ts';
+import type { Tracer } from '../trace/tracer.ts';
 
 export type { EpochPlan, MicroBatch } from '../data/plan.ts';
 
@@ -35,6 +36,12 @@ export interface ParallelMode {
   planEpoch(p: PlanRequest): Promise<EpochPlan>;
   /** The test positions rank `rank` evaluates (together, every test record once). */
   evalIndices(rank: number, world: number, testSize: number): Int32Array;
+  /**
+   * Whether the coordinator may start step k+1 on every rank before step k has returned (its batch
+   * gathered and uploaded, its work queued behind step k's on the GPU): only where the steps share
+   * no collective and no host state between submits. Absent: never.
+   */
+  pipelines?(c: TrainConfig): boolean;
   /** Samples one step trained, from every rank's own count. */
   stepSamples(perRank: readonly number[]): number;
   createRunner(ctx: ModeContext): Promise<ModeRunner>;
@@ -68,8 +75,10 @@ export interface ModeContext {
   readonly source: BatchSource | null;
   /** The parameters every rank starts from (a mode that partitions them keeps its own copy; others are already set). */
   readonly initialParams: Float32Array;
-  /** Runs a collective, counting the time spent waiting in it. */
-  comm<T>(op: () => Promise<T>): Promise<T>;
+  /** Runs a collective, counting the time spent waiting in it (a comm-lane span `name` when tracing). */
+  comm<T>(op: () => Promise<T>, name?: string): Promise<T>;
+  /** This rank's step timeline (off unless the run traces). */
+  readonly tracer: Tracer;
 }
 
 export interface ModeRunner {

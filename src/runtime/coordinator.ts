@@ -22,6 +22,8 @@ export interface CoordinatorOptions {
   readonly spawn: SpawnWorker;
   readonly initialParams?: Float32Array;
   readonly recordTransfers?: boolean;
+  /** Record every rank's step timeline (step events carry the spans). */
+  readonly trace?: boolean;
   /** Stage a failure on one rank (tests, demonstrations). */
   readonly fault?: Fault & { readonly rank: number };
 }
@@ -83,6 +85,7 @@ export class Coordinator {
                 pairs: pairs[r] ?? [],
                 ...(r === 0 && o.initialParams ? { initialParams: o.initialParams } : {}),
                 recordTransfers: o.recordTransfers ?? false,
+                ...(o.trace ? { trace: true } : {}),
                 ...(o.fault?.rank === r ? { fault: { step: o.fault.step, kind: o.fault.kind } } : {}),
               },
               ports,
@@ -144,12 +147,26 @@ export class Coordinator {
         correct = 0,
         samples0 = 0,
         samplesAll = 0;
+      // Pipelined modes: step k+1 is already asked for (its batch read and uploaded, its work queued)
+      // while step k runs; a step's time is then from the previous step's end to its own.
+      const pipelined = PARALLEL_MODES[c.mode].pipelines?.(c) ?? false;
+      const issue = (step: number) => {
+        const p = this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step));
+        p.catch(() => undefined); // a failure is reported where the step is awaited
+        return { at: performance.now(), p };
+      };
+      let ahead: ReturnType<typeof issue> | null = null;
+      let prevEnd = -Infinity;
       for (let step = 0; step < steps; step++) {
-        if (this.pauseGate) await this.pauseGate.promise;
-        if (this.stopRequested) break;
-        const ts = performance.now();
-        const last = await this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step));
-        const ms = performance.now() - ts;
+        if (!ahead && this.pauseGate) await this.pauseGate.promise;
+        if (!ahead && this.stopRequested) break;
+        const cur: ReturnType<typeof issue> = ahead ?? issue(step);
+        const more = pipelined && step + 1 < steps && !this.pauseGate && !this.stopRequested;
+        ahead = more ? issue(step + 1) : null;
+        const last = await cur.p;
+        const end = performance.now();
+        const ms = end - Math.max(cur.at, prevEnd);
+        prevEnd = end;
         const r0 = last[0];
         if (!r0) break;
         const samples = PARALLEL_MODES[c.mode].stepSamples(last.map((l) => l.samples));
@@ -172,6 +189,7 @@ export class Coordinator {
           ms,
           workers: last.map(stat),
           transfers: last.flatMap((l) => l.transfers ?? []),
+          ...(last.some((l) => l.spans) ? { spans: last.map((l) => l.spans ?? []) } : {}),
         };
         if (c.checkEvery > 0 && globalStep % c.checkEvery === 0) yield await this.check(epoch, step);
       }

@@ -3,6 +3,7 @@
 import type { TrainConfig } from '../config.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { TransferEvent } from '../comm/link.ts';
+import type { Span } from '../trace/tracer.ts';
 import type { FailureKind } from './failure.ts';
 import type { RankInfo } from './protocol.ts';
 
@@ -42,6 +43,8 @@ export type TrainEvent =
       readonly ms: number;
       readonly workers: readonly WorkerStat[];
       readonly transfers: readonly TransferEvent[];
+      /** Each rank's timeline spans (index = rank), when the run traces. */
+      readonly spans?: readonly (readonly Span[])[];
     }
   | {
       readonly type: 'check';

@@ -4,6 +4,7 @@ import type { TrainConfig } from '../config.ts';
 import type { AdapterSummary } from '../gpu/device.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { RingPorts, TransferEvent } from '../comm/link.ts';
+import type { Span } from '../trace/tracer.ts';
 
 /** Where a rank's data comes from. */
 export type DataSpec =
@@ -34,6 +35,8 @@ export interface RankInit {
   readonly initialParams?: Float32Array;
   /** Record the ring's chunk transfers (for the teaching page's ring view). */
   readonly recordTransfers?: boolean;
+  /** Record this rank's step timeline (src/trace): the step logs carry its spans. */
+  readonly trace?: boolean;
   /** A failure to stage at this rank's n-th step (0-based, counted over epochs), to test failure handling. */
   readonly fault?: Fault;
 }
@@ -77,6 +80,8 @@ export interface RankStepLog {
   readonly memory: MemorySnapshot;
   /** Chunk transfers of this step, when recordTransfers is on. */
   readonly transfers?: readonly TransferEvent[];
+  /** This rank's timeline spans finished since the last step log, when tracing. */
+  readonly spans?: readonly Span[];
 }
 
 /** A few images of this rank's current batch, with their labels and the model's predictions now. */

@@ -18,6 +18,7 @@ import { createProcessGroup, type ProcessGroup } from '../comm/process-group.ts'
 import type { DataSpec, RankApi, RankInit } from './protocol.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
 import { evaluateShard, type Evaluator } from './evaluate.ts';
+import { Tracer } from '../trace/tracer.ts';
 
 export interface RankEnv {
   /** The WebGPU entry point of this worker (navigator.gpu, or Dawn's GPU object). */
@@ -91,9 +92,11 @@ export function createRankApi(env: RankEnv): RankApi {
       myRank = rank;
       const transfers: TransferEvent[] = [];
       const counters = { sent: 0, commMs: 0 };
+      const tracer = new Tracer(init.trace ?? false);
       const observer = (e: TransferEvent) => {
         if (e.kind === 'send') counters.sent += e.bytes;
         if (init.recordTransfers) transfers.push(e);
+        tracer.transfer(e);
       };
       const timeoutMs = config.stepTimeoutMs;
       const pg = createProcessGroup({ rank, world, timeoutMs, observer }, init.ring);
@@ -107,6 +110,7 @@ export function createRankApi(env: RankEnv): RankApi {
         ] as const;
       });
       const gpu = await acquireDevice(await env.gpu(), { label: `rank ${rank}` });
+      gpu.tracer = tracer;
       const spec = simpleCnnSpec(config.width);
       const mode = PARALLEL_MODES[config.mode];
       const trainer = await Trainer.create(gpu, mode.trainerOptions(spec, config, rank, world));
@@ -124,11 +128,14 @@ export function createRankApi(env: RankEnv): RankApi {
         pairs: pairMap,
         source,
         initialParams,
-        async comm(op) {
+        tracer,
+        async comm(op, name = 'collective') {
           const t0 = performance.now();
+          const end = tracer.begin(name, 'comm');
           try {
             return await op();
           } finally {
+            end();
             counters.commMs += performance.now() - t0;
           }
         },
@@ -178,7 +185,11 @@ export function createRankApi(env: RankEnv): RankApi {
             await stageFault(st.init.fault, st.init.rank, st.done, st.gpu, (c) => env.exit(c));
           st.done++;
           const t0 = performance.now();
-          const r = await st.runner.step(micro, st.lrAt?.(st.done - 1) ?? st.init.config.lr);
+          const tracer = st.gpu.tracer;
+          tracer.step = st.done - 1;
+          const r = await tracer.span(`step ${tracer.step}`, 'step', () =>
+            st.runner.step(micro, st.lrAt?.(st.done - 1) ?? st.init.config.lr),
+          );
           return {
             rank: st.init.rank,
             epoch,
@@ -191,6 +202,7 @@ export function createRankApi(env: RankEnv): RankApi {
             commBytes: st.counters.sent,
             memory: st.gpu.memory.snapshot(),
             ...(st.init.recordTransfers ? { transfers: [...st.transfers] } : {}),
+            ...(tracer.on ? { spans: tracer.take() } : {}),
           };
         })(),
       ),

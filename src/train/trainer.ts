@@ -142,6 +142,15 @@ export class Trainer {
 
   /** Writes the batch into the input buffers and returns its plan. */
   async upload(b: Batch): Promise<StepPlan> {
+    const end = this.gpu.tracer.begin('upload', 'data');
+    try {
+      return await this.uploadBatch(b);
+    } finally {
+      end();
+    }
+  }
+
+  private async uploadBatch(b: Batch): Promise<StepPlan> {
     const n = b.labels.length;
     const per = this.spec.input[0] * this.spec.input[1] * this.spec.input[2];
     const plan = await this.model.plan(n);
@@ -171,8 +180,13 @@ export class Trainer {
   recordForward(rec: Recorder, plan: StepPlan, bytes: boolean): void {
     rec.phase('forward');
     if (bytes) rec.dispatch(plan.normalize);
-    for (const op of plan.forward) rec.dispatch(op);
+    rec.layer('normalize');
+    for (const op of plan.forward) {
+      rec.dispatch(op);
+      rec.layer(op.label);
+    }
     rec.dispatch(plan.lossForward);
+    rec.layer('loss');
   }
 
   /**
@@ -187,8 +201,10 @@ export class Trainer {
   ): void {
     rec.phase('backward');
     if (withLoss) rec.dispatch(plan.lossBackward);
+    rec.layer('loss.backward');
     for (const s of plan.backward) {
       for (const op of s.ops) rec.dispatch(op);
+      rec.layer(`${s.layer}.backward`);
       onSegment?.(s);
     }
   }

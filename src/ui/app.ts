@@ -30,6 +30,7 @@ import { MemoryView } from './views/memory.ts';
 import { RingView, ringExplanation } from './views/ring.ts';
 import { SamplesView, samplesExplanation } from './views/samples.ts';
 import { ShardsView, shardsExplanation } from './views/shards.ts';
+import { TimelineView, timelineExplanation } from './views/timeline.ts';
 import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 
@@ -122,6 +123,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   const memory = new MemoryView(section(viewsEl, 'memory', memoryExplanation()));
   const ring = new RingView(section(viewsEl, 'ring', ringExplanation()));
   const shards = new ShardsView(section(viewsEl, 'shards', shardsExplanation()));
+  const timeline = new TimelineView(section(viewsEl, 'timeline', timelineExplanation()));
   // The dataset cannot change during a run (the panel is locked), so its class names are the run's.
   const samples = new SamplesView(section(viewsEl, 'samples', samplesExplanation()), () => datasets.classes());
   const compare = new CompareView(section(viewsEl, 'compare', compareExplanation()), {
@@ -130,7 +132,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     busy: (on) => lock(on),
   });
   const log = new LogView(section(viewsEl, 'log', logExplanation()));
-  const views: View[] = [curves, memory, ring, shards, log];
+  const views: View[] = [curves, memory, ring, shards, timeline, log];
   const scheduler = new RenderScheduler(views);
   let session: Session | null = null;
 

@@ -58,6 +58,7 @@ export class Session {
         data: { kind: 'idb', dataset },
         spawn: browserSpawner(),
         recordTransfers: opts.recordTransfers ?? true,
+        trace: true,
         ...(opts.initialParams ? { initialParams: opts.initialParams } : {}),
         ...(opts.fault ? { fault: opts.fault } : {}),
       });

@@ -35,7 +35,7 @@ export class DataParallelReplica implements ModeRunner {
 
   async syncParams(): Promise<void> {
     this.ctx.trainer.setParams(
-      await this.ctx.comm(() => pairRecv(this.root, this.ctx.trainer.spec.total, false, this.ctx.rank)),
+      await this.ctx.comm(() => pairRecv(this.root, this.ctx.trainer.spec.total, false, this.ctx.rank), 'recv params'),
     );
   }
 
@@ -43,7 +43,7 @@ export class DataParallelReplica implements ModeRunner {
   async step(): Promise<StepStats> {
     let samples = 0;
     for (let more = true; more;) {
-      const header = await this.ctx.comm(() => pairRecv(this.root, HEADER, false, this.ctx.rank));
+      const header = await this.ctx.comm(() => pairRecv(this.root, HEADER, false, this.ctx.rank), 'wait for device 0');
       more = header[2] === 1;
       samples += await this.micro(header);
     }
@@ -56,24 +56,24 @@ export class DataParallelReplica implements ModeRunner {
     const K = trainer.spec.classes;
     const n = header[0] ?? 0;
     if (n === 0) return 0;
-    trainer.setParams(await this.ctx.comm(() => pairRecv(pg, trainer.spec.total, false, rank)));
-    const body = await this.ctx.comm(() => pairRecv(pg, n + n * numel(trainer.spec.input), false, rank));
+    trainer.setParams(await this.ctx.comm(() => pairRecv(pg, trainer.spec.total, false, rank), 'recv params'));
+    const body = await this.ctx.comm(() => pairRecv(pg, n + n * numel(trainer.spec.input), false, rank), 'recv chunk');
     const batch = decodeBatch(header, body);
     const plan = await trainer.upload(batch);
     let rec = new Recorder(gpu, 'dp.replica.forward');
     trainer.recordForward(rec, plan, 'images' in batch);
     this.logits.record(rec, trainer.model.logits, 0, n * K);
     rec.submit();
-    await this.ctx.comm(() => this.logits.read(n * K).then((l) => pairSend(pg, l, false, rank)));
-    const dl = await this.ctx.comm(() => pairRecv(pg, n * K, false, rank));
+    await this.ctx.comm(() => this.logits.read(n * K).then((l) => pairSend(pg, l, false, rank)), 'send logits');
+    const dl = await this.ctx.comm(() => pairRecv(pg, n * K, false, rank), 'wait for dlogits');
     gpu.uploads.write(trainer.model.dlogits, 0, dl, 'communication', 'dp.replica.dlogits');
     rec = new Recorder(gpu, 'dp.replica.backward');
     trainer.recordBackward(rec, plan, undefined, false);
     this.grads.record(rec, trainer.grads, 0, trainer.spec.total);
     rec.clear(trainer.grads);
     rec.submit();
-    const g = await this.grads.read(trainer.spec.total);
-    await this.ctx.comm(() => pairSend(pg, g, false, rank));
+    const g = await this.ctx.tracer.span('readback grads', 'step', () => this.grads.read(trainer.spec.total));
+    await this.ctx.comm(() => pairSend(pg, g, false, rank), 'send grads');
     return n;
   }
 

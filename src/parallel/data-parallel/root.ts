@@ -62,7 +62,10 @@ export class DataParallelRoot implements ModeRunner {
   /** Sends the current parameters to every replica (before evaluation or a checksum). */
   async syncParams(): Promise<void> {
     const p = await this.ctx.trainer.readParams();
-    await this.ctx.comm(() => Promise.all([...this.ctx.pairs].map(([r, pg]) => pairSend(pg, p, true, r))));
+    await this.ctx.comm(
+      () => Promise.all([...this.ctx.pairs].map(([r, pg]) => pairSend(pg, p, true, r))),
+      'send params',
+    );
   }
 
   /** gradAccum whole DataParallel passes (gradients add up on device 0), then the one optimizer step. */
@@ -82,7 +85,9 @@ export class DataParallelRoot implements ModeRunner {
     const { trainer, gpu, source, pairs } = this.ctx;
     if (!source) throw new Error('DataParallel device 0 has no data source');
     const B = mb.count;
+    const endData = this.ctx.tracer.begin('data', 'data');
     const batch = source.trainBatch(mb.start, B);
+    endData();
     const sizes = this.chunks(B, this.ctx.world, this.ctx.config);
     const per = numel(trainer.spec.input);
     const K = trainer.spec.classes;
@@ -120,15 +125,17 @@ export class DataParallelRoot implements ModeRunner {
       rec.copy(trainer.model.logits, 0, this.loss.logits, 0, n0 * K * 4);
     }
     rec.submit();
-    await this.ctx.comm(() => send);
+    await this.ctx.comm(() => send, 'scatter');
     // Gather every replica's outputs, loss over the whole batch, output gradients back out.
-    await this.ctx.comm(() =>
-      Promise.all(
-        active.map(async (r) => {
-          const l = await pairRecv(pairs.get(r)!, (sizes[r] ?? 0) * K, true, r);
-          up.write(this.loss.logits, (offs[r] ?? 0) * K * 4, l, 'communication', 'dp.gathered_logits');
-        }),
-      ),
+    await this.ctx.comm(
+      () =>
+        Promise.all(
+          active.map(async (r) => {
+            const l = await pairRecv(pairs.get(r)!, (sizes[r] ?? 0) * K, true, r);
+            up.write(this.loss.logits, (offs[r] ?? 0) * K * 4, l, 'communication', 'dp.gathered_logits');
+          }),
+        ),
+      'gather logits',
     );
     rec = new Recorder(gpu, 'dp.loss_backward');
     ops.b.setParams({ scale: 1 / (B * accum) });
@@ -141,18 +148,20 @@ export class DataParallelRoot implements ModeRunner {
       trainer.recordBackward(rec, plan0, undefined, false);
     }
     rec.submit();
-    const stats = await trainer.readStats(statsBuf, B);
-    const dl = await this.dlogitsReadback.read(B * K);
-    await this.ctx.comm(() =>
-      Promise.all(
-        active.map((r) =>
-          pairSend(pairs.get(r)!, dl.subarray((offs[r] ?? 0) * K, ((offs[r] ?? 0) + (sizes[r] ?? 0)) * K), true, r),
+    const stats = await this.ctx.tracer.span('readback stats', 'step', () => trainer.readStats(statsBuf, B));
+    const dl = await this.ctx.tracer.span('readback dlogits', 'step', () => this.dlogitsReadback.read(B * K));
+    await this.ctx.comm(
+      () =>
+        Promise.all(
+          active.map((r) =>
+            pairSend(pairs.get(r)!, dl.subarray((offs[r] ?? 0) * K, ((offs[r] ?? 0) + (sizes[r] ?? 0)) * K), true, r),
+          ),
         ),
-      ),
+      'send dlogits',
     );
     // Reduce-add the replicas' gradients into device 0's, in rank order.
     for (const r of active) {
-      const g = await this.ctx.comm(() => pairRecv(pairs.get(r)!, trainer.spec.total, true, r));
+      const g = await this.ctx.comm(() => pairRecv(pairs.get(r)!, trainer.spec.total, true, r), `gather grads ${r}`);
       // writeBuffer, not the upload pool: the W-1 writes would each hold a staging buffer the
       // size of the model in flight at once, memory that device 0 under DataParallel does not need.
       writeFloats(gpu, this.reduceBuffer, 0, g);

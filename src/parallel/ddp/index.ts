@@ -9,6 +9,8 @@ export const ddp: ParallelMode = {
   partitioned: { optimizer: false, gradients: false, parameters: false },
   usesGpu0Bsz: false,
   validate: () => [],
+  // One worker: a step is submits only (no collective); accumulation would interleave micro-batches.
+  pipelines: (c) => c.workers === 1 && c.gradAccum === 1,
   trainerOptions: (spec, c) => ({
     spec,
     maxBatch: c.batchSize,

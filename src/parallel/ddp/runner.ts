@@ -49,7 +49,7 @@ export class DdpRunner implements ModeRunner {
     const { trainer, pg, world } = this.ctx;
     if (world === 1) return;
     const p = await trainer.readParams();
-    await this.ctx.comm(() => pg.broadcast(p, 0));
+    await this.ctx.comm(() => pg.broadcast(p, 0), 'broadcast');
     trainer.setParams(p);
   }
 
@@ -57,12 +57,29 @@ export class DdpRunner implements ModeRunner {
     /* replicas are always in sync */
   }
 
+  /** Settles once the previous step has submitted all its work (pipelined steps start after it). */
+  private queued: Promise<void> = Promise.resolve();
+
   async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
-    const { trainer, source, world } = this.ctx;
+    const before = this.queued;
+    let release = () => {};
+    this.queued = new Promise((r) => (release = r));
+    try {
+      await before;
+      return await this.run(micro, lr, release);
+    } finally {
+      release();
+    }
+  }
+
+  private async run(micro: readonly MicroBatch[], lr: number, submitted: () => void): Promise<StepStats> {
+    const { trainer, source, world, tracer } = this.ctx;
     if (!source) throw new Error('DDP rank has no data source');
     const stats = new StatsSum();
     for (const [m, mb] of micro.entries()) {
+      const endData = tracer.begin('data', 'data');
       const batch = source.trainBatch(mb.start, mb.count);
+      endData();
       const plan = await trainer.upload(batch);
       plan.lossBackward.setParams({ scale: 1 / (mb.count * micro.length) });
       const rec = new Recorder(this.ctx.gpu, 'ddp.forward_backward');
@@ -70,16 +87,23 @@ export class DdpRunner implements ModeRunner {
       const statsBuf = trainer.copyStats(rec);
       // no_sync: only the last micro-batch of a step all-reduces.
       const sync = m === micro.length - 1 && world > 1;
+      // One worker, one micro-batch: the update goes in the same submit, so that the next step
+      // (the coordinator may already have asked for it: ParallelMode.pipelines) queues behind it.
+      const alone = world === 1 && micro.length === 1;
       let reduced = Promise.resolve();
       if (sync) reduced = this.backwardWithBuckets(rec, plan);
       else {
         trainer.recordBackward(rec, plan);
+        if (alone) trainer.recordUpdate(rec, lr);
         rec.submit();
+        if (alone) submitted();
       }
       // Both awaited together: if one fails (e.g. the rank is disposed mid-step after a peer died),
       // the other's rejection is still handled instead of surfacing as an unhandled error.
-      const [r] = await Promise.all([trainer.readStats(statsBuf, mb.count), reduced]);
+      const stat = tracer.span('readback stats', 'step', () => trainer.readStats(statsBuf, mb.count));
+      const [r] = await Promise.all([stat, reduced]);
       stats.add(r.loss, r.correct, mb.count);
+      if (alone) return stats.value;
     }
     const rec = new Recorder(this.ctx.gpu, 'ddp.update');
     trainer.recordUpdate(rec, lr);
@@ -93,27 +117,35 @@ export class DdpRunner implements ModeRunner {
    * rest of the backward. Resolves when every bucket is reduced and written back.
    */
   private backwardWithBuckets(first: Recorder, plan: StepPlan): Promise<void> {
-    const { trainer, pg, gpu } = this.ctx;
+    const { trainer, pg, gpu, tracer } = this.ctx;
     let rec = first;
     rec.phase('backward');
     rec.dispatch(plan.lossBackward);
+    rec.layer('loss.backward');
     const ready = new Set<string>();
     const done = new Set<number>();
     let chain = Promise.resolve();
     for (const seg of plan.backward) {
       for (const op of seg.ops) rec.dispatch(op);
+      rec.layer(`${seg.layer}.backward`);
       for (const p of seg.ready) ready.add(p.name);
       for (const b of this.buckets) {
         if (done.has(b.bucket.index) || !b.bucket.params.every((p) => ready.has(p.name))) continue;
         done.add(b.bucket.index);
+        const name = `bucket ${b.bucket.index}`;
+        rec.phase(`${name} copy`);
         rec.dispatch(b.prescale);
         b.readback.record(rec, trainer.grads, b.bucket.offset, b.bucket.count);
         rec.submit();
         rec = new Recorder(gpu, 'ddp.backward');
         chain = chain.then(async () => {
+          // Waiting for the copy is waiting for the GPU (its backward), not communication: a mark.
           const data = await b.readback.read(b.bucket.count);
-          await this.ctx.comm(() => pg.allReduce(data));
+          tracer.mark(`${name} ready`, 'comm', { bytes: b.bucket.count * 4 });
+          await this.ctx.comm(() => pg.allReduce(data), `all-reduce ${name}`);
+          const endWrite = tracer.begin(`write ${name}`, 'comm');
           trainer.writeGrads(b.bucket.offset, data, `ddp.bucket${b.bucket.index}`);
+          endWrite();
         });
       }
     }

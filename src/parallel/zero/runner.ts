@@ -81,7 +81,7 @@ export class ZeroRunner implements ModeRunner {
   async syncInitial(): Promise<void> {
     const { trainer, pg } = this.ctx;
     this.host = await trainer.readParams();
-    if (this.ctx.world > 1) await this.ctx.comm(() => pg.broadcast(this.host, 0));
+    if (this.ctx.world > 1) await this.ctx.comm(() => pg.broadcast(this.host, 0), 'broadcast');
     trainer.setParams(this.host);
   }
 
@@ -94,7 +94,9 @@ export class ZeroRunner implements ModeRunner {
     if (!source) throw new Error('ZeRO rank has no data source');
     const stats = new StatsSum();
     for (const [m, mb] of micro.entries()) {
+      const endData = this.ctx.tracer.begin('data', 'data');
       const batch = source.trainBatch(mb.start, mb.count);
+      endData();
       const plan = await trainer.upload(batch);
       plan.lossBackward.setParams({ scale: 1 / (mb.count * micro.length) });
       const rec = new Recorder(gpu, 'zero.forward_backward');
@@ -102,15 +104,15 @@ export class ZeroRunner implements ModeRunner {
       const statsBuf = trainer.copyStats(rec);
       if (this.stage2) await this.backwardStage2(this.stage2, rec, plan, m === 0);
       else await this.backwardStage1(rec, plan, m === micro.length - 1);
-      const r = await trainer.readStats(statsBuf, mb.count);
+      const r = await this.ctx.tracer.span('readback stats', 'step', () => trainer.readStats(statsBuf, mb.count));
       stats.add(r.loss, r.correct, mb.count);
     }
     // Reduce-scatter the (pre-divided) gradients: this rank's partition, averaged over ranks.
-    const { chunk } = await this.ctx.comm(() => pg.reduceScatter(this.grads));
+    const { chunk } = await this.ctx.comm(() => pg.reduceScatter(this.grads), 'reduce-scatter');
     if (config.clipGradNorm > 0) {
       let sq = 0;
       for (const g of chunk) sq += g * g;
-      const [total = 0] = await this.ctx.comm(() => pg.allReduceScalars([sq]));
+      const [total = 0] = await this.ctx.comm(() => pg.allReduceScalars([sq]), 'all-reduce norm');
       const coef = Math.fround(clipCoefficient(Math.sqrt(total), config.clipGradNorm));
       for (let i = 0; i < chunk.length; i++) chunk[i] = (chunk[i] ?? 0) * coef;
     }
@@ -120,8 +122,12 @@ export class ZeroRunner implements ModeRunner {
     trainer.recordUpdate(rec, lr);
     if (n > 0) this.paramReadback.record(rec, trainer.params, this.part.start, n);
     rec.submit();
-    if (n > 0) this.host.set(await this.paramReadback.read(n), this.part.start);
-    await this.ctx.comm(() => pg.allGather(this.host));
+    if (n > 0)
+      this.host.set(
+        await this.ctx.tracer.span('readback params', 'step', () => this.paramReadback.read(n)),
+        this.part.start,
+      );
+    await this.ctx.comm(() => pg.allGather(this.host), 'all-gather');
     trainer.setParams(this.host);
     return stats.value;
   }

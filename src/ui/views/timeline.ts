@@ -1,0 +1,138 @@
+// The timeline view: what every rank did in the last steps, measured (src/trace: GPU work timed from
+// submit to fence, collectives, ring chunks, data), one group of lanes per rank. DDP's buckets
+// are all-reduced while backward still runs; DataParallel's replicas wait on device 0; ZeRO
+// reduce-scatters then all-gathers. Under the lanes: the communication no GPU work hid, as a share
+// of the step. The whole run's trace downloads as a Chrome trace (Perfetto, chrome://tracing).
+import type { TrainEvent } from '../../runtime/events.ts';
+import { TraceCollector } from '../../trace/collect.ts';
+import { stepShares, type StepShare } from '../../trace/overlap.ts';
+import type { Span } from '../../trace/tracer.ts';
+import { code, docLink, h, p } from '../dom.ts';
+import type { Explanation } from './explain.ts';
+import { drawTimeline } from './timeline-draw.ts';
+import type { View } from './view.ts';
+import './timeline.css';
+
+/** Steps shown at once. */
+const STEPS_SHOWN = 2;
+
+export function timelineExplanation(): Explanation {
+  return {
+    title: 'Timeline',
+    explanation: [
+      p(
+        'Each rank’s last steps as measured: GPU work per layer (blue; the optimizer violet), communication (orange: collectives and waits; gold: writing reduced buckets back), data (green). Ticks are ring chunks sent and received.',
+      ),
+      p(
+        'In DDP the first buckets are all-reduced while the GPU still runs the earlier layers’ backward; what is left over is exposed. ',
+        'The download is the whole run in the Chrome trace format, as ',
+        code('webddp train --trace'),
+        ' writes it.',
+      ),
+    ],
+    links: [
+      docLink('https://ui.perfetto.dev', 'Perfetto'),
+      docLink('https://pytorch.org/docs/stable/notes/ddp.html', 'DDP internals'),
+    ],
+  };
+}
+
+export class TimelineView implements View {
+  private readonly collector = new TraceCollector();
+  private readonly canvas = h('canvas', { class: 'timeline-canvas' });
+  private readonly summary = h('p', { class: 'timeline-summary' }, 'Start a run to see every rank’s timeline.');
+  private readonly download = h(
+    'button',
+    { type: 'button', class: 'timeline-download', disabled: true },
+    'Download trace (JSON)',
+  );
+  private readonly root: HTMLElement;
+  private about: Record<string, string | number> = {};
+  private dirty = false;
+
+  constructor(body: HTMLElement) {
+    this.root = h(
+      'div',
+      { class: 'timeline', 'data-spans': '0', 'data-ranks': '0' },
+      legend(),
+      this.canvas,
+      this.summary,
+      this.download,
+    );
+    body.append(this.root);
+    this.download.addEventListener('click', () => this.save());
+  }
+
+  handle(e: TrainEvent): void {
+    if (e.type === 'start') this.about = { mode: e.config.mode, workers: e.config.workers };
+    if (e.type !== 'step' || !e.spans) return;
+    this.collector.add(e.spans);
+    this.dirty = true;
+  }
+
+  render(): boolean {
+    if (!this.dirty) return false;
+    this.dirty = false;
+    const ranks = Array.from({ length: this.collector.world }, (_, r) => this.collector.spans(r));
+    const win = windowOf(ranks);
+    if (!win) return false;
+    const drawn = drawTimeline(this.canvas, ranks, win);
+    const shares = ranks.map((s) => stepShares(s).filter((x) => x.step === win.step)[0]);
+    this.summary.textContent = summarise(win.step, shares);
+    Object.assign(this.root.dataset, {
+      spans: String(drawn.compute + drawn.comm + drawn.data),
+      comm: String(drawn.comm),
+      compute: String(drawn.compute),
+      ranks: String(ranks.length),
+      exposed: String(shares[0] ? shares[0].exposedMs / Math.max(1e-9, shares[0].stepMs) : 0),
+    });
+    this.download.disabled = this.collector.empty;
+    return false;
+  }
+
+  reset(): void {
+    this.collector.clear();
+    this.download.disabled = true;
+    this.dirty = true;
+  }
+
+  private save(): void {
+    const blob = new Blob([JSON.stringify(this.collector.trace(this.about))], { type: 'application/json' });
+    const a = h('a', { href: URL.createObjectURL(blob), download: 'webddp-trace.json' });
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  }
+}
+
+function legend(): HTMLElement {
+  const item = (cls: string, text: string) => h('span', { class: `timeline-key ${cls}` }, text);
+  return h(
+    'div',
+    { class: 'timeline-legend' },
+    item('k-gpu', 'GPU work'),
+    item('k-opt', 'optimizer'),
+    item('k-comm', 'collective / wait'),
+    item('k-io', 'bucket write'),
+    item('k-data', 'data'),
+  );
+}
+
+/** The time window of the last STEPS_SHOWN steps (over all ranks), and the last step's number. */
+function windowOf(ranks: readonly (readonly Span[])[]): { t0: number; t1: number; step: number } | null {
+  const steps = ranks.flatMap((s) => s.filter((x) => x.lane === 'step' && x.name.startsWith('step')));
+  if (steps.length === 0) return null;
+  const last = Math.max(...steps.map((s) => Number(s.args?.['step'] ?? 0)));
+  const shown = steps.filter((s) => Number(s.args?.['step'] ?? 0) > last - STEPS_SHOWN);
+  const t0 = Math.min(...shown.map((s) => s.t));
+  const t1 = Math.max(...shown.map((s) => s.t + (s.dur ?? 0)));
+  return { t0, t1, step: last };
+}
+
+function summarise(step: number, shares: readonly (StepShare | undefined)[]): string {
+  const parts = shares.map((s, r) =>
+    s
+      ? `rank ${r}: ${s.commMs.toFixed(1)} ms communicating, ${s.exposedMs.toFixed(1)} ms of it exposed (${((100 * s.exposedMs) / Math.max(1e-9, s.stepMs)).toFixed(0)}% of its ${s.stepMs.toFixed(1)} ms step)`
+      : `rank ${r}: no data`,
+  );
+  return `Step ${step}, communication not hidden by GPU work: ${parts.join('; ')}.`;
+}
