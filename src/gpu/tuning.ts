@@ -19,9 +19,17 @@ export interface Tuning {
    * in workgroup memory and shared by a workgroup's invocations).
    */
   readonly convWeight: ConvWeightKernel;
+  /**
+   * The convolution forward and input-gradient kernels: 'small' (conv2d_forward and
+   * conv2d_backward_input: 4 channels x 4 pixels per invocation, for GPUs) or 'wide'
+   * (conv2d_forward_wide and conv2d_backward_input_wide: 16 x 16, for CPU rasterisers, where
+   * every load is a gather and few, fat invocations win).
+   */
+  readonly convBlock: ConvBlock;
 }
 
 export type ConvWeightKernel = 'registers' | 'tiled';
+export type ConvBlock = 'small' | 'wide';
 
 export const SOFTWARE_TUNING: Tuning = {
   kernels: {},
@@ -29,6 +37,7 @@ export const SOFTWARE_TUNING: Tuning = {
   maxSplits: 64,
   normWorkgroups: 8,
   convWeight: 'registers',
+  convBlock: 'wide',
 };
 
 /**
@@ -71,6 +80,7 @@ export const GPU_TUNING: Tuning = {
   maxSplits: 4096,
   normWorkgroups: 256,
   convWeight: 'tiled',
+  convBlock: 'small',
 };
 
 export function tuningFor(adapter: AdapterSummary): Tuning {
@@ -79,8 +89,8 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
 
 /**
  * A Tuning from JSON (the CLI's --tuning): {"kernels": {"conv2d_forward": {"WG_X": 128}},
- * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers"}, over `base` for the
- * fields it omits.
+ * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers", "convBlock": "wide"},
+ * over `base` for the fields it omits.
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
   let v: unknown;
@@ -117,11 +127,15 @@ export function parseTuning(json: string, base: Tuning): Tuning {
   const convWeight = o.convWeight ?? base.convWeight;
   if (convWeight !== 'registers' && convWeight !== 'tiled')
     throw new Error(`tuning convWeight must be "registers" or "tiled" (got ${JSON.stringify(convWeight)})`);
+  const convBlock = o.convBlock ?? base.convBlock;
+  if (convBlock !== 'small' && convBlock !== 'wide')
+    throw new Error(`tuning convBlock must be "small" or "wide" (got ${JSON.stringify(convBlock)})`);
   return {
     kernels: { ...base.kernels, ...(kernels as KernelTuning) },
     targetThreads: num('targetThreads', base.targetThreads),
     maxSplits: num('maxSplits', base.maxSplits),
     normWorkgroups: num('normWorkgroups', base.normWorkgroups),
     convWeight,
+    convBlock,
   };
 }

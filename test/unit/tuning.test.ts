@@ -14,6 +14,8 @@ describe('parseTuning', () => {
     expect(t.targetThreads).toBe(4096);
     expect(t.maxSplits).toBe(GPU_TUNING.maxSplits);
     expect(t.convWeight).toBe('registers');
+    expect(t.convBlock).toBe('small');
+    expect(parseTuning('{"convBlock": "wide"}', GPU_TUNING).convBlock).toBe('wide');
     expect(parseTuning('{}', SOFTWARE_TUNING)).toEqual(SOFTWARE_TUNING);
   });
 
@@ -35,6 +37,9 @@ describe('parseTuning', () => {
     );
     expect(() => parseTuning('{"convWeight": "fast"}', GPU_TUNING)).toThrow(
       /tuning convWeight must be "registers" or "tiled" \(got "fast"\)/,
+    );
+    expect(() => parseTuning('{"convBlock": 16}', GPU_TUNING)).toThrow(
+      /tuning convBlock must be "small" or "wide" \(got 16\)/,
     );
   });
 });

@@ -84,8 +84,10 @@ export class Conv2dLayer implements Layer {
 
   // x [N, ci, h, w] -> y [N, co, h, w] = relu?(conv(x, weight) + bias)
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
-    const k = await ctx.gpu.kernels.get('conv2d_forward');
+    const wide = ctx.tuning.convBlock === 'wide';
+    const k = await ctx.gpu.kernels.get(wide ? 'conv2d_forward_wide' : 'conv2d_forward');
     const { WG_X = 64, WG_Y = 1 } = k.overrides;
+    const b = wide ? 16 : 4;
     return [
       makeOp(
         ctx.gpu,
@@ -102,7 +104,7 @@ export class Conv2dLayer implements Layer {
           relu: this.relu ? 1 : 0,
         },
         { x, theta: ctx.params, y },
-        [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.co, 4), WG_Y), batch],
+        [cdiv(this.h * cdiv(this.w, b), WG_X), cdiv(cdiv(this.co, b), WG_Y), batch],
       ),
     ];
   }
@@ -112,8 +114,10 @@ export class Conv2dLayer implements Layer {
     const ops: Op[] = [];
     const g = ctx.gpu;
     if (io.dx) {
-      const k = await g.kernels.get('conv2d_backward_input');
+      const wide = ctx.tuning.convBlock === 'wide';
+      const k = await g.kernels.get(wide ? 'conv2d_backward_input_wide' : 'conv2d_backward_input');
       const { WG_X = 64, WG_Y = 1 } = k.overrides;
+      const b = wide ? 16 : 4;
       ops.push(
         makeOp(
           g,
@@ -128,7 +132,7 @@ export class Conv2dLayer implements Layer {
             w_off: this.weight.offset,
           },
           { dy: io.dy, theta: ctx.params, dx: io.dx },
-          [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.ci, 4), WG_Y), batch],
+          [cdiv(this.h * cdiv(this.w, b), WG_X), cdiv(cdiv(this.ci, b), WG_Y), batch],
         ),
       );
     }
