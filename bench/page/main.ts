@@ -64,7 +64,7 @@ async function run(): Promise<unknown> {
     if (q.get('kind') === 'compare') {
       // TF.js is loaded only for this comparison.
       const { compareWithTfjs, formatCompare } = await import('../compare-tfjs.ts');
-      const opts = { batch: num('batch', 64), steps: num('steps', 5), warmup: num('warmup', 2) };
+      const opts = { batch: num('batch', 64), rounds: num('steps', 4), per: num('per', 4), warmup: num('warmup', 2) };
       const r = await compareWithTfjs(gpu, opts, status);
       show('#table', formatCompare(r));
       return { runtime: 'chromium', kind: 'compare', adapter: gpu.adapter, userAgent: navigator.userAgent, ...r };

@@ -14,7 +14,7 @@ import { defaultStoreDir } from './train-data.ts';
 const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--json]
 webddp bench --workers 1,2,4 [--modes ddp,dp] [--batch B] [--steps N] [--warmup N] [--store DIR] [--json]
 webddp bench --runtime chromium [same options]   (the same benchmarks in headless Chromium, bench.html)
-webddp bench --runtime chromium --compare tfjs [--batch 64] [--steps 5] [--warmup 2] [--json]
+webddp bench --runtime chromium --compare tfjs [--batch 64] [--steps 4] [--warmup 2] [--json]
 
 Training throughput (images/s) of one worker on random CIFAR-sized data, and the step time split
 into forward, backward and optimizer (GPU timestamps where the adapter has them). On a software
@@ -25,8 +25,9 @@ threads with their own devices, the synthetic dataset), and rank 0's time waitin
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'
   --profile also time every kernel separately (GPU timestamps)
   --compare tfjs  (with --runtime chromium) webddp and TensorFlow.js's WebGPU backend training the
-            same SimpleCNN (SGD momentum 0.9, random data) one after the other in the same page:
-            images/s of both and the ratio
+            same SimpleCNN (SGD momentum 0.9, random data) in the same page, taking turns: after
+            --warmup steps each, --steps rounds of one TF.js step and 4 webddp steps. Images/s of
+            both, the ratio, and each side's loss (checked to fall)
   --json    print only the JSON line`;
 
 export const command: Command = {
