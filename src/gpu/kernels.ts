@@ -45,6 +45,11 @@ export const KERNELS = {
     params: { n: u, ci: u, co: u, h: u, w: u, splits: u },
     overrides: { WG_X: 64 },
   },
+  conv2d_backward_weight_wide: {
+    bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, splits: u },
+    overrides: { WG_X: 16 },
+  },
   conv2d_backward_weight_tiled: {
     bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
     params: { n: u, ci: u, co: u, h: u, w: u, splits: u },

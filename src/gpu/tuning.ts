@@ -15,8 +15,10 @@ export interface Tuning {
   readonly normWorkgroups: number;
   /**
    * The convolution weight-gradient kernel: 'registers' (conv2d_backward_weight: every invocation
-   * reads its operands from global memory) or 'tiled' (conv2d_backward_weight_tiled: tiles staged
-   * in workgroup memory and shared by a workgroup's invocations).
+   * reads its operands from global memory), 'wide' (conv2d_backward_weight_wide: the same with 8x2
+   * channels per invocation instead of 4x1, for CPU rasterisers) or 'tiled'
+   * (conv2d_backward_weight_tiled: tiles staged in workgroup memory and shared by a workgroup's
+   * invocations).
    */
   readonly convWeight: ConvWeightKernel;
   /**
@@ -28,7 +30,7 @@ export interface Tuning {
   readonly convBlock: ConvBlock;
 }
 
-export type ConvWeightKernel = 'registers' | 'tiled';
+export type ConvWeightKernel = 'registers' | 'wide' | 'tiled';
 export type ConvBlock = 'small' | 'wide';
 
 export const SOFTWARE_TUNING: Tuning = {
@@ -36,7 +38,7 @@ export const SOFTWARE_TUNING: Tuning = {
   targetThreads: 256,
   maxSplits: 64,
   normWorkgroups: 8,
-  convWeight: 'registers',
+  convWeight: 'wide',
   convBlock: 'wide',
 };
 
@@ -125,8 +127,8 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     return n;
   };
   const convWeight = o.convWeight ?? base.convWeight;
-  if (convWeight !== 'registers' && convWeight !== 'tiled')
-    throw new Error(`tuning convWeight must be "registers" or "tiled" (got ${JSON.stringify(convWeight)})`);
+  if (convWeight !== 'registers' && convWeight !== 'wide' && convWeight !== 'tiled')
+    throw new Error(`tuning convWeight must be "registers", "wide" or "tiled" (got ${JSON.stringify(convWeight)})`);
   const convBlock = o.convBlock ?? base.convBlock;
   if (convBlock !== 'small' && convBlock !== 'wide')
     throw new Error(`tuning convBlock must be "small" or "wide" (got ${JSON.stringify(convBlock)})`);

@@ -36,7 +36,7 @@ describe('parseTuning', () => {
       /tuning targetThreads must be a positive integer/,
     );
     expect(() => parseTuning('{"convWeight": "fast"}', GPU_TUNING)).toThrow(
-      /tuning convWeight must be "registers" or "tiled" \(got "fast"\)/,
+      /tuning convWeight must be "registers", "wide" or "tiled" \(got "fast"\)/,
     );
     expect(() => parseTuning('{"convBlock": 16}', GPU_TUNING)).toThrow(
       /tuning convBlock must be "small" or "wide" \(got 16\)/,

@@ -68,7 +68,7 @@ export class Conv2dLayer implements Layer {
    */
   splits(batch: number, tuning: Tuning, tiles: WeightTiles | null): number {
     let units = batch * this.h;
-    let perSlice = this.ci * cdiv(this.co, 4);
+    let perSlice = tuning.convWeight === 'wide' ? cdiv(this.ci, 2) * cdiv(this.co, 8) : this.ci * cdiv(this.co, 4);
     if (tiles) {
       units = batch * cdiv(this.h, tiles.ROWS) * cdiv(this.w, tiles.TW);
       perSlice = cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI) * (tiles.TCO / 4) * tiles.TCI;
@@ -76,7 +76,7 @@ export class Conv2dLayer implements Layer {
     return Math.max(1, Math.min(units, tuning.maxSplits, cdiv(tuning.targetThreads, perSlice)));
   }
 
-  /** Room for the split-K slices of either kernel (which one runs depends on the device). */
+  /** Room for the split-K slices of any kernel (which one runs depends on the device). */
   workspaceBytes(batch: number, tuning: Tuning): number {
     const splits = Math.max(this.splits(batch, tuning, null), this.splits(batch, tuning, this.tiles(tuning)));
     return splits * this.co * (this.ci * 9 + 1) * 4;
@@ -145,6 +145,15 @@ export class Conv2dLayer implements Layer {
       ops.push(
         makeOp(g, kt, `${this.name}.backward_weight`, shape, operands, [
           cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI),
+          1,
+          splits,
+        ]),
+      );
+    } else if (ctx.tuning.convWeight === 'wide') {
+      const kw = await g.kernels.get('conv2d_backward_weight_wide');
+      ops.push(
+        makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [
+          cdiv(cdiv(this.ci, 2) * cdiv(this.co, 8), kw.overrides.WG_X ?? 16),
           1,
           splits,
         ]),

@@ -92,6 +92,24 @@ export const convCases = {
       };
     }),
   ),
+  // 8 output x 2 input channels per invocation: WIDE ends both in a partial block (20 = 2*8 + 4,
+  // 18 = 9*2) and SHAPES in odd input channels (3, 1).
+  conv2d_backward_weight_wide: [...SHAPES, WIDE].flatMap((s, k) =>
+    [1, 2, 5].map((splits): OpCase => {
+      const S = Math.min(splits, s.n * s.h);
+      return {
+        name: `${label(s)} splits=${S} (with reduce, accumulating)`,
+        run: (gpu) =>
+          checkWeightGrad(gpu, s, k, S, (p) =>
+            runOp(gpu, 'conv2d_backward_weight_wide', { ...s, splits: S }, p, (o) => [
+              cdiv(cdiv(s.ci, 2) * cdiv(s.co, 8), o.WG_X ?? 16),
+              1,
+              S,
+            ]),
+          ),
+      };
+    }),
+  ),
   // Tiles of the default size (one tile covers these images) and tiles of 4x2 channels and 2x4
   // pixels, so that channels, rows and columns all end in a partial tile; then a conv2-sized layer.
   conv2d_backward_weight_tiled: [...SHAPES, CONV2].flatMap((s, k) =>
