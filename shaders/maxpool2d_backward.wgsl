@@ -3,13 +3,17 @@
 // The input gradient of maxpool2d_forward. With relu_mask == 1 the pool's input is a ReLU output
 // r = relu(z): then dz = dr * (r > 0), and this kernel writes dz directly (the ReLU backward,
 // fused: it costs no extra pass). Elements of an odd last row or column get 0.
+// One invocation per 2x2 window: it finds the argmax once and writes all four elements (one per
+// element would read each window four times and branch on it; on SwiftShader that was 6x the
+// forward's time). The windows of an odd last row or column only write their zeros.
 //
 // bindings (group 0):
 //   0 params  uniform     Params
 //   1 x       read        [NC, H, W] the forward input
 //   2 dy      read        [NC, H/2, W/2]
 //   3 dx      read_write  [NC, H, W] (written, not accumulated)
-// dispatch: 1-D over NC * H * W inputs, folded into (x, y): i = gid.x + gid.y * num_workgroups.x * WG
+// dispatch: 1-D over NC * ceil(H/2) * ceil(W/2) windows, folded into (x, y):
+//   i = gid.x + gid.y * num_workgroups.x * WG
 
 struct Params { nc: u32, h: u32, w: u32, relu_mask: u32 }
 
@@ -23,24 +27,40 @@ override WG: u32 = 64;
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = gid.x + gid.y * nwg.x * WG;
-  let hw = params.h * params.w;
-  if (i >= params.nc * hw) { return; }
-  let plane = i / hw;
-  let ih = (i / params.w) % params.h;
-  let iw = i % params.w;
+  let w = params.w;
+  let oh_c = (params.h + 1u) / 2u;
+  let ow_c = (w + 1u) / 2u;
+  if (i >= params.nc * oh_c * ow_c) { return; }
+  let plane = i / (oh_c * ow_c);
+  let oh = (i / ow_c) % oh_c;
+  let ow = i % ow_c;
   let oh_n = params.h / 2u;
-  let ow_n = params.w / 2u;
-  let oh = ih / 2u;
-  let ow = iw / 2u;
-  if (oh >= oh_n || ow >= ow_n) { dx[i] = 0.0; return; }
-  let base = plane * hw + (2u * oh) * params.w + 2u * ow;
-  // First maximum in row-major order: offsets 0, 1, W, W+1.
-  var m = x[base];
-  var arg = base;
-  if (x[base + 1u] > m) { m = x[base + 1u]; arg = base + 1u; }
-  if (x[base + params.w] > m) { m = x[base + params.w]; arg = base + params.w; }
-  if (x[base + params.w + 1u] > m) { m = x[base + params.w + 1u]; arg = base + params.w + 1u; }
+  let ow_n = w / 2u;
+  let base = plane * params.h * w + (2u * oh) * w + 2u * ow;
+  if (oh >= oh_n || ow >= ow_n) {
+    // A window cut by an odd last row or column: the elements that exist get 0.
+    dx[base] = 0.0;
+    if (2u * ow + 1u < w) { dx[base + 1u] = 0.0; }
+    if (2u * oh + 1u < params.h) { dx[base + w] = 0.0; }
+    return;
+  }
+  // First maximum in row-major order (offsets 0, 1, W, W+1), as the forward's scan.
+  let a = x[base];
+  let b = x[base + 1u];
+  let c = x[base + w];
+  let d = x[base + w + 1u];
+  var m = a;
+  var k = 0u;
+  k = select(k, 1u, b > m);
+  m = select(m, b, b > m);
+  k = select(k, 2u, c > m);
+  m = select(m, c, c > m);
+  k = select(k, 3u, d > m);
+  m = select(m, d, d > m);
   var g = 0.0;
-  if (arg == i && (params.relu_mask == 0u || m > 0.0)) { g = dy[(plane * oh_n + oh) * ow_n + ow]; }
-  dx[i] = g;
+  if (params.relu_mask == 0u || m > 0.0) { g = dy[(plane * oh_n + oh) * ow_n + ow]; }
+  dx[base] = select(0.0, g, k == 0u);
+  dx[base + 1u] = select(0.0, g, k == 1u);
+  dx[base + w] = select(0.0, g, k == 2u);
+  dx[base + w + 1u] = select(0.0, g, k == 3u);
 }

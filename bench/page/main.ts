@@ -1,13 +1,13 @@
-// The benchmark page (bench.html): runs bench/train-step.ts or bench/dist-step.ts in this browser
-// and shows the table and the JSON; `window.webddpBench` holds the result for headless runs
-// (`webddp bench --runtime chromium`).
+// The benchmark page (bench.html): runs src/bench/train-step.ts, src/bench/dist-step.ts or the
+// TF.js comparison (bench/compare-tfjs.ts) in this browser and shows the table and the JSON;
+// `window.webddpBench` holds the result for headless runs (`webddp bench --runtime chromium`).
 import { parseConfig } from '../../src/parallel/index.ts';
 import { IdbDatasetStore } from '../../src/data/store-idb.ts';
 import { importSynthetic, SYNTHETIC_DATASET } from '../../src/data/synthetic.ts';
 import { browserSpawner } from '../../src/runtime/spawn-browser.ts';
 import { acquireDevice } from '../../src/gpu/device.ts';
 import { benchmarkDistributed, formatDistBench } from '../../src/bench/dist-step.ts';
-import { benchmarkTraining, formatTrainBench } from '../../src/bench/train-step.ts';
+import { benchmarkTraining, formatKernelProfile, formatTrainBench } from '../../src/bench/train-step.ts';
 
 declare global {
   interface Window {
@@ -61,12 +61,26 @@ async function run(): Promise<unknown> {
   }
   const gpu = await acquireDevice(navigator.gpu, { label: 'bench' });
   try {
+    if (q.get('kind') === 'compare') {
+      // TF.js is loaded only for this comparison.
+      const { compareWithTfjs, formatCompare } = await import('../compare-tfjs.ts');
+      const opts = { batch: num('batch', 64), rounds: num('steps', 4), per: num('per', 4), warmup: num('warmup', 2) };
+      const r = await compareWithTfjs(gpu, opts, status);
+      show('#table', formatCompare(r));
+      return { runtime: 'chromium', kind: 'compare', adapter: gpu.adapter, userAgent: navigator.userAgent, ...r };
+    }
     const rows = await benchmarkTraining(
       gpu,
-      { batches: list('batches', [8, 32]), steps: num('steps', 3), warmup: num('warmup', 1) },
+      {
+        batches: list('batches', [8, 32]),
+        steps: num('steps', 3),
+        warmup: num('warmup', 1),
+        profile: q.get('profile') === '1',
+      },
       (r) => status(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s`),
     );
-    show('#table', formatTrainBench(rows));
+    const profiles = rows.filter((r) => r.kernels).map(formatKernelProfile);
+    show('#table', [formatTrainBench(rows), ...profiles].join('\n'));
     return { runtime: 'chromium', kind: 'train', adapter: gpu.adapter, userAgent: navigator.userAgent, rows };
   } finally {
     gpu.destroy();

@@ -37,7 +37,8 @@ export interface TrainBenchRow {
   readonly kernels?: Record<string, number>;
 }
 
-function randomBatch(batch: number, g: CpuGenerator): Batch {
+/** `batch` random CIFAR-sized uint8 images and labels. */
+export function randomBatch(batch: number, g: CpuGenerator): Batch {
   const images = new Uint8Array(batch * 3072);
   for (let i = 0; i < images.length; i++) images[i] = g.random() & 0xff;
   return { images, labels: Int32Array.from({ length: batch }, () => g.random() % 10) };

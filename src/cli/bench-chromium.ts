@@ -15,6 +15,9 @@ const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  // On a busy CPU a SwiftShader shader compile or step can outlast the GPU process's hang
+  // watchdog, which then kills it (and the page's device) mid-benchmark.
+  '--disable-gpu-watchdog',
 ];
 
 interface BenchState {
@@ -46,19 +49,31 @@ export async function runChromiumBench(
     preview: { host: 'localhost', port: 0, strictPort: true, open: false },
   });
   const address = server.httpServer.address();
-  const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: FLAGS });
+  // protocolTimeout: the page's polls may wait long behind a busy main thread (TF.js's first step).
+  const browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: FLAGS,
+    protocolTimeout: timeoutMs,
+  });
   try {
     if (address === null || typeof address === 'string') throw new Error('vite preview reported no port');
     const page = await browser.newPage();
     page.on('console', (m) => {
       if (m.type() === 'error') io.err(`page: ${m.text()}\n`);
     });
+    page.on('error', (e) => io.err(`page crashed: ${e.message}\n`));
     await page.goto(`http://localhost:${address.port}/bench.html?${query}`);
     io.err(`running bench.html?${query} in headless Chromium ...\n`);
-    await page.waitForFunction(() => (window as { webddpBench?: BenchState }).webddpBench?.done === true, {
-      timeout: timeoutMs,
-      polling: 1000,
-    });
+    await page
+      .waitForFunction(() => (window as { webddpBench?: BenchState }).webddpBench?.done === true, {
+        timeout: timeoutMs,
+        polling: 1000,
+      })
+      .catch((e: unknown) => {
+        const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
+        throw new Error(`waiting for the benchmark page failed${cause}`, { cause: e });
+      });
     const state = await page.evaluate(() => (window as { webddpBench?: BenchState }).webddpBench);
     if (!state || state.error) throw new Error(`the benchmark page failed: ${state?.error ?? 'no result'}`);
     if (!json) io.out(`${await page.$eval('#table', (el) => el.textContent ?? '')}\n`);

@@ -14,6 +14,7 @@ import { defaultStoreDir } from './train-data.ts';
 const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--json]
 webddp bench --workers 1,2,4 [--modes ddp,dp] [--batch B] [--steps N] [--warmup N] [--store DIR] [--json]
 webddp bench --runtime chromium [same options]   (the same benchmarks in headless Chromium, bench.html)
+webddp bench --runtime chromium --compare tfjs [--batch 64] [--steps 4] [--warmup 2] [--json]
 
 Training throughput (images/s) of one worker on random CIFAR-sized data, and the step time split
 into forward, backward and optimizer (GPU timestamps where the adapter has them). On a software
@@ -24,6 +25,10 @@ threads with their own devices, the synthetic dataset), and rank 0's time waitin
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'
   --profile also time every kernel separately (GPU timestamps; Dawn rounds them to 65.5 us unless
             WEBDDP_DAWN_FLAGS=disable-dawn-features=timestamp_quantization is set)
+  --compare tfjs  (with --runtime chromium) webddp and TensorFlow.js's WebGPU backend training the
+            same SimpleCNN (SGD momentum 0.9, random data) in the same page, taking turns: after
+            --warmup steps each, --steps rounds of one TF.js step and 4 webddp steps. Images/s of
+            both, the ratio, and each side's loss (checked to fall)
   --json    print only the JSON line`;
 
 export const command: Command = {
@@ -50,6 +55,7 @@ export const command: Command = {
           batch: { type: 'string' },
           store: { type: 'string' },
           runtime: { type: 'string', default: 'node' },
+          compare: { type: 'string' },
         },
       }),
     );
@@ -60,10 +66,17 @@ export const command: Command = {
     const width = values.width === undefined ? 1 : numberFlag('--width', values.width);
     if (values.runtime !== 'node' && values.runtime !== 'chromium')
       throw new UsageError(`--runtime must be node or chromium (got '${values.runtime}')`);
+    if (values.compare !== undefined && values.compare !== 'tfjs')
+      throw new UsageError(`--compare must be tfjs (got '${values.compare}')`);
+    if (values.compare && values.runtime !== 'chromium')
+      throw new UsageError('--compare tfjs runs in the browser: add --runtime chromium');
     if (values.runtime === 'chromium') {
       if (!env) throw new Error('--runtime chromium needs the bundled CLI (bin/webddp.mjs)');
       const q = new URLSearchParams();
-      if (values.workers) {
+      if (values.compare) {
+        q.set('kind', 'compare');
+        if (values.batch) q.set('batch', String(intFlag('--batch', values.batch, 1)));
+      } else if (values.workers) {
         q.set('kind', 'dist');
         q.set('workers', values.workers);
         q.set('modes', values.modes);
@@ -71,6 +84,7 @@ export const command: Command = {
       } else {
         q.set('kind', 'train');
         if (values.batches) q.set('batches', values.batches);
+        if (values.profile) q.set('profile', '1');
       }
       if (values.steps) q.set('steps', values.steps);
       if (values.warmup) q.set('warmup', values.warmup);

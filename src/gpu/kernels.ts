@@ -42,10 +42,25 @@ export const KERNELS = {
     params: { n: u, ci: u, co: u, h: u, w: u, w_off: u },
     overrides: { TCI: 32, TCO: 8, ROWS: 4, TW: 16 },
   },
+  conv2d_forward_wide: {
+    bindings: [P, ['x', 'read'], ['theta', 'read'], ['y', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, w_off: u, b_off: u, relu: u },
+    overrides: { WG_X: 16, WG_Y: 1 },
+  },
+  conv2d_backward_input_wide: {
+    bindings: [P, ['dy', 'read'], ['theta', 'read'], ['dx', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, w_off: u },
+    overrides: { WG_X: 16, WG_Y: 1 },
+  },
   conv2d_backward_weight: {
     bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
     params: { n: u, ci: u, co: u, h: u, w: u, splits: u },
     overrides: { WG_X: 64 },
+  },
+  conv2d_backward_weight_wide: {
+    bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, splits: u },
+    overrides: { WG_X: 16 },
   },
   conv2d_backward_weight_tiled: {
     bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],

@@ -15,13 +15,20 @@ export interface Tuning {
   readonly normWorkgroups: number;
   /**
    * The convolution weight-gradient kernel: 'registers' (conv2d_backward_weight: every invocation
-   * reads its operands from global memory) or 'tiled' (conv2d_backward_weight_tiled: tiles staged
-   * in workgroup memory and shared by a workgroup's invocations).
+   * reads its operands from global memory), 'wide' (conv2d_backward_weight_wide: the same with 8x2
+   * channels per invocation instead of 4x1, for CPU rasterisers) or 'tiled'
+   * (conv2d_backward_weight_tiled: tiles staged in workgroup memory and shared by a workgroup's
+   * invocations).
    */
   readonly convWeight: ConvKernel;
-  /** conv2d_forward ('registers') or conv2d_forward_tiled ('tiled'), where the layer's tiles fit. */
+  /**
+   * conv2d_forward ('registers': 4 channels x 4 pixels per invocation), conv2d_forward_tiled
+   * ('tiled': workgroup-memory tiles, for GPUs, where the layer's tiles fit) or conv2d_forward_wide
+   * ('wide': 16 x 16 per invocation, for CPU rasterisers, where every load is a gather and few,
+   * fat invocations win).
+   */
   readonly convForward: ConvKernel;
-  /** conv2d_backward_input ('registers') or conv2d_backward_input_tiled ('tiled'), where they fit. */
+  /** The same three choices for the input gradient (conv2d_backward_input{,_tiled,_wide}). */
   readonly convInput: ConvKernel;
   /**
    * How the weight gradient's split-K slices are summed: 'lanes' (conv2d_backward_weight_reduce,
@@ -32,7 +39,7 @@ export interface Tuning {
   readonly convReduce: ConvReduceKernel;
 }
 
-export type ConvKernel = 'registers' | 'tiled';
+export type ConvKernel = 'registers' | 'tiled' | 'wide';
 export type ConvReduceKernel = 'lanes' | 'subgroup' | 'auto';
 
 export const SOFTWARE_TUNING: Tuning = {
@@ -40,9 +47,9 @@ export const SOFTWARE_TUNING: Tuning = {
   targetThreads: 256,
   maxSplits: 64,
   normWorkgroups: 8,
-  convWeight: 'registers',
-  convForward: 'registers',
-  convInput: 'registers',
+  convWeight: 'wide',
+  convForward: 'wide',
+  convInput: 'wide',
   convReduce: 'lanes',
 };
 
@@ -120,6 +127,18 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     typeof x === 'object' && x !== null && !Array.isArray(x);
   const o = v;
   if (!isObject(o)) throw new Error('tuning must be a JSON object');
+  const fields = [
+    'kernels',
+    'targetThreads',
+    'maxSplits',
+    'normWorkgroups',
+    'convWeight',
+    'convForward',
+    'convInput',
+    'convReduce',
+  ];
+  for (const k of Object.keys(o))
+    if (!fields.includes(k)) throw new Error(`tuning has no setting '${k}' (settings: ${fields.join(', ')})`);
   const kernels = o.kernels ?? {};
   if (!isObject(kernels)) throw new Error('tuning kernels must be an object of {kernel: {CONSTANT: value}}');
   for (const [k, ov] of Object.entries(kernels)) {
@@ -147,7 +166,7 @@ export function parseTuning(json: string, base: Tuning): Tuning {
       throw new Error(`tuning ${k} must be ${allowed.map((a) => `"${a}"`).join(' or ')} (got ${JSON.stringify(c)})`);
     return c as T;
   };
-  const conv = ['registers', 'tiled'] as const;
+  const conv = ['registers', 'tiled', 'wide'] as const;
   return {
     kernels: { ...base.kernels, ...(kernels as KernelTuning) },
     targetThreads: num('targetThreads', base.targetThreads),

@@ -32,7 +32,9 @@ describe('Conv2dLayer weight-gradient kernel', () => {
     expect(conv2.splits(512, GPU_TUNING, tiles)).toBe(128);
     expect(conv2.splits(512, GPU_TUNING, null)).toBe(128); // 65536 / (32 * 16) invocations
     expect(conv2.splits(2, GPU_TUNING, tiles)).toBe(16); // only 2 * 8 tiles
-    expect(conv2.splits(2, SOFTWARE_TUNING, null)).toBe(1); // 256 threads target, 512 per slice
+    // 256 threads target: 128 per slice for the wide kernel (8x2 channels each), 512 for 4x1.
+    expect(conv2.splits(2, SOFTWARE_TUNING, null)).toBe(2);
+    expect(conv2.splits(2, { ...SOFTWARE_TUNING, convWeight: 'registers' }, null)).toBe(1);
     expect(conv2.workspaceBytes(2, GPU_TUNING)).toBe(32 * 64 * (32 * 9 + 1) * 4); // the rows: 2 * 16
   });
 });

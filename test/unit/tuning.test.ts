@@ -19,6 +19,10 @@ describe('parseTuning', () => {
       convInput: 'registers',
       convReduce: 'subgroup',
     });
+    expect(parseTuning('{"convForward": "wide", "convInput": "wide"}', GPU_TUNING)).toMatchObject({
+      convForward: 'wide',
+      convInput: 'wide',
+    });
     expect(parseTuning('{}', SOFTWARE_TUNING)).toEqual(SOFTWARE_TUNING);
   });
 
@@ -39,10 +43,11 @@ describe('parseTuning', () => {
       /tuning targetThreads must be a positive integer/,
     );
     expect(() => parseTuning('{"convWeight": "fast"}', GPU_TUNING)).toThrow(
-      /tuning convWeight must be "registers" or "tiled" \(got "fast"\)/,
+      /tuning convWeight must be "registers" or "tiled" or "wide" \(got "fast"\)/,
     );
+    expect(() => parseTuning('{"convBlock": 16}', GPU_TUNING)).toThrow(/tuning has no setting 'convBlock'/);
     expect(() => parseTuning('{"convForward": 1}', GPU_TUNING)).toThrow(
-      /tuning convForward must be "registers" or "tiled" \(got 1\)/,
+      /tuning convForward must be "registers" or "tiled" or "wide" \(got 1\)/,
     );
     expect(() => parseTuning('{"convReduce": "tiled"}', GPU_TUNING)).toThrow(
       /tuning convReduce must be "lanes" or "subgroup" or "auto" \(got "tiled"\)/,

@@ -49,7 +49,7 @@ export class Conv2dLayer implements Layer {
    */
   splits(batch: number, tuning: Tuning, tiles: WeightTiles | null): number {
     let units = batch * this.h;
-    let perSlice = this.ci * cdiv(this.co, 4);
+    let perSlice = tuning.convWeight === 'wide' ? cdiv(this.ci, 2) * cdiv(this.co, 8) : this.ci * cdiv(this.co, 4);
     if (tiles) {
       units = batch * cdiv(this.h, tiles.ROWS) * cdiv(this.w, tiles.TW);
       perSlice = cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI) * (tiles.TCO / 4) * tiles.TCI;
@@ -57,7 +57,7 @@ export class Conv2dLayer implements Layer {
     return Math.max(1, Math.min(units, tuning.maxSplits, cdiv(tuning.targetThreads, perSlice)));
   }
 
-  /** Room for the split-K slices of either kernel (which one runs depends on the device). */
+  /** Room for the split-K slices of any kernel (which one runs depends on the device). */
   workspaceBytes(batch: number, tuning: Tuning): number {
     const splits = Math.max(this.splits(batch, tuning, null), this.splits(batch, tuning, this.tiles(tuning)));
     return splits * this.co * (this.ci * 9 + 1) * 4;
@@ -83,9 +83,11 @@ export class Conv2dLayer implements Layer {
       const pixelTiles = cdiv(this.h, t.ROWS) * cdiv(this.w, t.TW);
       return [makeOp(ctx.gpu, k, label, shape, operands, [pixelTiles, cdiv(this.co, t.TCO), batch])];
     }
-    const k = await ctx.gpu.kernels.get('conv2d_forward');
+    const wide = ctx.tuning.convForward === 'wide';
+    const k = await ctx.gpu.kernels.get(wide ? 'conv2d_forward_wide' : 'conv2d_forward');
     const { WG_X = 64, WG_Y = 1 } = k.overrides;
-    const wg = [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.co, 4), WG_Y), batch] as const;
+    const b = wide ? 16 : 4; // channels and pixels per invocation
+    const wg = [cdiv(this.h * cdiv(this.w, b), WG_X), cdiv(cdiv(this.co, b), WG_Y), batch] as const;
     return [makeOp(ctx.gpu, k, label, shape, operands, wg)];
   }
 
@@ -103,6 +105,15 @@ export class Conv2dLayer implements Layer {
       ops.push(
         makeOp(g, kt, `${this.name}.backward_weight`, shape, operands, [
           cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI),
+          1,
+          splits,
+        ]),
+      );
+    } else if (ctx.tuning.convWeight === 'wide') {
+      const kw = await g.kernels.get('conv2d_backward_weight_wide');
+      ops.push(
+        makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [
+          cdiv(cdiv(this.ci, 2) * cdiv(this.co, 8), kw.overrides.WG_X ?? 16),
           1,
           splits,
         ]),
@@ -132,9 +143,11 @@ export class Conv2dLayer implements Layer {
       const pixelTiles = cdiv(this.h, t.ROWS) * cdiv(this.w, t.TW);
       return makeOp(g, k, label, shape, { dy, theta: ctx.params, dx }, [pixelTiles, cdiv(this.ci, t.TCI), batch]);
     }
-    const k = await g.kernels.get('conv2d_backward_input');
+    const wide = ctx.tuning.convInput === 'wide';
+    const k = await g.kernels.get(wide ? 'conv2d_backward_input_wide' : 'conv2d_backward_input');
     const { WG_X = 64, WG_Y = 1 } = k.overrides;
-    const wg = [cdiv(this.h * cdiv(this.w, 4), WG_X), cdiv(cdiv(this.ci, 4), WG_Y), batch] as const;
+    const b = wide ? 16 : 4;
+    const wg = [cdiv(this.h * cdiv(this.w, b), WG_X), cdiv(cdiv(this.ci, b), WG_Y), batch] as const;
     return makeOp(g, k, label, shape, { dy, theta: ctx.params, dx }, wg);
   }
 

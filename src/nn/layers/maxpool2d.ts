@@ -44,7 +44,8 @@ export class MaxPool2dLayer implements Layer {
   async backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
     if (!io.dx) return [];
     const k = await ctx.gpu.kernels.get('maxpool2d_backward');
-    const count = batch * this.c * this.h * this.w;
+    // One invocation per 2x2 window, odd edges included (maxpool2d_backward.wgsl).
+    const count = batch * this.c * Math.ceil(this.h / 2) * Math.ceil(this.w / 2);
     return [
       makeOp(
         ctx.gpu,

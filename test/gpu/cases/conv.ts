@@ -20,29 +20,40 @@ const SHAPES: Conv2dShape[] = [
 ];
 const CONV2: Conv2dShape = { n: 2, ci: 32, co: 64, h: 16, w: 16 };
 const SMALL_TILES = { TCO: 4, TCI: 2, ROWS: 2, TW: 4 };
+// More than one 16-channel and 16-pixel block of the wide kernels, each ending in a partial one.
+const WIDE: Conv2dShape = { n: 2, ci: 18, co: 20, h: 3, w: 19 };
 const label = (s: Conv2dShape) => `x=[${s.n},${s.ci},${s.h},${s.w}] w=[${s.co},${s.ci},3,3]`;
 
-export const convCases = {
-  conv2d_forward: SHAPES.flatMap((s, k) =>
+/** conv2d_forward or its wide variant (b channels x b pixels per invocation's block). */
+function forwardCases(kernel: 'conv2d_forward' | 'conv2d_forward_wide', b: number, shapes: Conv2dShape[]): OpCase[] {
+  return shapes.flatMap((s, k) =>
     [false, true].map((relu): OpCase => ({
       name: `${label(s)} relu=${relu}`,
       async run(gpu) {
         const x = randn(s.n * s.ci * s.h * s.w, 1 + k);
         const w = randn(s.co * s.ci * 9, 2 + k, 0.5);
-        const b = randn(s.co, 3 + k, 0.5);
-        const { data, offsets } = arena(7, w, b);
+        const bias = randn(s.co, 3 + k, 0.5);
+        const { data, offsets } = arena(7, w, bias);
         const out = await runOp(
           gpu,
-          'conv2d_forward',
+          kernel,
           { ...s, w_off: offsets[0] ?? 0, b_off: offsets[1] ?? 0, relu: relu ? 1 : 0 },
           { x, theta: data, y: s.n * s.co * s.h * s.w },
-          (o) => [cdiv(s.h * cdiv(s.w, 4), o.WG_X ?? 64), cdiv(cdiv(s.co, 4), o.WG_Y ?? 1), s.n],
+          (o) => [cdiv(s.h * cdiv(s.w, b), o.WG_X ?? 64), cdiv(cdiv(s.co, b), o.WG_Y ?? 1), s.n],
         );
-        expectClose('y', out.y!, conv2dForward(x, w, b, s, relu), KERNEL_TOL);
+        expectClose('y', out.y!, conv2dForward(x, w, bias, s, relu), KERNEL_TOL);
       },
     })),
-  ),
-  conv2d_backward_input: SHAPES.map((s, k): OpCase => ({
+  );
+}
+
+/** conv2d_backward_input or its wide variant; dx starts as NaN, so every element must be written. */
+function inputGradCases(
+  kernel: 'conv2d_backward_input' | 'conv2d_backward_input_wide',
+  b: number,
+  shapes: Conv2dShape[],
+): OpCase[] {
+  return shapes.map((s, k): OpCase => ({
     name: label(s),
     async run(gpu) {
       const dy = randn(s.n * s.co * s.h * s.w, 4 + k);
@@ -50,14 +61,21 @@ export const convCases = {
       const { data, offsets } = arena(3, w);
       const out = await runOp(
         gpu,
-        'conv2d_backward_input',
+        kernel,
         { ...s, w_off: offsets[0] ?? 0 },
-        { dy, theta: data, dx: s.n * s.ci * s.h * s.w },
-        (o) => [cdiv(s.h * cdiv(s.w, 4), o.WG_X ?? 64), cdiv(cdiv(s.ci, 4), o.WG_Y ?? 1), s.n],
+        { dy, theta: data, dx: new Float32Array(s.n * s.ci * s.h * s.w).fill(NaN) },
+        (o) => [cdiv(s.h * cdiv(s.w, b), o.WG_X ?? 64), cdiv(cdiv(s.ci, b), o.WG_Y ?? 1), s.n],
       );
       expectClose('dx', out.dx!, conv2dBackwardInput(dy, w, s), KERNEL_TOL);
     },
-  })),
+  }));
+}
+
+export const convCases = {
+  conv2d_forward: forwardCases('conv2d_forward', 4, SHAPES),
+  conv2d_forward_wide: forwardCases('conv2d_forward_wide', 16, [...SHAPES, WIDE]),
+  conv2d_backward_input: inputGradCases('conv2d_backward_input', 4, SHAPES),
+  conv2d_backward_input_wide: inputGradCases('conv2d_backward_input_wide', 16, [...SHAPES, WIDE]),
   conv2d_backward_weight: SHAPES.flatMap((s, k) =>
     [1, 2, 5].map((splits): OpCase => {
       const S = Math.min(splits, s.n * s.h);
@@ -67,6 +85,24 @@ export const convCases = {
           checkWeightGrad(gpu, s, k, S, (p) =>
             runOp(gpu, 'conv2d_backward_weight', { ...s, splits: S }, p, (o) => [
               cdiv(s.ci * cdiv(s.co, 4), o.WG_X ?? 64),
+              1,
+              S,
+            ]),
+          ),
+      };
+    }),
+  ),
+  // 8 output x 2 input channels per invocation: WIDE ends both in a partial block (20 = 2*8 + 4,
+  // 18 = 9*2) and SHAPES in odd input channels (3, 1).
+  conv2d_backward_weight_wide: [...SHAPES, WIDE].flatMap((s, k) =>
+    [1, 2, 5].map((splits): OpCase => {
+      const S = Math.min(splits, s.n * s.h);
+      return {
+        name: `${label(s)} splits=${S} (with reduce, accumulating)`,
+        run: (gpu) =>
+          checkWeightGrad(gpu, s, k, S, (p) =>
+            runOp(gpu, 'conv2d_backward_weight_wide', { ...s, splits: S }, p, (o) => [
+              cdiv(cdiv(s.ci, 2) * cdiv(s.co, 8), o.WG_X ?? 16),
               1,
               S,
             ]),
