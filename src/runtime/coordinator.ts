@@ -30,7 +30,7 @@ export interface CoordinatorOptions {
 
 export class Coordinator {
   private stopRequested = false;
-  private pauseGate: { promise: Promise<void>; release: () => void } | null = null;
+  private pauseGate: { promise: Promise<void>; release: () => void; held: () => void } | null = null;
 
   private constructor(
     readonly config: TrainConfig,
@@ -101,13 +101,26 @@ export class Coordinator {
     return new Coordinator(o.config, group, ranks);
   }
 
-  pause(): void {
-    if (this.pauseGate) return;
+  /**
+   * Holds the run before its next step. Steps already asked for (one more in a pipelined mode) still
+   * complete and are reported; the returned promise settles once the run is held with no step
+   * running, or once it resumes, stops or ends first.
+   */
+  pause(): Promise<void> {
+    this.pauseGate?.release();
     let release = () => {};
-    const promise = new Promise<void>((r) => {
-      release = r;
+    let held = () => {};
+    const settled = new Promise<void>((r) => {
+      held = r;
     });
-    this.pauseGate = { promise, release };
+    const promise = new Promise<void>((r) => {
+      release = () => {
+        held();
+        r();
+      };
+    });
+    this.pauseGate = { promise, release, held };
+    return settled;
   }
 
   resume(): void {
@@ -158,7 +171,10 @@ export class Coordinator {
       let ahead: ReturnType<typeof issue> | null = null;
       let prevEnd = -Infinity;
       for (let step = 0; step < steps; step++) {
-        if (!ahead && this.pauseGate) await this.pauseGate.promise;
+        if (!ahead && this.pauseGate) {
+          this.pauseGate.held();
+          await this.pauseGate.promise;
+        }
         if (!ahead && this.stopRequested) break;
         const cur: ReturnType<typeof issue> = ahead ?? issue(step);
         const more = pipelined && step + 1 < steps && !this.pauseGate && !this.stopRequested;

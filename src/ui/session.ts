@@ -9,7 +9,7 @@ import type { BatchSample } from '../runtime/protocol.ts';
 import type { RankFault } from '../runtime/fault.ts';
 import { browserSpawner } from '../runtime/spawn-browser.ts';
 
-export type RunState = 'starting' | 'running' | 'paused' | 'stopping' | 'done' | 'stopped' | 'failed';
+export type RunState = 'starting' | 'running' | 'pausing' | 'paused' | 'stopping' | 'done' | 'stopped' | 'failed';
 
 export interface RunSink {
   event(e: TrainEvent): void;
@@ -94,14 +94,18 @@ export class Session {
     return this.current;
   }
 
+  /** 'pausing' until the steps already asked for have finished and been reported, then 'paused'. */
   pause(): void {
     if (this.current !== 'running' || !this.coordinator) return;
-    this.coordinator.pause();
-    this.set('paused', 'paused after the current step');
+    const held = this.coordinator.pause();
+    this.set('pausing', 'finishing the steps already queued');
+    void held.then(() => {
+      if (this.current === 'pausing') this.set('paused', 'no step is running');
+    });
   }
 
   resume(): void {
-    if (this.current !== 'paused' || !this.coordinator) return;
+    if ((this.current !== 'paused' && this.current !== 'pausing') || !this.coordinator) return;
     this.coordinator.resume();
     this.set('running');
   }

@@ -9,6 +9,7 @@ const WORDS: Record<RunState | 'idle', string> = {
   idle: 'Ready.',
   starting: 'Starting…',
   running: 'Training…',
+  pausing: 'Pausing…',
   paused: 'Paused.',
   stopping: 'Stopping…',
   done: 'Finished.',
@@ -60,10 +61,10 @@ export class RunButtons {
 
   private refresh(): void {
     const s = this.state;
-    const active = s === 'starting' || s === 'running' || s === 'paused' || s === 'stopping';
+    const active = s === 'starting' || s === 'running' || s === 'pausing' || s === 'paused' || s === 'stopping';
     this.buttons.start.disabled = active || !this.canStart;
     this.buttons.pause.disabled = s !== 'running';
-    this.buttons.resume.disabled = s !== 'paused';
-    this.buttons.stop.disabled = !(s === 'running' || s === 'paused' || s === 'starting');
+    this.buttons.resume.disabled = s !== 'paused' && s !== 'pausing';
+    this.buttons.stop.disabled = !(s === 'running' || s === 'pausing' || s === 'paused' || s === 'starting');
   }
 }
