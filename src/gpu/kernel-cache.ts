@@ -34,6 +34,11 @@ export class KernelCache {
   private readonly layouts = new Map<KernelName, GPUBindGroupLayout>();
   private readonly modules = new Map<KernelName, Promise<GPUShaderModule>>();
   tuning: KernelTuning = {};
+  /**
+   * WGSL that replaces a kernel's bundled source on this device (`webddp check --shaders DIR`:
+   * checking a modified kernel against the reference). Set before the kernel is first used.
+   */
+  sources: Partial<Record<KernelName, string>> = {};
 
   constructor(
     private readonly device: GPUDevice,
@@ -79,7 +84,7 @@ export class KernelCache {
     let m = this.modules.get(name);
     if (!m) {
       m = (async () => {
-        const code = shaderSource(name);
+        const code = this.sources[name] ?? shaderSource(name);
         const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
         const info = await module.getCompilationInfo();
         const errors = info.messages.filter((x) => x.type === 'error');
