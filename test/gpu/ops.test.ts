@@ -9,8 +9,15 @@ import { convCases } from './cases/conv.ts';
 import { convTiledCases } from './cases/conv-tiled.ts';
 import { denseCases } from './cases/dense.ts';
 import { optimCases } from './cases/optim.ts';
+import { fp16Cases } from './cases/fp16.ts';
 
-const CASES: Record<KernelName, readonly OpCase[]> = { ...convCases, ...convTiledCases, ...denseCases, ...optimCases };
+const CASES: Record<KernelName, readonly OpCase[]> = {
+  ...convCases,
+  ...convTiledCases,
+  ...denseCases,
+  ...optimCases,
+  ...fp16Cases,
+};
 
 let gpu: Gpu;
 beforeAll(async () => {
