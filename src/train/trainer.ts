@@ -134,14 +134,15 @@ export class Trainer {
   }
 
   /**
-   * Sets every parameter. fp16: the layers' halves are `flat` rounded to fp16, and the master
-   * slice is `flat` itself (full precision, as DeepSpeed's fp32 master copies the module's initial weights).
+   * Sets every parameter. fp16: the layers' halves are `flat` rounded to fp16, and the master slice
+   * their values (DeepSpeed halves the module first, then copies its fp32 master from the halves).
    */
   setParams(flat: Float32Array): void {
     this.assertFullParams();
     if (flat.length !== this.spec.total) throw new Error(`expected ${this.spec.total} parameters, got ${flat.length}`);
-    writeFloats(this.gpu, this.params, 0, this.master ? packHalves(flat) : flat);
-    this.master?.write(flat);
+    const halves = this.master ? packHalves(flat) : null;
+    writeFloats(this.gpu, this.params, 0, halves ?? flat);
+    if (halves) this.master?.write(unpackHalves(halves, flat.length));
   }
 
   /** Writes `data` (e.g. an all-reduced bucket) into the gradient arena from element `offset`. */
