@@ -13,6 +13,7 @@ import type { OptimizerConfig } from '../optim/optimizer.ts';
 import type { StepResult, Trainer, TrainerOptions } from '../train/trainer.ts';
 import type { Batch } from '../data/batch.ts';
 import type { Tracer } from '../trace/tracer.ts';
+import type { Fp16StepInfo } from './fp16.ts';
 
 export type { EpochPlan, MicroBatch } from '../data/plan.ts';
 
@@ -26,6 +27,8 @@ export interface ParallelMode {
   readonly partitioned: { readonly optimizer: boolean; readonly gradients: boolean; readonly parameters: boolean };
   /** BalancedDataParallel's gpu0_bsz applies. */
   readonly usesGpu0Bsz: boolean;
+  /** fp16 mixed precision (fp16 parameters and gradients, fp32 master, loss scaling) is implemented. */
+  readonly fp16: boolean;
   /** Problems of this mode with an otherwise valid configuration. */
   validate(c: TrainConfig): ConfigIssue[];
   /** The trainer (optimizer, shard, batch capacity) rank `rank` needs. */
@@ -60,6 +63,8 @@ export interface StepStats {
   readonly loss: number;
   readonly correct: number;
   readonly samples: number;
+  /** fp16 mixed precision: the loss scale used, whether the step was skipped, DeepSpeed's log lines. */
+  readonly fp16?: Fp16StepInfo;
 }
 
 export interface ModeContext {

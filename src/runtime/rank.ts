@@ -43,6 +43,8 @@ interface State {
   counters: { sent: number; commMs: number };
   /** Steps run so far (over all epochs). */
   done: number;
+  /** fp16 steps skipped on overflow so far: DeepSpeed steps the lr schedule only on steps taken. */
+  skipped: number;
   /** The learning rate of each optimizer step (the schedule), known once the first epoch is planned. */
   lrAt: ((step: number) => number) | null;
 }
@@ -153,6 +155,7 @@ export function createRankApi(env: RankEnv): RankApi {
         transfers,
         counters,
         done: 0,
+        skipped: 0,
         lrAt: null,
       };
       await runner.syncInitial();
@@ -188,8 +191,9 @@ export function createRankApi(env: RankEnv): RankApi {
           const tracer = st.gpu.tracer;
           tracer.step = st.done - 1;
           const r = await tracer.span(`step ${tracer.step}`, 'step', () =>
-            st.runner.step(micro, st.lrAt?.(st.done - 1) ?? st.init.config.lr),
+            st.runner.step(micro, st.lrAt?.(st.done - 1 - st.skipped) ?? st.init.config.lr),
           );
+          if (r.fp16?.skipped) st.skipped++;
           return {
             rank: st.init.rank,
             epoch,
@@ -201,6 +205,7 @@ export function createRankApi(env: RankEnv): RankApi {
             commMs: st.counters.commMs,
             commBytes: st.counters.sent,
             memory: st.gpu.memory.snapshot(),
+            ...(r.fp16 ? { fp16: r.fp16 } : {}),
             ...(st.init.recordTransfers ? { transfers: [...st.transfers] } : {}),
             ...(tracer.on ? { spans: tracer.take() } : {}),
           };

@@ -10,14 +10,16 @@ function zeroStage(stage: 1 | 2): ParallelMode {
     ...RING_PLANNING,
     partitioned: { optimizer: true, gradients: stage >= 2, parameters: false },
     usesGpu0Bsz: false,
+    fp16: true,
     validate: () => [],
     trainerOptions: (spec, c, rank, world) => {
-      const p = zeroPartition(rank, world, spec.total);
+      const p = zeroPartition(rank, world, spec.total, c.fp16);
       return {
         spec,
         maxBatch: c.batchSize,
         optimizer: optimizerOf(c),
         shard: { offset: p.start, count: p.end - p.start, ownGradients: stage >= 2 },
+        ...(c.fp16 ? { fp16: true } : {}),
         ...(stage >= 2 ? { gradientLayout: bucketLayout(spec, 'grads.bucket', false) } : {}),
       };
     },
@@ -36,6 +38,7 @@ export const zero3: ParallelMode = {
   ...RING_PLANNING,
   partitioned: { optimizer: true, gradients: true, parameters: true },
   usesGpu0Bsz: false,
+  fp16: false, // the per-layer parameter gathers run in float32
   validate: () => [],
   trainerOptions: (spec, c) => ({
     spec,
