@@ -59,7 +59,7 @@ export const command: Command = {
     if (values.runtime === 'chromium') {
       if (!env) throw new Error('--runtime chromium needs the bundled CLI (bin/webddp.mjs)');
       runtime = 'chromium';
-      const r = await runPage<{ adapters: AdapterReport[] }>(
+      const { result: r } = await runPage<{ adapters: AdapterReport[] }>(
         env,
         'check.html?devices=1',
         'webddpCheck',
