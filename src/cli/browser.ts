@@ -118,6 +118,8 @@ export async function runPage<T>(
     ...(o.allowSoftware ? ['--enable-unsafe-swiftshader'] : []),
     ...(o.flags ?? '').split(/\s+/).filter((f) => f !== ''),
   ];
+  // (puppeteer merges --enable-features into its own and takes it out of `args`: print them first)
+  io.err(`browser: ${executablePath} ${args.slice(BASE_FLAGS.length).join(' ')}\n`);
   const browser = await puppeteer.launch({ executablePath, headless: true, args, protocolTimeout: o.timeoutMs });
   try {
     const p = await browser.newPage();
@@ -125,7 +127,6 @@ export async function runPage<T>(
       if (m.type() === 'error') io.err(`page: ${m.text()}\n`);
     });
     p.on('pageerror', (e) => io.err(`page error: ${e.message}\n`));
-    io.err(`browser: ${executablePath} ${args.slice(BASE_FLAGS.length).join(' ')}\n`);
     await p.goto(`${site.origin}/${page}`);
     await p
       .waitForFunction(`window.${globalName}?.done === true`, { timeout: o.timeoutMs, polling: 500 })
