@@ -2,7 +2,7 @@
 // chromium`. The browser is an installed Chromium or Chrome (--browser PATH, else
 // WEBDDP_CHROMIUM, else the first of the usual paths), driven through puppeteer-core (an optional
 // dependency: no browser download). The pages come from the package's dist/ (built by `npm pack`);
-// in a checkout without dist/, Vite builds them first. WebGPU on a GPU needs the platform's flags
+// in a checkout, Vite builds them first. WebGPU on a GPU needs the platform's flags
 // (--browser-flags, e.g. "--use-angle=vulkan --enable-features=Vulkan"); without a GPU, Chromium's
 // SwiftShader is allowed unless --adapter gpu.
 import { existsSync } from 'node:fs';
@@ -54,17 +54,22 @@ export function findBrowser(given?: string): string {
   return path;
 }
 
-/** The package's dist/ with the pages; built with Vite first in a checkout that has none. */
+/**
+ * The pages: in a checkout (sources and vite.config.ts present) built afresh with Vite, so they run
+ * the sources as they are; in an installed package, its dist/ (built by `npm pack`).
+ */
 async function pagesDir(root: string, io: CliIO): Promise<string> {
   const dist = join(root, 'dist');
-  if (existsSync(join(dist, 'check.html'))) return dist;
-  if (!existsSync(join(root, 'vite.config.ts')))
-    throw new Error(`the built pages are missing (${dist}check.html): reinstall the package`);
-  const vite = await import('vite').catch(() => {
-    throw new Error(`the built pages are missing (${dist}) and Vite is not installed to build them: npm run build`);
-  });
-  io.err('building the pages (vite build) ...\n');
-  await vite.build({ root, logLevel: 'warn' });
+  if (existsSync(join(root, 'src')) && existsSync(join(root, 'vite.config.ts'))) {
+    const vite = await import('vite').catch(() => {
+      throw new Error('building the pages needs the development dependencies (npm install in the checkout)');
+    });
+    io.err('building the pages (vite build) ...\n');
+    await vite.build({ root, logLevel: 'warn', build: { outDir: 'dist' } });
+    return dist;
+  }
+  if (!existsSync(join(dist, 'check.html')))
+    throw new Error(`the built pages are missing (${join(dist, 'check.html')}): reinstall the package`);
   return dist;
 }
 
@@ -93,7 +98,8 @@ async function loadPuppeteer(): Promise<PuppeteerCore> {
 
 /**
  * Opens `page` (e.g. 'check.html?only=kernels') in a headless browser and returns what the page
- * leaves in `window[globalName]` once its `done` is true. Errors name the page and the browser.
+ * leaves in `window[globalName]` once its `done` is true, and the text of its #table. Errors name
+ * the page and the browser.
  */
 export async function runPage<T>(
   env: CliEnv,
@@ -101,7 +107,7 @@ export async function runPage<T>(
   globalName: string,
   o: BrowserOptions,
   io: CliIO,
-): Promise<T> {
+): Promise<{ result: T; table: string }> {
   const root = packageRoot(env);
   const executablePath = findBrowser(o.browser);
   const dist = await pagesDir(root, io);
@@ -112,6 +118,8 @@ export async function runPage<T>(
     ...(o.allowSoftware ? ['--enable-unsafe-swiftshader'] : []),
     ...(o.flags ?? '').split(/\s+/).filter((f) => f !== ''),
   ];
+  // (puppeteer merges --enable-features into its own and takes it out of `args`: print them first)
+  io.err(`browser: ${executablePath} ${args.slice(BASE_FLAGS.length).join(' ')}\n`);
   const browser = await puppeteer.launch({ executablePath, headless: true, args, protocolTimeout: o.timeoutMs });
   try {
     const p = await browser.newPage();
@@ -119,7 +127,6 @@ export async function runPage<T>(
       if (m.type() === 'error') io.err(`page: ${m.text()}\n`);
     });
     p.on('pageerror', (e) => io.err(`page error: ${e.message}\n`));
-    io.err(`browser: ${executablePath} ${args.slice(BASE_FLAGS.length).join(' ')}\n`);
     await p.goto(`${site.origin}/${page}`);
     await p
       .waitForFunction(`window.${globalName}?.done === true`, { timeout: o.timeoutMs, polling: 500 })
@@ -130,7 +137,8 @@ export async function runPage<T>(
     const state = await p.evaluate<{ done: boolean; result?: T; error?: string }>(`window.${globalName}`);
     if (state.error !== undefined || state.result === undefined)
       throw new Error(`${page} failed in the browser: ${state.error ?? 'no result'}`);
-    return state.result;
+    const table = await p.evaluate<string>(`document.querySelector('#table')?.textContent ?? ''`);
+    return { result: state.result, table };
   } finally {
     await browser.close();
     await site.close();

@@ -25,7 +25,7 @@ export async function runCheckInBrowser(env: CliEnv, io: CliIO, o: BrowserCheckO
   if (o.quick) q.set('quick', '1');
   if (o.kernels) q.set('kernels', o.kernels.join(','));
   if (o.tuning) q.set('tuning', o.tuning);
-  const report = await runPage<CheckReport>(
+  const { result: report } = await runPage<CheckReport>(
     env,
     `check.html?${q.toString()}`,
     'webddpCheck',

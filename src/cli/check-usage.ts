@@ -2,7 +2,7 @@
 export const checkUsage = `webddp check [--adapter auto|gpu|swiftshader] [--device NAME] [--quick] [--only GROUPS] [--kernels NAMES]
              [--tuning JSON] [--shaders DIR] [--json] [--junit FILE]
              [--baseline FILE [--max-slowdown PCT]] [--save-baseline FILE]
-webddp check --runtime chromium [--browser PATH] [--browser-flags "..."] [--adapter auto|gpu|swiftshader] [same options]
+webddp check --runtime chromium [--browser PATH] [--browser-flags="..."] [--adapter auto|gpu|swiftshader] [same options]
 
 GPU regression testing: does this build, on this adapter (driver, browser, WebGPU implementation),
 still compute what PyTorch computes, and as fast as before? Runs, on one adapter:
@@ -24,7 +24,8 @@ Prints one line per check and exits 0 only when every check holds (one that chec
                  the high-performance adapter and fails on a software one
   --device NAME  node: the adapter whose name contains NAME (Dawn cannot tell identical GPUs apart)
   --browser PATH chromium: the browser (default WEBDDP_CHROMIUM, /usr/bin/chromium, google-chrome)
-  --browser-flags "..."  extra browser flags, e.g. "--use-angle=vulkan --enable-features=Vulkan
+  --browser-flags="..."  extra browser flags, space-separated; write them with '=' since they
+                 begin with dashes, e.g. --browser-flags="--use-angle=vulkan --enable-features=Vulkan
                  --ignore-gpu-blocklist" for a GPU on Linux
   --quick        a shorter learning check and bench (CI on a software adapter)
   --only GROUPS  comma-separated subset of kernels,model,ddp,learn,bench

@@ -9,7 +9,7 @@ import { UsageError, type Command } from './command.ts';
 import { parseFlags } from './flags.ts';
 
 const usage = `webddp devices [--json]
-webddp devices --runtime chromium [--browser PATH] [--browser-flags "..."] [--json]
+webddp devices --runtime chromium [--browser PATH] [--browser-flags="..."] [--json]
 
 The WebGPU adapters this runtime sees, each with its vendor, architecture, device and description,
 whether it is a software (fallback) adapter, the requests that return it (high-performance,
@@ -17,7 +17,7 @@ low-power, fallback), its features (shader-f16, subgroups and their sizes, times
 all others) and the limits webddp raises (buffer sizes, workgroup storage and invocations).
 Node: Dawn on the system's Vulkan/Metal/D3D12 drivers, then on SwiftShader where its driver
 (${SWIFTSHADER_ICD}) is installed. Chromium: the browser's navigator.gpu, with
-SwiftShader allowed (--browser-flags adds flags, e.g. "--use-angle=vulkan --enable-features=Vulkan").
+SwiftShader allowed (--browser-flags="--use-angle=vulkan --enable-features=Vulkan" adds flags).
   --json  one JSON object: {runtime, adapters: [...]}`;
 
 async function nodeAdapters(): Promise<AdapterReport[]> {
@@ -59,7 +59,7 @@ export const command: Command = {
     if (values.runtime === 'chromium') {
       if (!env) throw new Error('--runtime chromium needs the bundled CLI (bin/webddp.mjs)');
       runtime = 'chromium';
-      const r = await runPage<{ adapters: AdapterReport[] }>(
+      const { result: r } = await runPage<{ adapters: AdapterReport[] }>(
         env,
         'check.html?devices=1',
         'webddpCheck',
