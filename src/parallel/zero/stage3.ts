@@ -42,7 +42,7 @@ export class Zero3Runner implements ModeRunner {
     private readonly owned: readonly Owned[],
     private readonly partParams: GPUBuffer,
     private readonly partGrads: GPUBuffer,
-    private readonly optimizer: Optimizer,
+    readonly optimizer: Optimizer,
     private readonly bucket: GradientBucket,
     private readonly pieces: PieceCache,
     private readonly readback: Readback,
