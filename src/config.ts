@@ -64,7 +64,11 @@ export interface TrainConfig {
   readonly bf16: boolean;
   /** Log every N optimizer steps (DeepSpeed's steps_per_print); 0: the front end's own cadence. */
   readonly stepsPerPrint: number;
-  /** ZeRO gradient reduce bucket, in elements (DeepSpeed's reduce_bucket_size, default 5e8). */
+  /**
+   * ZeRO's bucket, in elements (DeepSpeed's reduce_bucket_size): the most one gradient (or ZeRO-3
+   * parameter) piece holds; a Linear layer larger than it is computed in row pieces. webddp's default
+   * is 64 Ki elements, so that a small model's partitioned gradients show (DeepSpeed's is 5e8).
+   */
   readonly reduceBucketSize: number;
 }
 
@@ -102,7 +106,7 @@ export const DEFAULT_CONFIG: TrainConfig = {
   fp16MinLossScale: 1,
   bf16: false,
   stepsPerPrint: 0,
-  reduceBucketSize: 500_000_000,
+  reduceBucketSize: 65_536,
 };
 
 export interface ConfigIssue {

@@ -29,6 +29,8 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --train-limit N  --test-limit N      use only the first N records
   --gpu0-bsz N                          BalancedDataParallel: samples on worker 0
   --bucket-cap-mb X  --grad-accum K  --clip-grad-norm X  --check-every K
+  --reduce-bucket-size N                ZeRO's bucket in elements (DeepSpeed's reduce_bucket_size; default
+      65536, DeepSpeed's is 5e8): a layer's gradients larger than it pass through it in row pieces
   --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
   --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50 or steps_per_print)  --json (JSON lines)
   --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
@@ -100,6 +102,7 @@ export const command: Command = {
           'inject-fault': num,
           'deepspeed-config': num,
           fp16: { type: 'boolean' },
+          'reduce-bucket-size': num,
           schedule: num,
           trace: num,
           help: { type: 'boolean', default: false },

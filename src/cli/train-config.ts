@@ -27,6 +27,7 @@ const DS_KEY: Partial<Record<keyof TrainConfig, string>> = {
   schedule: 'scheduler',
   stepsPerPrint: 'steps_per_print',
   fp16: 'fp16.enabled',
+  reduceBucketSize: 'zero_optimization.reduce_bucket_size',
 };
 
 /** The flag each field is set by, for conflict messages. */
@@ -41,6 +42,7 @@ const FLAG: Partial<Record<keyof TrainConfig, string>> = {
   clipGradNorm: '--clip-grad-norm',
   schedule: '--schedule',
   fp16: '--fp16',
+  reduceBucketSize: '--reduce-bucket-size',
 };
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -87,6 +89,7 @@ function fromFlags(values: TrainFlagValues): Partial<Record<keyof TrainConfig, u
     stepTimeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
     schedule,
     fp16: values.fp16,
+    reduceBucketSize: int('reduce-bucket-size', 1),
   };
 }
 

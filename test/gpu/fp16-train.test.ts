@@ -188,5 +188,8 @@ describe("the seed's ds_config (ZeRO-2, fp16, AdamW, WarmupLR, clipping), as is"
     expect(jsonLines(r.out, 'check').every((c) => c.identical === true)).toBe(true);
     const [epoch] = jsonLines(r.out, 'epoch');
     expect(epoch?.test_samples).toBe(8);
+    // reduce_bucket_size 2e8 holds fc1 whole: the gradient bucket is fc1 (524,416 floats), not a 15-row piece
+    const workers = (epoch?.workers ?? []) as { by_category: Categories }[];
+    for (const w of workers) expect(w.by_category.gradients?.peak).toBeGreaterThanOrEqual(524_416 * 4);
   });
 });

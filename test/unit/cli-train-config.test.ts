@@ -77,6 +77,15 @@ describe('--deepspeed-config', () => {
     );
   });
 
+  it('--reduce-bucket-size sets the ZeRO bucket; the file wins over it', async () => {
+    expect((await buildTrainConfig({ 'reduce-bucket-size': '1000', mode: 'zero2' })).config.reduceBucketSize).toBe(
+      1000,
+    );
+    expect(await usage({ 'deepspeed-config': seed, 'reduce-bucket-size': '1000' })).toBe(
+      `--reduce-bucket-size 1000 conflicts with ${seed}: zero_optimization.reduce_bucket_size gives 200000000`,
+    );
+  });
+
   it('--fp16 turns fp16 on; modes without it and bf16 are refused by name', async () => {
     expect((await buildTrainConfig({ fp16: true, mode: 'zero1' })).config.fp16).toBe(true);
     expect(await usage({ fp16: true, mode: 'dp' })).toBe(

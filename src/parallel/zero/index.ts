@@ -20,7 +20,7 @@ function zeroStage(stage: 1 | 2): ParallelMode {
         optimizer: optimizerOf(c),
         shard: { offset: p.start, count: p.end - p.start, ownGradients: stage >= 2 },
         ...(c.fp16 ? { fp16: true } : {}),
-        ...(stage >= 2 ? { gradientLayout: bucketLayout(spec, 'grads.bucket', false) } : {}),
+        ...(stage >= 2 ? { gradientLayout: bucketLayout(spec, 'grads.bucket', false, c.reduceBucketSize) } : {}),
       };
     },
     createRunner: async (ctx) => (await import('./runner.ts')).ZeroRunner.create(ctx, stage),
@@ -44,8 +44,8 @@ export const zero3: ParallelMode = {
     spec,
     maxBatch: c.batchSize,
     optimizer: null,
-    gradientLayout: bucketLayout(spec, 'grads.bucket', false),
-    parameterLayout: bucketLayout(spec, 'params.working', true),
+    gradientLayout: bucketLayout(spec, 'grads.bucket', false, c.reduceBucketSize),
+    parameterLayout: bucketLayout(spec, 'params.working', true, c.reduceBucketSize),
   }),
   createRunner: async (ctx) => (await import('./stage3.ts')).Zero3Runner.create(ctx),
 };

@@ -78,8 +78,8 @@ export class ZeroRunner implements ModeRunner {
       stage === 2
         ? {
             bucket: new GradientBucket(gpu, trainer, world),
-            pieces: new PieceCache(gpu, trainer),
-            layers: new Map(layerRanges(trainer.spec).map((l) => [l.layer, l])),
+            pieces: new PieceCache(gpu, trainer, ctx.config.reduceBucketSize),
+            layers: new Map(layerRanges(trainer.spec, ctx.config.reduceBucketSize).map((l) => [l.layer, l])),
           }
         : null;
     return new ZeroRunner(
