@@ -12,25 +12,20 @@ import type { FormValues } from './controls/config-fields.ts';
 import { DatasetPanel } from './controls/dataset-panel.ts';
 import { RunButtons, type RunAction } from './controls/run-buttons.ts';
 import { card, h } from './dom.ts';
+import { lang, LANGS, messagesOf, t } from './i18n/index.ts';
 import type { PageApi } from './page-api.ts';
 import { RenderScheduler } from './scheduler.ts';
 import { Session } from './session.ts';
 import { readParams } from './url-params.ts';
 import { CompareView } from './views/compare.ts';
 import { CurvesView } from './views/curves.ts';
-import {
-  compareExplanation,
-  logExplanation,
-  memoryExplanation,
-  trainingExplanation,
-  type Explanation,
-} from './views/explain.ts';
+import { explanation, type ExplainKey } from './views/explain.ts';
 import { LogView } from './views/log.ts';
 import { MemoryView } from './views/memory.ts';
-import { RingView, ringExplanation } from './views/ring.ts';
-import { SamplesView, samplesExplanation } from './views/samples.ts';
-import { ShardsView, shardsExplanation } from './views/shards.ts';
-import { TimelineView, timelineExplanation } from './views/timeline.ts';
+import { RingView } from './views/ring.ts';
+import { SamplesView } from './views/samples.ts';
+import { ShardsView } from './views/shards.ts';
+import { TimelineView } from './views/timeline.ts';
 import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 
@@ -47,29 +42,69 @@ const GPU_DEFAULTS: FormValues = {
   trainLimit: 0,
   seed: 0,
   augment: false,
+  gradAccum: 1,
+  bucketCapMB: 25,
+  clipGradNorm: 0,
+  momentum: 0.9,
+  weightDecay: 0,
+  schedule: '',
+  fp16: false,
 };
 const SOFTWARE_DEFAULTS: FormValues = { ...GPU_DEFAULTS, batchSize: 8, gpu0Bsz: 4, epochs: 3, trainLimit: 2048 };
-
-const FAULT_VERBS = {
-  throw: 'throws an error',
-  exit: 'exits',
-  hang: 'stops answering',
-  'device-lost': 'loses its GPU device',
-} as const;
 
 /** The banner of a page that stages a failure (?fault=RANK:STEP:KIND). */
 function faultNote(spec: string): string {
   const f = parseFaultSpec(spec, MAX_WORKERS);
-  const what = f.ok
-    ? `rank ${f.fault.rank} ${FAULT_VERBS[f.fault.kind]} at its step ${f.fault.step}`
-    : `but fault ${f.message}`;
-  return `This page stages a failure (fault=${spec}): ${what}, to show that the run stops with an error naming the rank instead of hanging or going on with half-reduced gradients.`;
+  const w = t().page;
+  const what = f.ok ? w.faultWhat(f.fault.rank, w.faultVerbs[f.fault.kind], f.fault.step) : w.faultBad(f.message);
+  return w.faultNote(spec, what);
 }
 
-function section(parent: HTMLElement, id: string, ex: Explanation): HTMLElement {
+/** The views in page order: their card ids, which are also the contents list's anchors. */
+const VIEW_IDS = [
+  'training',
+  'memory',
+  'ring',
+  'shards',
+  'timeline',
+  'samples',
+  'compare',
+  'log',
+] as const satisfies readonly ExplainKey[];
+
+function section(parent: HTMLElement, id: ExplainKey): HTMLElement {
+  const ex = explanation(id);
   const c = card(id, ex.title, ex.explanation, ex.links);
   parent.append(c.section);
   return c.body;
+}
+
+/** The language switch: a link per language to this page with `?lang=`, each name in its own language. */
+function languageSwitch(): HTMLElement {
+  const links = LANGS.map((l) => {
+    const q = new URLSearchParams(location.search);
+    q.set('lang', l);
+    return h(
+      'a',
+      {
+        href: `?${q.toString()}`,
+        lang: l === 'zh' ? 'zh-CN' : 'en',
+        hreflang: l === 'zh' ? 'zh-CN' : 'en',
+        'aria-current': l === lang() ? 'true' : undefined,
+      },
+      messagesOf(l).langName,
+    );
+  });
+  return h('nav', { class: 'lang-switch', 'aria-label': t().page.language }, ...links);
+}
+
+/** The sticky list of views: links to every card (keyboard and screen readers get a nav landmark). */
+function contents(ids: readonly ExplainKey[]): HTMLElement {
+  return h(
+    'nav',
+    { class: 'contents', 'aria-label': t().page.contents },
+    h('ul', {}, ...ids.map((id) => h('li', {}, h('a', { href: `#${id}` }, t().page.nav[id])))),
+  );
 }
 
 /** Builds the page; `notes` are remarks about this browser's WebGPU (e.g. no cross-origin isolation). */
@@ -84,54 +119,56 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   const datasets = new DatasetPanel(store);
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
-  const viewsEl = h('div', { class: 'views' });
+  const viewsEl = h('div', { class: 'views', id: 'views', tabindex: -1 });
   const notesEl = h('div', { class: 'notes' });
+  const w = t().page;
+  document.documentElement.lang = lang() === 'zh' ? 'zh-CN' : 'en';
+  document.title = w.title;
   // The header already says when the adapter is a software one.
-  for (const n of notes.filter((x) => !/software/i.test(x))) notesEl.append(h('p', { class: 'banner' }, n));
+  for (const n of notes.filter((x) => x !== t().page.softwareNote)) notesEl.append(h('p', { class: 'banner' }, n));
+  const adapter = gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || w.anAdapter;
   root.replaceChildren(
+    h('a', { class: 'skip', href: '#views' }, w.skip),
     h(
       'header',
       { class: 'top' },
       h('h1', {}, 'webddp'),
-      h('p', {}, 'Data-parallel training you can see: DataParallel, DDP and ZeRO on WebGPU, checked against PyTorch.'),
-      h(
-        'p',
-        { class: 'adapter' },
-        `GPU: ${gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || 'a WebGPU adapter'}${software ? ' (software renderer: small defaults, expect a few images per second)' : ''}`,
-      ),
+      h('p', {}, w.tagline),
+      h('p', { class: 'adapter' }, w.adapter(adapter, software)),
+      languageSwitch(),
     ),
     h(
       'main',
       {},
       h(
         'aside',
-        { class: 'panel', 'aria-label': 'Settings' },
+        { class: 'panel', 'aria-label': w.settings },
         buttons.element,
         form.element,
         datasets.element,
         checkpoint.element,
       ),
-      h('div', { class: 'views-col' }, notesEl, viewsEl),
+      h('div', { class: 'views-col' }, contents(VIEW_IDS), notesEl, viewsEl),
     ),
   );
   if (params.fault !== undefined)
     notesEl.append(h('p', { class: 'banner', id: 'fault-note' }, faultNote(params.fault)));
   if (params.unknown.length > 0)
-    notesEl.append(h('p', { class: 'banner' }, `Ignored unknown page parameter(s): ${params.unknown.join(', ')}.`));
+    notesEl.append(h('p', { class: 'banner' }, w.unknownParams(params.unknown.join(', '))));
 
-  const curves = new CurvesView(section(viewsEl, 'training', trainingExplanation()));
-  const memory = new MemoryView(section(viewsEl, 'memory', memoryExplanation()));
-  const ring = new RingView(section(viewsEl, 'ring', ringExplanation()));
-  const shards = new ShardsView(section(viewsEl, 'shards', shardsExplanation()));
-  const timeline = new TimelineView(section(viewsEl, 'timeline', timelineExplanation()));
+  const curves = new CurvesView(section(viewsEl, 'training'));
+  const memory = new MemoryView(section(viewsEl, 'memory'));
+  const ring = new RingView(section(viewsEl, 'ring'));
+  const shards = new ShardsView(section(viewsEl, 'shards'));
+  const timeline = new TimelineView(section(viewsEl, 'timeline'));
   // The dataset cannot change during a run (the panel is locked), so its class names are the run's.
-  const samples = new SamplesView(section(viewsEl, 'samples', samplesExplanation()), () => datasets.classes());
-  const compare = new CompareView(section(viewsEl, 'compare', compareExplanation()), {
+  const samples = new SamplesView(section(viewsEl, 'samples'), () => datasets.classes());
+  const compare = new CompareView(section(viewsEl, 'compare'), {
     config: () => form.config(),
     dataset: () => datasets.ensureReady(),
     busy: (on) => lock(on),
   });
-  const log = new LogView(section(viewsEl, 'log', logExplanation()));
+  const log = new LogView(section(viewsEl, 'log'));
   const views: View[] = [curves, memory, ring, shards, timeline, log];
   const scheduler = new RenderScheduler(views);
   let session: Session | null = null;
@@ -159,7 +196,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       initialParams = checkpoint.paramsFor(config);
       if (params.fault !== undefined) {
         const f = parseFaultSpec(params.fault, config.workers);
-        if (!f.ok) throw new RangeError(`fault ${f.message}`);
+        if (!f.ok) throw new RangeError(t().run.badFault(f.message));
         fault = f.fault;
       }
     } catch (e) {
@@ -173,13 +210,13 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       sample: (b, at) => samples.show(b, at),
       state: (st, detail) => {
         buttons.set(st, detail);
-        if (st === 'failed' && detail) log.note(`error: ${detail}`);
+        if (st === 'failed' && detail) log.note(t().log.error(detail));
         scheduler.request();
       },
     });
     session = s;
     lock(true);
-    buttons.set('starting', 'preparing the dataset');
+    buttons.set('starting', t().run.preparing);
     try {
       const dataset = await datasets.ensureReady();
       await s.run(config, dataset, {
