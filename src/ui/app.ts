@@ -1,25 +1,36 @@
 // The teaching page: settings and dataset on the left, the run's views on the right, every number
 // measured from the run. Wires the form, the dataset panel and the buttons to a Session, and the
 // Session's events to the views (stored at once, drawn once per frame).
-import { MAX_WORKERS, type TrainConfig } from '../config.ts';
+import type { TrainConfig } from '../config.ts';
 import { IdbDatasetStore } from '../data/store-idb.ts';
 import type { TrainEvent } from '../runtime/events.ts';
 import { parseFaultSpec, type RankFault } from '../runtime/fault.ts';
+import { addressQuery } from './address.ts';
 import { imbalance } from './compare-runner.ts';
 import { CheckpointPanel } from './controls/checkpoint.ts';
 import { ConfigForm } from './controls/config-form.ts';
-import type { FormValues } from './controls/config-fields.ts';
 import { DatasetPanel } from './controls/dataset-panel.ts';
 import { RunButtons, type RunAction } from './controls/run-buttons.ts';
-import { card, h } from './dom.ts';
-import { lang, LANGS, messagesOf, t } from './i18n/index.ts';
+import { h } from './dom.ts';
+import { lang, t } from './i18n/index.ts';
+import { isLessonId, LESSONS, type LessonId } from './lessons/index.ts';
+import { missing } from './lessons/features.ts';
+import {
+  contents,
+  faultNote,
+  GPU_DEFAULTS,
+  languageSwitch,
+  section,
+  SOFTWARE_DEFAULTS,
+  VIEW_IDS,
+} from './page-frame.ts';
 import type { PageApi } from './page-api.ts';
 import { RenderScheduler } from './scheduler.ts';
 import { Session } from './session.ts';
 import { readParams } from './url-params.ts';
 import { CompareView } from './views/compare.ts';
 import { CurvesView } from './views/curves.ts';
-import { explanation, type ExplainKey } from './views/explain.ts';
+import { LessonsView } from './views/lessons.ts';
 import { LogView } from './views/log.ts';
 import { MemoryView } from './views/memory.ts';
 import { RingView } from './views/ring.ts';
@@ -29,91 +40,19 @@ import { TimelineView } from './views/timeline.ts';
 import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 
-/** Defaults for a GPU, and smaller ones for a software adapter (SwiftShader does ~1-2 GFLOP/s). */
-const GPU_DEFAULTS: FormValues = {
-  mode: 'ddp',
-  workers: 4,
-  batchSize: 32,
-  gpu0Bsz: 16,
-  optimizer: 'sgd',
-  lr: 0.01,
-  epochs: 5,
-  width: 1,
-  trainLimit: 0,
-  seed: 0,
-  augment: false,
-  gradAccum: 1,
-  bucketCapMB: 25,
-  clipGradNorm: 0,
-  momentum: 0.9,
-  weightDecay: 0,
-  schedule: '',
-  fp16: false,
-};
-const SOFTWARE_DEFAULTS: FormValues = { ...GPU_DEFAULTS, batchSize: 8, gpu0Bsz: 4, epochs: 3, trainLimit: 2048 };
-
-/** The banner of a page that stages a failure (?fault=RANK:STEP:KIND). */
-function faultNote(spec: string): string {
-  const f = parseFaultSpec(spec, MAX_WORKERS);
-  const w = t().page;
-  const what = f.ok ? w.faultWhat(f.fault.rank, w.faultVerbs[f.fault.kind], f.fault.step) : w.faultBad(f.message);
-  return w.faultNote(spec, what);
-}
-
-/** The views in page order: their card ids, which are also the contents list's anchors. */
-const VIEW_IDS = [
-  'training',
-  'memory',
-  'ring',
-  'shards',
-  'timeline',
-  'samples',
-  'compare',
-  'log',
-] as const satisfies readonly ExplainKey[];
-
-function section(parent: HTMLElement, id: ExplainKey): HTMLElement {
-  const ex = explanation(id);
-  const c = card(id, ex.title, ex.explanation, ex.links);
-  parent.append(c.section);
-  return c.body;
-}
-
-/** The language switch: a link per language to this page with `?lang=`, each name in its own language. */
-function languageSwitch(): HTMLElement {
-  const links = LANGS.map((l) => {
-    const q = new URLSearchParams(location.search);
-    q.set('lang', l);
-    return h(
-      'a',
-      {
-        href: `?${q.toString()}`,
-        lang: l === 'zh' ? 'zh-CN' : 'en',
-        hreflang: l === 'zh' ? 'zh-CN' : 'en',
-        'aria-current': l === lang() ? 'true' : undefined,
-      },
-      messagesOf(l).langName,
-    );
-  });
-  return h('nav', { class: 'lang-switch', 'aria-label': t().page.language }, ...links);
-}
-
-/** The sticky list of views: links to every card (keyboard and screen readers get a nav landmark). */
-function contents(ids: readonly ExplainKey[]): HTMLElement {
-  return h(
-    'nav',
-    { class: 'contents', 'aria-label': t().page.contents },
-    h('ul', {}, ...ids.map((id) => h('li', {}, h('a', { href: `#${id}` }, t().page.nav[id])))),
-  );
-}
-
 /** Builds the page; `notes` are remarks about this browser's WebGPU (e.g. no cross-origin isolation). */
 export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly string[] = []): void {
   const params = readParams(location.search);
   const software = isSoftwareAdapter(gpu);
+  const defaults = software ? SOFTWARE_DEFAULTS : GPU_DEFAULTS;
+  const defaultTestLimit = software ? 512 : 0;
+  const opened: LessonId | null = isLessonId(params.lesson) ? params.lesson : null;
+  const first = opened ? LESSONS[opened] : null;
+  let fault = params.fault ?? first?.fault;
+  let testLimit = params.testLimit ?? first?.testLimit;
   const form = new ConfigForm(
-    { ...(software ? SOFTWARE_DEFAULTS : GPU_DEFAULTS), ...params.values },
-    { testLimit: params.testLimit ?? (software ? 512 : 0), checkEvery: 25 },
+    { ...defaults, ...first?.settings, ...params.values },
+    { testLimit: testLimit ?? defaultTestLimit, checkEvery: 25 },
   );
   const store = new IdbDatasetStore();
   const datasets = new DatasetPanel(store);
@@ -137,25 +76,56 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       h('p', { class: 'adapter' }, w.adapter(adapter, software)),
       languageSwitch(),
     ),
+    contents(VIEW_IDS),
     h(
       'main',
       {},
       h(
         'aside',
-        { class: 'panel', 'aria-label': w.settings },
+        { class: 'panel', id: 'settings', tabindex: -1, 'aria-label': w.settings },
         buttons.element,
         form.element,
         datasets.element,
         checkpoint.element,
       ),
-      h('div', { class: 'views-col' }, contents(VIEW_IDS), notesEl, viewsEl),
+      h('div', { class: 'views-col' }, notesEl, viewsEl),
     ),
   );
-  if (params.fault !== undefined)
-    notesEl.append(h('p', { class: 'banner', id: 'fault-note' }, faultNote(params.fault)));
+  const faultEl = h('p', { class: 'banner', id: 'fault-note', hidden: fault === undefined });
+  notesEl.append(faultEl);
+  const showFault = () => {
+    faultEl.hidden = fault === undefined;
+    faultEl.textContent = fault === undefined ? '' : faultNote(fault);
+  };
+  showFault();
   if (params.unknown.length > 0)
     notesEl.append(h('p', { class: 'banner' }, w.unknownParams(params.unknown.join(', '))));
 
+  let lessonId: LessonId | null = opened;
+  const syncAddress = () => {
+    const q = addressQuery(location.search, {
+      values: form.values(),
+      defaults,
+      lesson: lessonId,
+      ...(testLimit !== undefined ? { testLimit } : {}),
+      ...(fault !== undefined ? { fault } : {}),
+    });
+    history.replaceState(history.state, '', `${location.pathname}${q}${location.hash}`);
+  };
+  const lessons = new LessonsView(section(viewsEl, 'lessons'), {
+    select(id) {
+      lessonId = id;
+      if (id) {
+        const l = LESSONS[id];
+        fault = l.fault;
+        testLimit = l.testLimit;
+        form.setValues({ ...defaults, ...l.settings }, { testLimit: testLimit ?? defaultTestLimit });
+        showFault();
+      }
+      syncAddress();
+    },
+    run: () => void start(),
+  });
   const curves = new CurvesView(section(viewsEl, 'training'));
   const memory = new MemoryView(section(viewsEl, 'memory'));
   const ring = new RingView(section(viewsEl, 'ring'));
@@ -180,7 +150,10 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     compare.setDisabled(on);
     buttons.allowStart(!on && form.config() !== null);
   };
-  form.onChange(() => buttons.allowStart(form.config() !== null && session === null));
+  form.onChange(() => {
+    buttons.allowStart(form.config() !== null && session === null);
+    syncAddress();
+  });
 
   const onEvent = (e: TrainEvent) => {
     for (const v of views) v.handle(e);
@@ -191,13 +164,13 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     const config: TrainConfig | null = form.config();
     if (!config || session) return;
     let initialParams: Float32Array | undefined;
-    let fault: RankFault | undefined;
+    let staged: RankFault | undefined;
     try {
       initialParams = checkpoint.paramsFor(config);
-      if (params.fault !== undefined) {
-        const f = parseFaultSpec(params.fault, config.workers);
+      if (fault !== undefined) {
+        const f = parseFaultSpec(fault, config.workers);
         if (!f.ok) throw new RangeError(t().run.badFault(f.message));
-        fault = f.fault;
+        staged = f.fault;
       }
     } catch (e) {
       buttons.set('failed', e instanceof Error ? e.message : String(e));
@@ -223,7 +196,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         sampleEveryMs: 1500,
         keepParams: true,
         ...(initialParams ? { initialParams } : {}),
-        ...(fault ? { fault } : {}),
+        ...(staged ? { fault: staged } : {}),
       });
       checkpoint.setTrained(s.params, config);
     } catch (e) {
@@ -231,6 +204,16 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     } finally {
       session = null;
       lock(false);
+      lessons.finished({
+        state: buttons.element.dataset.state ?? '',
+        status: buttons.statusText,
+        memory: memory.latest,
+        losses: curves.history.loss,
+        lrs: curves.history.lr,
+        epochs: curves.history.epochs.length,
+        moved: shards.movedShare,
+        commSpans: timeline.commSpans,
+      });
     }
   }
 
@@ -257,11 +240,15 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         imbalance: imbalance(r.workers),
       })),
     log: () => [...log.text],
+    lesson: () => lessons.state,
   };
   window.webddpPage = api;
   // A file dropped outside the drop zone must not navigate away from a running page.
   for (const t of ['dragover', 'drop'] as const) window.addEventListener(t, (e) => e.preventDefault());
   buttons.allowStart(form.config() !== null);
-  if (params.autostart && form.config() !== null) void start();
+  lessons.show(opened);
+  if (opened) syncAddress();
+  const runnable = !first || missing(first.needs).length === 0;
+  if (params.autostart && runnable && form.config() !== null) void start();
   else void datasets.ensureReady().catch(() => undefined); // shows the built-in dataset's counts
 }

@@ -41,6 +41,11 @@ export class RunButtons {
     this.set('idle');
   }
 
+  /** The status line's text (a failed run's error). */
+  get statusText(): string {
+    return this.status.textContent;
+  }
+
   /** Start is refused (disabled) while the settings hold a bad value or another run is busy. */
   allowStart(ok: boolean): void {
     this.canStart = ok;

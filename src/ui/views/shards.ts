@@ -37,6 +37,8 @@ export class ShardsView implements View {
   private show: GridShow = 'current';
   private grid: GridLayout | null = null;
   private width = 0;
+  /** Share of the indices that changed rank between the last two epochs (NaN before the second). */
+  movedShare = NaN;
 
   constructor(body: HTMLElement) {
     const button = (s: GridShow) =>
@@ -87,6 +89,7 @@ export class ShardsView implements View {
   }
 
   reset(): void {
+    this.movedShare = NaN;
     this.incoming = null;
     this.cur = null;
     this.prev = null;
@@ -115,6 +118,7 @@ export class ShardsView implements View {
     this.root.dataset.ranks = String(world);
     this.head.textContent = headline(a, world);
     const m = this.prev ? moved(this.prev, a) : { changed: 0, compared: 0 };
+    this.movedShare = this.prev ? m.changed / Math.max(1, m.compared) : NaN;
     this.movedText.textContent = movedLine(this.prev, a, m.changed, m.compared, world, this.settings);
     this.padText.textContent = paddingLine(a, world, this.settings);
     this.noteText.textContent = note(world, this.settings);

@@ -75,6 +75,11 @@ export class TimelineView implements View {
     return false;
   }
 
+  /** Communication spans drawn in the last render (the guided path checks DDP's overlap with it). */
+  get commSpans(): number {
+    return Number(this.root.dataset.comm ?? 0);
+  }
+
   reset(): void {
     this.collector.clear();
     this.download.disabled = true;
