@@ -3,13 +3,15 @@
 # CLI on its GPU through Dawn, into .gpu/ (git-ignored): the CLI bundle (dist-cli), the `webgpu`
 # package's JS and its linux-x64 dawn.node, and, where this workplace's ../shared/gpu/pack.sh
 # exists, a Node binary and the Vulkan loader .debs. On the GPU machine:
-#   source .gpu/remote.sh && bash .gpu/run.sh bench --adapter gpu
+#   source .gpu/remote.sh && bash .gpu/run.sh bench --adapter gpu   (or: check --adapter gpu)
 set -euo pipefail
 root=$(git rev-parse --show-toplevel); cd "$root"
 npx vite build -c vite.cli.config.ts
 if [ -f ../shared/gpu/pack.sh ]; then bash ../shared/gpu/pack.sh; else mkdir -p .gpu; fi
 rm -rf .gpu/cli .gpu/node_modules && mkdir -p .gpu/cli .gpu/node_modules/webgpu/dist/linux-x64
 cp -r dist-cli/. .gpu/cli/
+# `webddp check` reads the PyTorch fixtures from fixtures/ next to the CLI's folder.
+rm -rf .gpu/fixtures && cp -r fixtures .gpu/fixtures
 cp node_modules/webgpu/index.js node_modules/webgpu/package.json .gpu/node_modules/webgpu/
 printf '%s\n' "import { main } from './webddp.mjs';" 'process.exitCode = await main(process.argv.slice(2));' > .gpu/cli/run.mjs
 # The all-reduce benchmark's communication bundle (bench/allreduce.mjs --bundle .gpu/comm.mjs).
