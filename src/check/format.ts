@@ -9,7 +9,7 @@ export function formatRow(r: CheckRow): string {
   return `${MARK[r.status].padEnd(4)}  ${r.group.padEnd(7)}  ${r.name}  (${(r.ms / 1000).toFixed(2)} s)${r.status === 'pass' && r.group === 'kernels' ? '' : `: ${r.detail}`}`;
 }
 
-export function formatAdapter(r: CheckReport): string {
+function formatAdapter(r: CheckReport): string {
   const a = r.device.adapter;
   return `${a.description || a.device || a.architecture} (${a.vendor}${a.architecture ? `, ${a.architecture}` : ''}${a.fallback ? ', software' : ''})`;
 }

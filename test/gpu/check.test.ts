@@ -2,7 +2,8 @@
 // variant of the kernel this adapter's tuning selects (conv2d_forward_wide on SwiftShader,
 // conv2d_forward_tiled on a GPU: ReLU clamping at 0.001 instead of 0) fails exactly its ReLU cases;
 // a throughput baseline the machine cannot meet fails the bench; the JUnit file is valid XML whose
-// counts are the report's; a check that checks nothing fails. Tiny runs: a few kernels, --quick bench.
+// counts are the report's; a check that checks nothing fails; the browser runtime runs. Tiny runs: a
+// few kernels, --quick bench.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,6 +94,24 @@ print(root.get('tests'), root.get('failures'), root.get('skipped'), len(cases), 
     const bench = report(slow.out).rows.filter((x) => x.group === 'bench');
     expect(bench.map((x) => x.status)).toEqual(names.map(() => 'fail'));
     expect(bench[0]?.detail).toMatch(/baseline .* images\/s \(-\d+\.\d%, limit -10\.0%\)/);
+  });
+
+  it('runs in headless Chromium too (its WebGPU, the pages built from this checkout)', async () => {
+    const r = await webddp(
+      'check',
+      '--runtime',
+      'chromium',
+      '--only',
+      'kernels',
+      '--kernels',
+      'clip_coef,fill',
+      '--json',
+    );
+    expect(r.code, r.err).toBe(0);
+    const rep = report(r.out);
+    expect(rep.runtime).toBe('chromium');
+    expect(rep.counts.fail).toBe(0);
+    expect(rep.rows.map((x) => x.name.split(':')[0])).toEqual(['clip_coef', 'fill']);
   });
 
   it('a check that checks nothing fails', async () => {
