@@ -35,6 +35,11 @@ export class KernelCache {
   private readonly layouts = new Map<KernelName, GPUBindGroupLayout>();
   private readonly modules = new Map<string, Promise<GPUShaderModule>>();
   tuning: KernelTuning = {};
+  /**
+   * WGSL that replaces a kernel's bundled source on this device (`webddp check --shaders DIR`:
+   * checking a modified kernel against the reference). Set before the kernel is first used.
+   */
+  sources: Partial<Record<KernelName, string>> = {};
 
   constructor(
     private readonly device: GPUDevice,
@@ -87,7 +92,8 @@ export class KernelCache {
     let m = this.modules.get(`${name}|${params}`);
     if (!m) {
       m = (async () => {
-        const code = params === 'f16' ? halfThetaSource(name, shaderSource(name)) : shaderSource(name);
+        const base = this.sources[name] ?? shaderSource(name);
+        const code = params === 'f16' ? halfThetaSource(name, base) : base;
         const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
         const info = await module.getCompilationInfo();
         const errors = info.messages.filter((x) => x.type === 'error');

@@ -10,7 +10,7 @@ import { initSimpleCnn } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 import { f16Round } from '../../src/reference/f16.ts';
 import { Trainer } from '../../src/train/trainer.ts';
-import { fittedGpuTuning } from '../helpers/fit-tiles.ts';
+import { fittedGpuTuning } from '../../src/check/cases/fit-tiles.ts';
 import { testGpu } from '../helpers/gpu.ts';
 
 let gpu: Gpu;

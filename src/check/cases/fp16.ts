@@ -1,10 +1,9 @@
 // The fp16 storage kernels against the CPU codec (src/reference/f16.ts): packing with
 // round-to-nearest-even and explicit overflow, exact unpacking with a scale, and the overflow flag.
-import { expect } from 'vitest';
-import { grid1d } from '../../../src/gpu/op.ts';
-import { f16Bits, packHalves, unpackHalves } from '../../../src/reference/f16.ts';
-import { expectClose } from '../../helpers/gradcheck.ts';
-import { randn, runOp } from '../../helpers/run-op.ts';
+import { grid1d } from '../../gpu/op.ts';
+import { f16Bits, packHalves, unpackHalves } from '../../reference/f16.ts';
+import { expectClose, expectTrue } from './close.ts';
+import { randn, runOp } from './run-op.ts';
 import type { OpCase } from './case.ts';
 
 const N = 1003; // odd: the last word has an empty high half
@@ -36,15 +35,15 @@ export const fp16Cases = {
         );
         const got = bits(dst!);
         const want = packHalves(src, 3, N, 0.5);
-        expect([got[0], got[1]]).toEqual([0, 0]);
-        expect(got[2 + want.length]).toBe(0);
+        expectTrue(got[0] === 0 && got[1] === 0, `words before dst[2:] changed: ${got[0]}, ${got[1]}`);
+        expectTrue(got[2 + want.length] === 0, `the word after the output changed: ${got[2 + want.length]}`);
         const diff: string[] = [];
         for (let i = 0; i < want.length; i++)
           if (got[2 + i] !== want[i])
             diff.push(
               `word ${i}: ${got[2 + i]?.toString(16)} != ${want[i]?.toString(16)} (src ${src[3 + 2 * i]}, ${src[4 + 2 * i]})`,
             );
-        expect(diff).toEqual([]);
+        expectTrue(diff.length === 0, `${diff.length} packed words differ: ${diff.slice(0, 4).join('; ')}`);
       },
     },
   ],
@@ -72,11 +71,14 @@ export const fp16Cases = {
           { rtol: 0, atol: 0 },
         );
         for (let i = 0; i < N; i++)
-          if (!Number.isFinite(want[i]!)) expect(f16Bits(dst![4 + i]!)).toBe(f16Bits(want[i]!));
-        expect([...dst!.subarray(0, 4), ...dst!.subarray(4 + N)]).toEqual([
-          ...dst0.subarray(0, 4),
-          ...dst0.subarray(4 + N),
-        ]);
+          if (!Number.isFinite(want[i]!))
+            expectTrue(f16Bits(dst![4 + i]!) === f16Bits(want[i]!), `dst[${4 + i}] = ${dst![4 + i]}, not ${want[i]}`);
+        expectClose(
+          'dst outside [4, 4 + N)',
+          [...dst!.subarray(0, 4), ...dst!.subarray(4 + N)],
+          [...dst0.subarray(0, 4), ...dst0.subarray(4 + N)],
+          { rtol: 0, atol: 0 },
+        );
       },
     },
   ],
@@ -92,17 +94,17 @@ export const fp16Cases = {
           return bits(flag!)[0];
         };
         const ok = randn(N + 10, 204, 100);
-        expect(await flagOf(ok, N, 0)).toBe(0);
+        expectTrue((await flagOf(ok, N, 0)) === 0, 'flag set for finite halves');
         const inf = ok.slice();
         inf[777] = 70000;
-        expect(await flagOf(inf, N, 0)).toBe(1);
+        expectTrue((await flagOf(inf, N, 0)) === 1, 'flag not set for an infinite half');
         const nan = ok.slice();
         nan[N - 1] = NaN; // the odd tail's live half
-        expect(await flagOf(nan, N, 0)).toBe(1);
+        expectTrue((await flagOf(nan, N, 0)) === 1, 'flag not set for a NaN in the odd tail');
         const outside = ok.slice();
         outside[N] = Infinity; // the odd tail's dead half, and words before offset, are not looked at
         outside[0] = Infinity;
-        expect(await flagOf(outside, N - 2, 1)).toBe(0);
+        expectTrue((await flagOf(outside, N - 2, 1)) === 0, 'flag set by a half outside the range');
       },
     },
   ],
