@@ -16,7 +16,7 @@ import { parseSchedule } from '../../src/schedule/params.ts';
 import { stepSchedule } from '../../src/schedule/index.ts';
 import type { LrScheduleConfig } from '../../src/schedule/types.ts';
 import { expectClose } from '../helpers/gradcheck.ts';
-import { randn } from '../helpers/run-op.ts';
+import { randn } from '../../src/check/cases/run-op.ts';
 import { testGpu } from '../helpers/gpu.ts';
 
 let gpu: Gpu;
