@@ -4,7 +4,17 @@
 // check` subset on this machine's WebGPU, `import('webddp')`, and a TypeScript consumer compiled
 // against the shipped declarations. Nothing of the checkout is visible to the installed copy.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,12 +52,17 @@ export async function quick(): Promise<boolean> {
   }),
 };
 
+// The e2e tier's global setup sets WEBDDP_HARNESS=1 in vitest's process, which would make the
+// page build of `npm pack` a test build: the child processes run without it.
+const PACK_ENV = Object.fromEntries(
+  Object.entries({ ...process.env, NO_UPDATE_NOTIFIER: '1' }).filter(([k]) => k !== 'WEBDDP_HARNESS'),
+);
 const run = (cmd: string, args: string[], cwd: string) =>
   execFileSync(cmd, args, {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_UPDATE_NOTIFIER: '1' },
+    env: PACK_ENV,
   });
 
 const work = mkdtempSync(join(tmpdir(), 'webddp-pack-'));
@@ -67,6 +82,10 @@ it('npm pack, install into an empty folder offline, then npx webddp check and im
   for (const [name, text] of Object.entries(CONSUMER)) writeFileSync(join(app, name), text);
   run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', tarball], app);
 
+  const installed = join(app, 'node_modules', 'webddp');
+  for (const f of ['dist/index.html', 'dist/check.html', 'dist-cli/webddp.mjs', 'fixtures/ddp_world2.safetensors'])
+    expect(existsSync(join(installed, f)), f).toBe(true);
+  expect(existsSync(join(installed, 'src'))).toBe(false);
   expect(run('npx', ['webddp', '--version'], app).trim()).toBe(`webddp ${version}`);
   const check = JSON.parse(
     run('npx', ['webddp', 'check', '--only', 'kernels', '--kernels', 'scale', '--json'], app),
