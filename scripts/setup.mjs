@@ -2,7 +2,8 @@
 // `npm run setup`: installs what npm cannot, then the npm dependencies if they are missing.
 //  * Debian's `chromium` (headless browser tests; it also ships the SwiftShader Vulkan driver,
 //    /usr/lib/chromium/vk_swiftshader_icd.json, that Dawn uses on a machine without a GPU);
-//  * `libvulkan1`, the Vulkan loader that Dawn (the `webgpu` npm package) opens.
+//  * `libvulkan1`, the Vulkan loader that Dawn (the `webgpu` npm package) opens;
+//  * `fonts-wqy-microhei`, a Chinese font, so the page's Chinese text renders in headless Chromium.
 // Stops with a clear message where it cannot install them.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,6 +13,13 @@ const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => 
 if (!chromium) need.push('chromium');
 if (!existsSync('/usr/lib/chromium/vk_swiftshader_icd.json') && !need.includes('chromium')) need.push('chromium');
 if (!hasVulkanLoader()) need.push('libvulkan1');
+if (!hasChineseFont()) need.push('fonts-wqy-microhei');
+
+function hasChineseFont() {
+  const r = spawnSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' });
+  if (r.status === 0) return r.stdout.trim().length > 0;
+  return existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc');
+}
 
 function hasVulkanLoader() {
   try {
@@ -55,7 +63,7 @@ if (need.length > 0) {
   run(exe, [...pre, ...apt, 'update', '-qq']);
   run(exe, [...pre, ...apt, 'install', '-y', '-qq', '--no-install-recommends', ...need]);
 } else {
-  console.log(`setup: system packages present (${chromium}, SwiftShader ICD, libvulkan.so.1)`);
+  console.log(`setup: system packages present (${chromium}, SwiftShader ICD, libvulkan.so.1, a Chinese font)`);
 }
 
 if (!existsSync('node_modules/.package-lock.json')) {

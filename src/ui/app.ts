@@ -1,111 +1,88 @@
 // The teaching page: settings and dataset on the left, the run's views on the right, every number
 // measured from the run. Wires the form, the dataset panel and the buttons to a Session, and the
 // Session's events to the views (stored at once, drawn once per frame).
-import { MAX_WORKERS, type TrainConfig } from '../config.ts';
+import type { TrainConfig } from '../config.ts';
 import { IdbDatasetStore } from '../data/store-idb.ts';
 import type { TrainEvent } from '../runtime/events.ts';
 import { parseFaultSpec, type RankFault } from '../runtime/fault.ts';
+import { addressQuery } from './address.ts';
 import { imbalance } from './compare-runner.ts';
 import { CheckpointPanel } from './controls/checkpoint.ts';
 import { ConfigForm } from './controls/config-form.ts';
-import type { FormValues } from './controls/config-fields.ts';
 import { DatasetPanel } from './controls/dataset-panel.ts';
 import { RunButtons, type RunAction } from './controls/run-buttons.ts';
-import { card, h } from './dom.ts';
+import { h } from './dom.ts';
+import { lang, t } from './i18n/index.ts';
+import { isLessonId, LESSONS, type LessonId } from './lessons/index.ts';
+import { missing } from './lessons/features.ts';
+import {
+  contents,
+  faultNote,
+  GPU_DEFAULTS,
+  languageSwitch,
+  section,
+  SOFTWARE_DEFAULTS,
+  VIEW_IDS,
+} from './page-frame.ts';
 import type { PageApi } from './page-api.ts';
 import { RenderScheduler } from './scheduler.ts';
 import { Session } from './session.ts';
 import { readParams } from './url-params.ts';
 import { CompareView } from './views/compare.ts';
 import { CurvesView } from './views/curves.ts';
-import {
-  compareExplanation,
-  logExplanation,
-  memoryExplanation,
-  trainingExplanation,
-  type Explanation,
-} from './views/explain.ts';
+import { LessonsView } from './views/lessons.ts';
 import { LogView } from './views/log.ts';
 import { MemoryView } from './views/memory.ts';
-import { RingView, ringExplanation } from './views/ring.ts';
-import { SamplesView, samplesExplanation } from './views/samples.ts';
-import { ShardsView, shardsExplanation } from './views/shards.ts';
-import { TimelineView, timelineExplanation } from './views/timeline.ts';
+import { RingView } from './views/ring.ts';
+import { SamplesView } from './views/samples.ts';
+import { ShardsView } from './views/shards.ts';
+import { TimelineView } from './views/timeline.ts';
 import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
-
-/** Defaults for a GPU, and smaller ones for a software adapter (SwiftShader does ~1-2 GFLOP/s). */
-const GPU_DEFAULTS: FormValues = {
-  mode: 'ddp',
-  workers: 4,
-  batchSize: 32,
-  gpu0Bsz: 16,
-  optimizer: 'sgd',
-  lr: 0.01,
-  epochs: 5,
-  width: 1,
-  trainLimit: 0,
-  seed: 0,
-  augment: false,
-};
-const SOFTWARE_DEFAULTS: FormValues = { ...GPU_DEFAULTS, batchSize: 8, gpu0Bsz: 4, epochs: 3, trainLimit: 2048 };
-
-const FAULT_VERBS = {
-  throw: 'throws an error',
-  exit: 'exits',
-  hang: 'stops answering',
-  'device-lost': 'loses its GPU device',
-} as const;
-
-/** The banner of a page that stages a failure (?fault=RANK:STEP:KIND). */
-function faultNote(spec: string): string {
-  const f = parseFaultSpec(spec, MAX_WORKERS);
-  const what = f.ok
-    ? `rank ${f.fault.rank} ${FAULT_VERBS[f.fault.kind]} at its step ${f.fault.step}`
-    : `but fault ${f.message}`;
-  return `This page stages a failure (fault=${spec}): ${what}, to show that the run stops with an error naming the rank instead of hanging or going on with half-reduced gradients.`;
-}
-
-function section(parent: HTMLElement, id: string, ex: Explanation): HTMLElement {
-  const c = card(id, ex.title, ex.explanation, ex.links);
-  parent.append(c.section);
-  return c.body;
-}
 
 /** Builds the page; `notes` are remarks about this browser's WebGPU (e.g. no cross-origin isolation). */
 export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly string[] = []): void {
   const params = readParams(location.search);
   const software = isSoftwareAdapter(gpu);
+  const defaults = software ? SOFTWARE_DEFAULTS : GPU_DEFAULTS;
+  const defaultTestLimit = software ? 512 : 0;
+  const opened: LessonId | null = isLessonId(params.lesson) ? params.lesson : null;
+  const first = opened ? LESSONS[opened] : null;
+  let fault = params.fault ?? first?.fault;
+  let testLimit = params.testLimit ?? first?.testLimit;
   const form = new ConfigForm(
-    { ...(software ? SOFTWARE_DEFAULTS : GPU_DEFAULTS), ...params.values },
-    { testLimit: params.testLimit ?? (software ? 512 : 0), checkEvery: 25 },
+    { ...defaults, ...first?.settings, ...params.values },
+    { testLimit: testLimit ?? defaultTestLimit, checkEvery: 25 },
   );
   const store = new IdbDatasetStore();
   const datasets = new DatasetPanel(store);
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
-  const viewsEl = h('div', { class: 'views' });
+  const viewsEl = h('div', { class: 'views', id: 'views', tabindex: -1 });
   const notesEl = h('div', { class: 'notes' });
+  const w = t().page;
+  document.documentElement.lang = lang() === 'zh' ? 'zh-CN' : 'en';
+  document.title = w.title;
   // The header already says when the adapter is a software one.
-  for (const n of notes.filter((x) => !/software/i.test(x))) notesEl.append(h('p', { class: 'banner' }, n));
+  for (const n of notes.filter((x) => x !== t().page.softwareNote)) notesEl.append(h('p', { class: 'banner' }, n));
+  const adapter = gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || w.anAdapter;
   root.replaceChildren(
+    h('a', { class: 'skip', href: '#views' }, w.skip),
     h(
       'header',
       { class: 'top' },
       h('h1', {}, 'webddp'),
-      h('p', {}, 'Data-parallel training you can see: DataParallel, DDP and ZeRO on WebGPU, checked against PyTorch.'),
-      h(
-        'p',
-        { class: 'adapter' },
-        `GPU: ${gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || 'a WebGPU adapter'}${software ? ' (software renderer: small defaults, expect a few images per second)' : ''}`,
-      ),
+      h('p', {}, w.tagline),
+      h('p', { class: 'adapter' }, w.adapter(adapter, software)),
+      languageSwitch(),
     ),
+    contents(VIEW_IDS),
     h(
       'main',
       {},
       h(
         'aside',
-        { class: 'panel', 'aria-label': 'Settings' },
+        { class: 'panel', id: 'settings', tabindex: -1, 'aria-label': w.settings },
         buttons.element,
         form.element,
         datasets.element,
@@ -114,24 +91,54 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       h('div', { class: 'views-col' }, notesEl, viewsEl),
     ),
   );
-  if (params.fault !== undefined)
-    notesEl.append(h('p', { class: 'banner', id: 'fault-note' }, faultNote(params.fault)));
+  const faultEl = h('p', { class: 'banner', id: 'fault-note', hidden: fault === undefined });
+  notesEl.append(faultEl);
+  const showFault = () => {
+    faultEl.hidden = fault === undefined;
+    faultEl.textContent = fault === undefined ? '' : faultNote(fault);
+  };
+  showFault();
   if (params.unknown.length > 0)
-    notesEl.append(h('p', { class: 'banner' }, `Ignored unknown page parameter(s): ${params.unknown.join(', ')}.`));
+    notesEl.append(h('p', { class: 'banner' }, w.unknownParams(params.unknown.join(', '))));
 
-  const curves = new CurvesView(section(viewsEl, 'training', trainingExplanation()));
-  const memory = new MemoryView(section(viewsEl, 'memory', memoryExplanation()));
-  const ring = new RingView(section(viewsEl, 'ring', ringExplanation()));
-  const shards = new ShardsView(section(viewsEl, 'shards', shardsExplanation()));
-  const timeline = new TimelineView(section(viewsEl, 'timeline', timelineExplanation()));
+  let lessonId: LessonId | null = opened;
+  const syncAddress = () => {
+    const q = addressQuery(location.search, {
+      values: form.values(),
+      defaults,
+      lesson: lessonId,
+      ...(testLimit !== undefined ? { testLimit } : {}),
+      ...(fault !== undefined ? { fault } : {}),
+    });
+    history.replaceState(history.state, '', `${location.pathname}${q}${location.hash}`);
+  };
+  const lessons = new LessonsView(section(viewsEl, 'lessons'), {
+    select(id) {
+      lessonId = id;
+      if (id) {
+        const l = LESSONS[id];
+        fault = l.fault;
+        testLimit = l.testLimit;
+        form.setValues({ ...defaults, ...l.settings }, { testLimit: testLimit ?? defaultTestLimit });
+        showFault();
+      }
+      syncAddress();
+    },
+    run: () => void start(),
+  });
+  const curves = new CurvesView(section(viewsEl, 'training'));
+  const memory = new MemoryView(section(viewsEl, 'memory'));
+  const ring = new RingView(section(viewsEl, 'ring'));
+  const shards = new ShardsView(section(viewsEl, 'shards'));
+  const timeline = new TimelineView(section(viewsEl, 'timeline'));
   // The dataset cannot change during a run (the panel is locked), so its class names are the run's.
-  const samples = new SamplesView(section(viewsEl, 'samples', samplesExplanation()), () => datasets.classes());
-  const compare = new CompareView(section(viewsEl, 'compare', compareExplanation()), {
+  const samples = new SamplesView(section(viewsEl, 'samples'), () => datasets.classes());
+  const compare = new CompareView(section(viewsEl, 'compare'), {
     config: () => form.config(),
     dataset: () => datasets.ensureReady(),
     busy: (on) => lock(on),
   });
-  const log = new LogView(section(viewsEl, 'log', logExplanation()));
+  const log = new LogView(section(viewsEl, 'log'));
   const views: View[] = [curves, memory, ring, shards, timeline, log];
   const scheduler = new RenderScheduler(views);
   let session: Session | null = null;
@@ -143,7 +150,10 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     compare.setDisabled(on);
     buttons.allowStart(!on && form.config() !== null);
   };
-  form.onChange(() => buttons.allowStart(form.config() !== null && session === null));
+  form.onChange(() => {
+    buttons.allowStart(form.config() !== null && session === null);
+    syncAddress();
+  });
 
   const onEvent = (e: TrainEvent) => {
     for (const v of views) v.handle(e);
@@ -154,13 +164,13 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     const config: TrainConfig | null = form.config();
     if (!config || session) return;
     let initialParams: Float32Array | undefined;
-    let fault: RankFault | undefined;
+    let staged: RankFault | undefined;
     try {
       initialParams = checkpoint.paramsFor(config);
-      if (params.fault !== undefined) {
-        const f = parseFaultSpec(params.fault, config.workers);
-        if (!f.ok) throw new RangeError(`fault ${f.message}`);
-        fault = f.fault;
+      if (fault !== undefined) {
+        const f = parseFaultSpec(fault, config.workers);
+        if (!f.ok) throw new RangeError(t().run.badFault(f.message));
+        staged = f.fault;
       }
     } catch (e) {
       buttons.set('failed', e instanceof Error ? e.message : String(e));
@@ -173,20 +183,20 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       sample: (b, at) => samples.show(b, at),
       state: (st, detail) => {
         buttons.set(st, detail);
-        if (st === 'failed' && detail) log.note(`error: ${detail}`);
+        if (st === 'failed' && detail) log.note(t().log.error(detail));
         scheduler.request();
       },
     });
     session = s;
     lock(true);
-    buttons.set('starting', 'preparing the dataset');
+    buttons.set('starting', t().run.preparing);
     try {
       const dataset = await datasets.ensureReady();
       await s.run(config, dataset, {
         sampleEveryMs: 1500,
         keepParams: true,
         ...(initialParams ? { initialParams } : {}),
-        ...(fault ? { fault } : {}),
+        ...(staged ? { fault: staged } : {}),
       });
       checkpoint.setTrained(s.params, config);
     } catch (e) {
@@ -194,6 +204,16 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     } finally {
       session = null;
       lock(false);
+      lessons.finished({
+        state: buttons.element.dataset.state ?? '',
+        status: buttons.statusText,
+        memory: memory.latest,
+        losses: curves.history.loss,
+        lrs: curves.history.lr,
+        epochs: curves.history.epochs.length,
+        moved: shards.movedShare,
+        commSpans: timeline.commSpans,
+      });
     }
   }
 
@@ -220,11 +240,15 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         imbalance: imbalance(r.workers),
       })),
     log: () => [...log.text],
+    lesson: () => lessons.state,
   };
   window.webddpPage = api;
   // A file dropped outside the drop zone must not navigate away from a running page.
   for (const t of ['dragover', 'drop'] as const) window.addEventListener(t, (e) => e.preventDefault());
   buttons.allowStart(form.config() !== null);
-  if (params.autostart && form.config() !== null) void start();
+  lessons.show(opened);
+  if (opened) syncAddress();
+  const runnable = !first || missing(first.needs).length === 0;
+  if (params.autostart && runnable && form.config() !== null) void start();
   else void datasets.ensureReady().catch(() => undefined); // shows the built-in dataset's counts
 }

@@ -1,5 +1,6 @@
 // Tiny DOM helpers for the teaching page: build elements with attributes and children, and the
 // "card" every view lives in (a titled section with a short explanation and a documentation link).
+import { t } from './i18n/index.ts';
 
 type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined>;
@@ -57,9 +58,9 @@ export function card(
   links: readonly HTMLAnchorElement[] = [],
 ): CardParts {
   const body = h('div', { class: 'card-body' });
-  const explain = h('aside', { class: 'explain', 'aria-label': `About: ${title}` }, ...explanation);
+  const explain = h('aside', { class: 'explain', 'aria-label': t().page.about(title) }, ...explanation);
   if (links.length > 0)
-    explain.append(h('p', { class: 'links' }, 'Docs: ', ...links.flatMap((a, i) => (i === 0 ? [a] : [' · ', a]))));
+    explain.append(h('p', { class: 'links' }, t().page.docs, ...links.flatMap((a, i) => (i === 0 ? [a] : [' · ', a]))));
   const section = h(
     'section',
     { class: 'card', id, 'aria-labelledby': `${id}-title` },

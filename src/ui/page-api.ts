@@ -28,6 +28,8 @@ export interface PageApi {
   compare(): CompareSummary[];
   /** Rank 0's log lines. */
   log(): string[];
+  /** The open lesson of the guided path, and whether its last run reached the lesson's point. */
+  lesson(): { id: string | null; reached: boolean | null };
 }
 
 declare global {

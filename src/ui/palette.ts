@@ -2,6 +2,7 @@
 // category. Chosen to stay distinguishable on a projector and for common colour-vision deficiencies
 // (Okabe-Ito based); text never relies on colour alone (every bar and node is also labelled).
 import type { MemoryCategory } from '../gpu/memory.ts';
+import { t } from './i18n/index.ts';
 
 export const RANK_COLORS = [
   '#0072b2',
@@ -27,11 +28,7 @@ export const CATEGORY_COLORS: Record<MemoryCategory, string> = {
   other: '#9a9a9a',
 };
 
-export const CATEGORY_LABELS: Record<MemoryCategory, string> = {
-  parameters: 'parameters',
-  gradients: 'gradients',
-  optimizer: 'optimizer state',
-  activations: 'activations',
-  communication: 'communication',
-  other: 'other',
-};
+/** A memory category's name in the page's language. */
+export function categoryLabel(c: MemoryCategory): string {
+  return t().memory.categories[c];
+}

@@ -8,6 +8,7 @@ import type { TrainEvent } from '../runtime/events.ts';
 import type { BatchSample } from '../runtime/protocol.ts';
 import type { RankFault } from '../runtime/fault.ts';
 import { browserSpawner } from '../runtime/spawn-browser.ts';
+import { t } from './i18n/index.ts';
 
 export type RunState = 'starting' | 'running' | 'pausing' | 'paused' | 'stopping' | 'done' | 'stopped' | 'failed';
 
@@ -46,10 +47,7 @@ export class Session {
 
   /** Runs to the end (or a stop, or a failure); never throws: failures arrive as state 'failed'. */
   async run(config: TrainConfig, dataset: string, opts: RunOptions = {}): Promise<RunState> {
-    this.set(
-      'starting',
-      `starting ${config.workers} worker${config.workers > 1 ? 's' : ''} (each acquires its own WebGPU device and compiles its kernels)`,
-    );
+    this.set('starting', t().run.startingWorkers(config.workers));
     let c: Coordinator | null = null;
     let end: [RunState, string?];
     try {
@@ -84,7 +82,7 @@ export class Session {
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       end = ['failed', message];
-      this.set('stopping', `${message} (closing the workers…)`);
+      this.set('stopping', t().run.closing(message));
     } finally {
       this.coordinator = null;
       await c?.close();
@@ -98,9 +96,9 @@ export class Session {
   pause(): void {
     if (this.current !== 'running' || !this.coordinator) return;
     const held = this.coordinator.pause();
-    this.set('pausing', 'finishing the steps already queued');
+    this.set('pausing', t().run.pausingDetail);
     void held.then(() => {
-      if (this.current === 'pausing') this.set('paused', 'no step is running');
+      if (this.current === 'pausing') this.set('paused', t().run.pausedDetail);
     });
   }
 
@@ -115,7 +113,7 @@ export class Session {
     if (this.current === 'done' || this.current === 'stopped' || this.current === 'failed') return;
     this.stopRequested = true;
     this.coordinator?.stop();
-    this.set('stopping', 'stopping after the current step, then evaluating');
+    this.set('stopping', t().run.stoppingDetail);
   }
 
   private set(s: RunState, detail?: string): void {

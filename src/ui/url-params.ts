@@ -12,6 +12,8 @@ export interface PageParams {
   readonly fault?: string;
   /** Start the run on load (default true: the page teaches without a click). */
   readonly autostart: boolean;
+  /** The lesson of the guided path to open (its id), if any. */
+  readonly lesson?: string;
   /** Parameters the page does not know (reported, not silently dropped). */
   readonly unknown: readonly string[];
 }
@@ -23,12 +25,20 @@ export function readParams(search: string): PageParams {
   let testLimit: number | undefined;
   let autostart = true;
   let fault: string | undefined;
+  let lesson: string | undefined;
   for (const [k, raw] of q) {
     const spec = FIELDS.find((f) => f.key === k);
     if (spec) {
       values[k as FieldKey] =
-        spec.kind === 'check' ? raw === '1' || raw === 'true' : spec.kind === 'select' ? raw : Number(raw);
+        spec.kind === 'check'
+          ? raw === '1' || raw === 'true'
+          : spec.kind === 'select' || spec.kind === 'text'
+            ? raw
+            : Number(raw);
     } else if (k === 'testLimit') testLimit = Number(raw);
+    else if (k === 'lesson') lesson = raw;
+    else if (k === 'lang')
+      continue; // read by ./i18n/
     else if (k === 'fault') fault = raw;
     else if (k === 'autostart') autostart = raw !== '0' && raw !== 'false';
     else unknown.push(k);
@@ -37,6 +47,7 @@ export function readParams(search: string): PageParams {
     values,
     ...(testLimit !== undefined ? { testLimit } : {}),
     ...(fault !== undefined ? { fault } : {}),
+    ...(lesson !== undefined ? { lesson } : {}),
     autostart,
     unknown,
   };

@@ -5,6 +5,7 @@ import type { OpCase } from './case.ts';
 import { convCases } from './conv.ts';
 import { convTiledCases } from './conv-tiled.ts';
 import { denseCases } from './dense.ts';
+import { fp16Cases } from './fp16.ts';
 import { optimCases } from './optim.ts';
 
 export type { OpCase } from './case.ts';
@@ -13,5 +14,6 @@ export const KERNEL_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = {
   ...convCases,
   ...convTiledCases,
   ...denseCases,
+  ...fp16Cases,
   ...optimCases,
 };

@@ -6,16 +6,17 @@ import type { TrainConfig } from '../../config.ts';
 import { parseSafetensors } from '../../checkpoint/safetensors.ts';
 import { loadStateDict, saveStateDict } from '../../checkpoint/state-dict.ts';
 import { simpleCnnSpec } from '../../nn/spec.ts';
-import { code, h } from '../dom.ts';
+import { h } from '../dom.ts';
+import { rich, t } from '../i18n/index.ts';
 
 export class CheckpointPanel {
   readonly element: HTMLFieldSetElement;
   private readonly input = h('input', { id: 'ckpt-file', type: 'file', accept: '.safetensors' });
-  private readonly clear = h('button', { type: 'button', id: 'ckpt-clear', hidden: true }, 'Use seeded init');
+  private readonly clear = h('button', { type: 'button', id: 'ckpt-clear', hidden: true }, t().checkpoint.clear);
   private readonly download = h(
     'button',
     { type: 'button', id: 'ckpt-download', disabled: true },
-    'Download model (.safetensors)',
+    t().checkpoint.download,
   );
   private readonly status = h('p', { class: 'status', id: 'ckpt-status', role: 'status' });
   private loaded: { name: string; bytes: Uint8Array } | null = null;
@@ -25,26 +26,18 @@ export class CheckpointPanel {
     this.element = h(
       'fieldset',
       { class: 'checkpoint' },
-      h('legend', {}, 'Model checkpoint'),
-      h('div', { class: 'field' }, h('label', { for: 'ckpt-file' }, 'Start from'), this.input),
+      h('legend', {}, t().checkpoint.legend),
+      h('div', { class: 'field' }, h('label', { for: 'ckpt-file' }, t().checkpoint.startFrom), this.input),
       h('div', { class: 'buttons' }, this.clear, this.download),
       this.status,
-      h(
-        'p',
-        { class: 'hint' },
-        'PyTorch: ',
-        code('model.load_state_dict(load_file(path))'),
-        ' with ',
-        code('safetensors.torch'),
-        '.',
-      ),
+      h('p', { class: 'hint' }, ...rich(t().checkpoint.hint)),
     );
     this.input.addEventListener('change', () => void this.pick());
     this.clear.addEventListener('click', () => {
       this.loaded = null;
       this.input.value = '';
       this.clear.hidden = true;
-      this.say('Runs start from torch.manual_seed(seed).', false);
+      this.say(t().checkpoint.seeded, false);
     });
     this.download.addEventListener('click', () => this.save());
   }
@@ -57,7 +50,7 @@ export class CheckpointPanel {
     } catch (e) {
       const msg = `${e instanceof Error ? e.message : String(e)}`;
       this.say(msg, true);
-      throw new Error(`the checkpoint does not fit this run: ${msg}`, { cause: e });
+      throw new Error(t().run.checkpointMismatch(msg), { cause: e });
     }
   }
 
@@ -83,14 +76,11 @@ export class CheckpointPanel {
       const params = loadStateDict(bytes, simpleCnnSpec(width), file.name);
       this.loaded = { name: file.name, bytes };
       this.clear.hidden = false;
-      this.say(
-        `Runs start from ${file.name}: ${params.length.toLocaleString('en')} parameters (width ${width}).`,
-        false,
-      );
+      this.say(t().checkpoint.loaded(file.name, params.length, width), false);
     } catch (e) {
       this.loaded = null;
       this.input.value = '';
-      this.say(`${e instanceof Error ? e.message : String(e)}. Runs start from torch.manual_seed(seed).`, true);
+      this.say(t().checkpoint.refused(e instanceof Error ? e.message : String(e)), true);
     }
   }
 
@@ -107,7 +97,7 @@ export class CheckpointPanel {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    this.say(`Downloaded ${(bytes.length / 2 ** 20).toFixed(2)} MiB.`, false);
+    this.say(t().checkpoint.downloaded((bytes.length / 2 ** 20).toFixed(2)), false);
   }
 
   private say(text: string, error: boolean): void {

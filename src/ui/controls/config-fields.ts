@@ -1,9 +1,10 @@
-// The training settings the page offers, with their labels, kinds and hints. Validation is not
-// here: every value goes through validateConfig (src/parallel/index.ts), the same check the CLI and the
-// workers use, and its messages are shown at the control.
+// The training settings the page offers, with their kinds and ranges (labels and hints are in
+// ../i18n/). Validation is not here: every value goes through validateConfig (src/parallel/index.ts),
+// the same check the CLI and the workers use, and its messages are shown at the control.
 import { MAX_WORKERS, MODES, OPTIMIZERS, type Mode, type TrainConfig } from '../../config.ts';
 import { PARALLEL_MODES } from '../../parallel/index.ts';
 import { MAX_WIDTH, MIN_WIDTH } from '../../nn/spec.ts';
+import { t } from '../i18n/index.ts';
 
 export type FieldKey =
   | 'workers'
@@ -16,29 +17,30 @@ export type FieldKey =
   | 'width'
   | 'augment'
   | 'seed'
-  | 'trainLimit';
+  | 'trainLimit'
+  | 'gradAccum'
+  | 'bucketCapMB'
+  | 'clipGradNorm'
+  | 'momentum'
+  | 'weightDecay'
+  | 'schedule'
+  | 'fp16';
+
+/** The settings the form edits; the schedule as its text (`TYPE:name=value,...`, '' for none). */
+export type FormValues = { readonly [K in FieldKey]?: K extends 'schedule' ? string : TrainConfig[K] };
 
 export interface FieldSpec {
   readonly key: FieldKey;
-  readonly label: string;
-  readonly kind: 'int' | 'float' | 'select' | 'check';
-  readonly hint?: string;
-  readonly options?: readonly { readonly value: string; readonly text: string }[];
+  readonly kind: 'int' | 'float' | 'select' | 'check' | 'text';
+  /** Under "More training controls" (closed until used). */
+  readonly more?: boolean;
+  readonly options?: readonly string[];
   readonly min?: number;
   readonly max?: number;
   readonly step?: string;
-  /** Shown only when this returns true for the current mode. */
-  readonly when?: (mode: Mode) => boolean;
+  /** Shown only when this returns true for the current values. */
+  readonly when?: (v: { mode: Mode; optimizer: string }) => boolean;
 }
-
-export const MODE_NAMES: Record<Mode, string> = {
-  ddp: 'DistributedDataParallel',
-  dp: 'DataParallel',
-  'balanced-dp': 'BalancedDataParallel',
-  zero1: 'ZeRO-1 (shard optimizer)',
-  zero2: 'ZeRO-2 (+ shard gradients)',
-  zero3: 'ZeRO-3 (+ shard parameters)',
-};
 
 export const MODE_SHORT: Record<Mode, string> = {
   ddp: 'DDP',
@@ -49,71 +51,46 @@ export const MODE_SHORT: Record<Mode, string> = {
   zero3: 'ZeRO-3',
 };
 
-export const FIELDS: readonly FieldSpec[] = [
-  { key: 'mode', label: 'Mode', kind: 'select', options: MODES.map((m) => ({ value: m, text: MODE_NAMES[m] })) },
-  {
-    key: 'workers',
-    label: 'Workers',
-    kind: 'int',
-    min: 1,
-    max: MAX_WORKERS,
-    hint: `1 to ${MAX_WORKERS}; each is a Web Worker with its own WebGPU device`,
-  },
-  {
-    key: 'batchSize',
-    label: 'Batch per worker',
-    kind: 'int',
-    min: 1,
-    max: 4096,
-    hint: 'DP splits a global batch of workers × this',
-  },
-  {
-    key: 'gpu0Bsz',
-    label: 'gpu0_bsz',
-    kind: 'int',
-    min: 0,
-    max: 4096 * MAX_WORKERS,
-    hint: 'samples worker 0 takes; the others share the rest',
-    when: (m) => PARALLEL_MODES[m].usesGpu0Bsz,
-  },
-  {
-    key: 'optimizer',
-    label: 'Optimizer',
-    kind: 'select',
-    options: OPTIMIZERS.map((o) => ({
-      value: o,
-      text: o === 'sgd' ? 'SGD (momentum 0.9)' : o === 'adam' ? 'Adam' : 'AdamW',
-    })),
-  },
-  { key: 'lr', label: 'Learning rate', kind: 'float', min: 0, max: 10, step: 'any' },
-  { key: 'epochs', label: 'Epochs', kind: 'int', min: 1, max: 1000 },
-  {
-    key: 'width',
-    label: 'Model width',
-    kind: 'float',
-    min: MIN_WIDTH,
-    max: MAX_WIDTH,
-    step: 'any',
-    hint: '1 = the tutorial SimpleCNN; 2 doubles every channel',
-  },
-  {
-    key: 'trainLimit',
-    label: 'Train records',
-    kind: 'int',
-    min: 0,
-    max: 10_000_000,
-    hint: 'use the first N records (0: all)',
-  },
-  {
-    key: 'seed',
-    label: 'Seed',
-    kind: 'int',
-    min: 0,
-    max: Number.MAX_SAFE_INTEGER,
-    hint: 'initial weights = torch.manual_seed(seed); SimpleCNN()',
-  },
-  { key: 'augment', label: 'Augment (random crop + flip)', kind: 'check' },
-];
+/** A mode's full name in the page's language. */
+export function modeName(m: Mode): string {
+  return t().form.modeNames[m];
+}
 
-/** The settings the form edits, as a partial TrainConfig. */
-export type FormValues = Partial<Pick<TrainConfig, FieldKey>>;
+/** A field's label in the page's language. */
+export function fieldLabel(key: FieldKey): string {
+  return t().form.labels[key];
+}
+
+/** A field's hint in the page's language ('' for none). */
+export function fieldHint(key: FieldKey): string {
+  const hint = t().form.hints[key];
+  return typeof hint === 'function' ? hint(MAX_WORKERS) : hint;
+}
+
+/** The text of a select's option. */
+export function optionText(key: FieldKey, value: string): string {
+  if (key === 'mode') return modeName(value as Mode);
+  if (key === 'optimizer') return t().form.optimizers[value as (typeof OPTIMIZERS)[number]];
+  return value;
+}
+
+export const FIELDS: readonly FieldSpec[] = [
+  { key: 'mode', kind: 'select', options: MODES },
+  { key: 'workers', kind: 'int', min: 1, max: MAX_WORKERS },
+  { key: 'batchSize', kind: 'int', min: 1, max: 4096 },
+  { key: 'gpu0Bsz', kind: 'int', min: 0, max: 4096 * MAX_WORKERS, when: (v) => PARALLEL_MODES[v.mode].usesGpu0Bsz },
+  { key: 'optimizer', kind: 'select', options: OPTIMIZERS },
+  { key: 'lr', kind: 'float', min: 0, max: 10, step: 'any' },
+  { key: 'epochs', kind: 'int', min: 1, max: 1000 },
+  { key: 'width', kind: 'float', min: MIN_WIDTH, max: MAX_WIDTH, step: 'any' },
+  { key: 'trainLimit', kind: 'int', min: 0, max: 10_000_000 },
+  { key: 'seed', kind: 'int', min: 0, max: Number.MAX_SAFE_INTEGER },
+  { key: 'augment', kind: 'check' },
+  { key: 'gradAccum', kind: 'int', min: 1, max: 64, more: true },
+  { key: 'bucketCapMB', kind: 'float', min: 0, max: 1024, step: 'any', more: true, when: (v) => v.mode === 'ddp' },
+  { key: 'clipGradNorm', kind: 'float', min: 0, max: 1e6, step: 'any', more: true },
+  { key: 'momentum', kind: 'float', min: 0, max: 0.999, step: 'any', more: true, when: (v) => v.optimizer === 'sgd' },
+  { key: 'weightDecay', kind: 'float', min: 0, max: 1, step: 'any', more: true },
+  { key: 'schedule', kind: 'text', more: true },
+  { key: 'fp16', kind: 'check', more: true },
+];

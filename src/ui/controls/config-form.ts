@@ -1,10 +1,22 @@
 // The training settings form: labelled controls, each checked on every edit by validateConfig (the
 // same rules the CLI and the workers use); a bad value is marked at its control with the message,
 // and the form reports no config at all while any value is bad, so nothing invalid reaches a worker.
+// The controls beyond the basics sit under "More training controls", opened when one of them is
+// set or wrong. The schedule is typed as the CLI's --schedule value and parsed the same way.
 import type { TrainConfig } from '../../config.ts';
 import { validateConfig } from '../../parallel/index.ts';
+import { parseScheduleFlag } from '../../schedule/flag.ts';
 import { h } from '../dom.ts';
-import { FIELDS, type FieldKey, type FieldSpec, type FormValues } from './config-fields.ts';
+import { localizeIssue, t } from '../i18n/index.ts';
+import {
+  FIELDS,
+  fieldHint,
+  fieldLabel,
+  optionText,
+  type FieldKey,
+  type FieldSpec,
+  type FormValues,
+} from './config-fields.ts';
 
 interface Control {
   readonly spec: FieldSpec;
@@ -13,20 +25,32 @@ interface Control {
   readonly error: HTMLElement;
 }
 
+/** A form value as its control shows it. */
+function shown(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean' ? String(value) : '';
+}
+
 export class ConfigForm {
   readonly element: HTMLFieldSetElement;
+  private readonly more: HTMLDetailsElement;
   private readonly controls = new Map<FieldKey, Control>();
   private readonly listeners: (() => void)[] = [];
   /** The config as of the last edit (null while a value is bad). */
   private current: TrainConfig | null = null;
+  /** Settings with no control here that a DeepSpeed config set (betas, loss scaling, ...). */
+  private extra: Partial<TrainConfig> = {};
 
   /** `fixed` are settings the form does not show (e.g. testLimit, checkEvery), merged in. */
   constructor(
     initial: FormValues,
     private readonly fixed: Partial<TrainConfig> = {},
   ) {
-    this.element = h('fieldset', { class: 'config' }, h('legend', {}, 'Training'));
-    for (const spec of FIELDS) this.element.append(this.build(spec, initial[spec.key]));
+    this.element = h('fieldset', { class: 'config' }, h('legend', {}, t().form.legend));
+    this.more = h('details', { class: 'more-controls' }, h('summary', {}, t().form.more));
+    for (const spec of FIELDS) (spec.more ? this.more : this.element).append(this.build(spec, initial[spec.key]));
+    this.more.append(h('p', { class: 'hint', id: 'cfg-fp16-note' }, t().form.fp16Pending));
+    this.element.append(this.more);
+    if (FIELDS.some((f) => f.more && initial[f.key] !== undefined)) this.more.open = true;
     this.current = this.validate();
   }
 
@@ -39,6 +63,32 @@ export class ConfigForm {
     return this.current;
   }
 
+  /** The values of the controls, as the page address carries them. */
+  values(): Record<FieldKey, string> {
+    const out = {} as Record<FieldKey, string>;
+    for (const [key, c] of this.controls)
+      out[key] =
+        c.input instanceof HTMLInputElement && c.input.type === 'checkbox'
+          ? c.input.checked
+            ? '1'
+            : '0'
+          : c.input.value;
+    return out;
+  }
+
+  /** Puts values into the controls (a lesson, a DeepSpeed config) and checks them; `extra`: settings without a control. */
+  setValues(values: FormValues, extra: Partial<TrainConfig> = {}): void {
+    for (const [key, value] of Object.entries(values) as [FieldKey, unknown][]) {
+      const c = this.controls.get(key);
+      if (!c) continue;
+      if (c.input instanceof HTMLInputElement && c.input.type === 'checkbox') c.input.checked = value === true;
+      else c.input.value = shown(value);
+      if (c.spec.more) this.more.open = true;
+    }
+    this.extra = extra;
+    this.changed();
+  }
+
   setDisabled(disabled: boolean): void {
     for (const c of this.controls.values()) c.input.disabled = disabled;
   }
@@ -46,19 +96,32 @@ export class ConfigForm {
   private build(spec: FieldSpec, value: unknown): HTMLElement {
     const id = `cfg-${spec.key}`;
     const error = h('p', { class: 'error', id: `${id}-error`, role: 'alert', hidden: true });
-    const hint = spec.hint ? h('p', { class: 'hint', id: `${id}-hint` }, spec.hint) : null;
-    const described = [hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
+    const hintText = fieldHint(spec.key);
+    const hint = hintText ? h('p', { class: 'hint', id: `${id}-hint` }, hintText) : null;
+    const described = [hint ? `${id}-hint` : '', `${id}-error`, spec.key === 'fp16' ? 'cfg-fp16-note' : '']
+      .filter(Boolean)
+      .join(' ');
     let input: HTMLInputElement | HTMLSelectElement;
     if (spec.kind === 'select') {
       input = h(
         'select',
         { id, name: spec.key, 'aria-describedby': described },
-        ...(spec.options ?? []).map((o) => h('option', { value: o.value }, o.text)),
+        ...(spec.options ?? []).map((o) => h('option', { value: o }, optionText(spec.key, o))),
       );
-      input.value = String(value);
+      input.value = shown(value);
     } else if (spec.kind === 'check') {
       input = h('input', { id, name: spec.key, type: 'checkbox', 'aria-describedby': described });
       input.checked = value === true;
+    } else if (spec.kind === 'text') {
+      input = h('input', {
+        id,
+        name: spec.key,
+        type: 'text',
+        spellcheck: 'false',
+        autocomplete: 'off',
+        'aria-describedby': described,
+      });
+      input.value = shown(value);
     } else {
       input = h('input', {
         id,
@@ -71,14 +134,21 @@ export class ConfigForm {
         'aria-describedby': described,
         required: true,
       });
-      input.value = String(value);
+      input.value = shown(value);
     }
     input.addEventListener(spec.kind === 'check' || spec.kind === 'select' ? 'change' : 'input', () => this.changed());
-    const label = h('label', { for: id }, spec.label);
+    const label = h('label', { for: id }, fieldLabel(spec.key));
     const row =
       spec.kind === 'check'
-        ? h('div', { class: 'field check' }, input, label, error)
-        : h('div', { class: 'field' }, label, input, hint, error);
+        ? h('div', { class: 'field check' }, input, label, hint, error)
+        : h(
+            'div',
+            { class: spec.kind === 'select' || spec.kind === 'text' ? 'field wide' : 'field' },
+            label,
+            input,
+            hint,
+            error,
+          );
     this.controls.set(spec.key, { spec, input, row, error });
     return row;
   }
@@ -97,19 +167,30 @@ export class ConfigForm {
       if (c.spec.kind === 'int' || c.spec.kind === 'float') {
         const text = String(raw).trim();
         const n = Number(text);
-        if (text === '' || !Number.isFinite(n)) local.set(key, `${c.spec.label}: enter a number`);
+        if (text === '' || !Number.isFinite(n)) local.set(key, t().form.enterNumber(fieldLabel(key)));
         values[key] = n;
+      } else if (c.spec.kind === 'text') {
+        const text = String(raw).trim();
+        if (text === '' || text === 'none') values[key] = 'none';
+        else {
+          const r = parseScheduleFlag('schedule', text);
+          if (r.ok) values[key] = r.config;
+          else local.set(key, t().form.scheduleProblem(r.issues.join('; ')));
+        }
       } else values[key] = raw;
     }
-    const mode = values.mode;
-    for (const c of this.controls.values()) c.row.hidden = c.spec.when !== undefined && !c.spec.when(mode as never);
-    const result = validateConfig({ ...this.fixed, ...values });
+    const when = { mode: values.mode as never, optimizer: String(values.optimizer) };
+    for (const c of this.controls.values()) c.row.hidden = c.spec.when !== undefined && !c.spec.when(when);
+    const result = validateConfig({ ...this.fixed, ...this.extra, ...values });
     const problems = new Map(local);
     if (!result.ok) {
       for (const issue of result.issues) {
         const key = issue.field as FieldKey;
-        if (this.controls.has(key) && !problems.has(key)) problems.set(key, issue.message);
-        else if (!this.controls.has(key)) problems.set('mode', issue.message);
+        const message = localizeIssue(issue.message, (f) =>
+          this.controls.has(f as FieldKey) ? fieldLabel(f as FieldKey) : f,
+        );
+        if (this.controls.has(key) && !problems.has(key)) problems.set(key, message);
+        else if (!this.controls.has(key)) problems.set('mode', message);
       }
     }
     for (const [key, c] of this.controls) {
@@ -117,6 +198,7 @@ export class ConfigForm {
       c.error.hidden = msg === undefined;
       c.error.textContent = msg ?? '';
       c.input.setAttribute('aria-invalid', msg === undefined ? 'false' : 'true');
+      if (msg !== undefined && c.spec.more) this.more.open = true;
     }
     return problems.size === 0 && result.ok ? result.config : null;
   }

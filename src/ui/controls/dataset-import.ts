@@ -4,6 +4,7 @@ import { DataError, ImportAbortedError, NetworkError, describe } from '../../dat
 import { importArchive, importFiles, importFromUrl } from '../../data/import.ts';
 import { DEFAULT_DATASET, type ImportProgress, type ImportResult } from '../../data/import-types.ts';
 import type { DatasetManifest, DatasetStore } from '../../data/store.ts';
+import { t } from '../i18n/index.ts';
 
 /** One import the user asked for. */
 export type ImportRequest =
@@ -21,7 +22,7 @@ export function count(n: number): string {
 
 /** "50 000 training and 10 000 test records". */
 export function recordCounts(m: DatasetManifest): string {
-  return `${count(m.splits.train.records)} training and ${count(m.splits.test.records)} test records`;
+  return t().dataset.counts(count(m.splits.train.records), count(m.splits.test.records));
 }
 
 /**
@@ -30,10 +31,10 @@ export function recordCounts(m: DatasetManifest): string {
  */
 export function planFiles(files: readonly File[]): ImportRequest | string {
   const first = files[0];
-  if (first === undefined) return 'No files were given.';
+  if (first === undefined) return t().dataset.noFiles;
   const archive = files.find((f) => ARCHIVE_NAME.test(f.name));
   if (archive !== undefined && files.length > 1) {
-    return `Give either one cifar-10-binary.tar.gz or the loose .bin files, not both (${files.length} files, including ${archive.name}).`;
+    return t().dataset.bothKinds(files.length, archive.name);
   }
   // A single file that is not a loose CIFAR file goes to the archive importer, which says what it is.
   if (files.length === 1 && (archive !== undefined || !LOOSE_NAME.test(first.name)))
@@ -43,16 +44,14 @@ export function planFiles(files: readonly File[]): ImportRequest | string {
 
 /** What the user typed as a URL, checked: a string is a message for the user. */
 export function planUrl(text: string): ImportRequest | string {
-  const t = text.trim();
-  if (t === '') return 'Enter the address of cifar-10-binary.tar.gz.';
+  if (text.trim() === '') return t().dataset.noUrl;
   let url: URL;
   try {
-    url = new URL(t);
+    url = new URL(text.trim());
   } catch {
-    return `"${t}" is not a full URL; it must start with https:// or http://.`;
+    return t().dataset.notUrl(text.trim());
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    return `Only http:// and https:// addresses can be imported (this one is ${url.protocol}).`;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return t().dataset.badProtocol(url.protocol);
   return { kind: 'url', url: url.href };
 }
 
@@ -64,7 +63,9 @@ export function sourceLabel(req: ImportRequest): string {
     case 'url':
       return req.url;
     case 'files':
-      return req.files.length === 1 ? (req.files[0]?.name ?? '1 file') : `${req.files.length} files`;
+      return req.files.length === 1
+        ? (req.files[0]?.name ?? t().dataset.oneFile)
+        : t().dataset.nFiles(req.files.length);
   }
 }
 
@@ -94,15 +95,14 @@ export function startImport(req: ImportRequest, store: DatasetStore, o: RunOptio
 export function resultMessages(r: ImportResult, source: string): string[] {
   const out = [
     r.unchanged
-      ? `Already stored, nothing changed: ${recordCounts(r.manifest)} from ${source}.`
-      : `Imported ${recordCounts(r.manifest)} from ${source}.`,
+      ? t().dataset.unchanged(recordCounts(r.manifest), source)
+      : t().dataset.imported(recordCounts(r.manifest), source),
   ];
   // The real archive holds a readme.html next to the batches: not worth a word.
   const ignored = r.ignored.filter((f) => !/(^|\/)readme\.html$/i.test(f));
-  if (ignored.length > 0) out.push(`Ignored (not part of CIFAR-10): ${ignored.join(', ')}.`);
+  if (ignored.length > 0) out.push(t().dataset.ignored(ignored.join(', ')));
   for (const w of r.warnings) out.push(w);
-  if (r.persisted === false)
-    out.push('Persistent storage was not granted: the browser may evict the dataset under storage pressure.');
+  if (r.persisted === false) out.push(t().dataset.notPersisted);
   return out;
 }
 
@@ -114,13 +114,11 @@ export function isCancel(e: unknown, signal: AbortSignal): boolean {
 /** Sentences for a failed import; the importer guarantees the stored dataset is untouched. */
 export function errorMessages(e: unknown, req: ImportRequest): string[] {
   // A DataError's message already says what was wrong and where (and quotes its cause where useful).
-  const out = [e instanceof DataError ? e.message : `Import failed: ${describe(e)}`];
+  const out = [e instanceof DataError ? e.message : t().dataset.failed(describe(e))];
   if (e instanceof NetworkError && e.bytesRead === 0 && req.kind === 'url' && isCrossOrigin(req.url)) {
-    out.push(
-      'A network error on another site is often CORS: that server must send Access-Control-Allow-Origin. If it does not, download the file and pick or drop it here.',
-    );
+    out.push(t().dataset.cors);
   }
-  out.push('The previously stored dataset is unchanged.');
+  out.push(t().dataset.untouched);
   return out;
 }
 

@@ -25,12 +25,18 @@ import { choice, type Choice } from './dataset-choice.ts';
 import { ImportProgressView } from './import-progress.ts';
 import { UrlImportForm } from './url-import-form.ts';
 import './dataset-panel.css';
+import { rich, t } from '../i18n/index.ts';
 
 export type ImportState = 'idle' | 'importing' | 'done' | 'error';
 
-const SYNTHETIC_TEXT = '10 classes of shapes, stripes and colour patterns, generated in your browser, works offline.';
 const CIFAR_PAGE = 'https://www.cs.toronto.edu/~kriz/cifar.html';
 let instances = 0;
+
+/** The hint paragraph: rich text with the link where the table's sentence has the \u0000 mark. */
+function hintWithLink(text: string, link: HTMLAnchorElement): HTMLParagraphElement {
+  const [before = '', after = ''] = text.split('\u0000');
+  return h('p', { class: 'ds-hint' }, ...rich(before), link, ...rich(after));
+}
 
 export class DatasetPanel {
   readonly element: HTMLFieldSetElement;
@@ -48,21 +54,10 @@ export class DatasetPanel {
 
   constructor(private readonly store: DatasetStore) {
     const id = `ds-${++instances}`;
+    const w = t().dataset;
     this.choices = {
-      synthetic: choice(
-        id,
-        SYNTHETIC_DATASET,
-        'Built-in synthetic',
-        SYNTHETIC_TEXT,
-        'Not generated yet: made when you start training.',
-      ),
-      cifar10: choice(
-        id,
-        DEFAULT_DATASET,
-        'CIFAR-10',
-        '60 000 photos in 10 classes: the dataset of the PyTorch tutorials.',
-        'Not imported yet: import it below.',
-      ),
+      synthetic: choice(id, SYNTHETIC_DATASET, w.synthetic, w.syntheticText, w.syntheticNote),
+      cifar10: choice(id, DEFAULT_DATASET, w.cifar, w.cifarText, w.cifarNote),
     };
     this.choices.synthetic.radio.checked = true;
     this.choices.cifar10.radio.disabled = true;
@@ -71,7 +66,7 @@ export class DatasetPanel {
       id,
       () => !this.busy && !this.importing,
       (files) => this.importFiles(files),
-      (err) => this.fail([`Could not read the dropped files: ${describe(err)}`]),
+      (err) => this.fail([w.droppedUnreadable(describe(err))]),
     );
     this.url = new UrlImportForm(id, (text) => this.importUrl(text));
     this.status = h('p', { class: 'ds-status', role: 'status' });
@@ -80,28 +75,20 @@ export class DatasetPanel {
     this.element = h(
       'fieldset',
       { class: 'dataset-panel', 'data-dataset': SYNTHETIC_DATASET, 'data-import-state': 'idle' },
-      h('legend', {}, 'Dataset'),
+      h('legend', {}, w.legend),
       h(
         'div',
-        { class: 'ds-choices', role: 'radiogroup', 'aria-label': 'Train on' },
+        { class: 'ds-choices', role: 'radiogroup', 'aria-label': w.trainOn },
         this.choices.synthetic.label,
         this.choices.cifar10.label,
       ),
       h(
         'div',
         { class: 'ds-import', role: 'group', 'aria-labelledby': `${id}-import-title` },
-        h('p', { class: 'ds-import-title', id: `${id}-import-title` }, 'Import CIFAR-10'),
+        h('p', { class: 'ds-import-title', id: `${id}-import-title` }, w.importTitle),
         this.drop.element,
         this.url.element,
-        h(
-          'p',
-          { class: 'ds-hint' },
-          'Get ',
-          h('code', {}, 'cifar-10-binary.tar.gz'),
-          ' (163 MB) from the ',
-          docLink(CIFAR_PAGE, 'CIFAR-10 page'),
-          '. It is checked as it streams and stored in IndexedDB.',
-        ),
+        hintWithLink(w.hint('\u0000'), docLink(CIFAR_PAGE, w.cifarPage)),
         this.progress.element,
         this.status,
         this.alert,
@@ -109,7 +96,9 @@ export class DatasetPanel {
     );
 
     for (const c of Object.values(this.choices)) c.radio.addEventListener('change', () => this.selectionChanged());
-    this.progress.cancel.addEventListener('click', () => this.controller?.abort(new Error('cancelled by the user')));
+    this.progress.cancel.addEventListener('click', () =>
+      this.controller?.abort(new Error(t().dataset.cancelledByUser)),
+    );
     void this.refresh();
   }
 
@@ -163,7 +152,7 @@ export class DatasetPanel {
         const m = await readManifest(this.store, name);
         if (m) this.setManifest(name, m);
       } catch (e) {
-        this.noteOf(name).textContent = `Stored copy unusable: ${describe(e)}`;
+        this.noteOf(name).textContent = t().dataset.unusable(describe(e));
       }
     }
   }
@@ -172,12 +161,12 @@ export class DatasetPanel {
     const m = await readManifest(this.store, SYNTHETIC_DATASET).catch(() => undefined); // invalid: generate again
     if (m) return this.setManifest(SYNTHETIC_DATASET, m);
     const note = this.choices.synthetic.note;
-    note.textContent = 'Generating the images…';
+    note.textContent = t().dataset.generating;
     await new Promise((r) => setTimeout(r, 30)); // let the note paint before generating
     try {
       this.setManifest(SYNTHETIC_DATASET, (await importSynthetic(this.store)).manifest);
     } catch (e) {
-      note.textContent = `Could not generate it: ${describe(e)}`;
+      note.textContent = t().dataset.cannotGenerate(describe(e));
       throw e;
     }
   }
@@ -190,7 +179,8 @@ export class DatasetPanel {
     this.manifests.set(name, m);
     const note = this.noteOf(name);
     note.textContent = recordCounts(m);
-    if (name === DEFAULT_DATASET) note.append(h('span', { class: 'ds-source' }, `from ${m.source.description}`));
+    if (name === DEFAULT_DATASET)
+      note.append(h('span', { class: 'ds-source' }, t().dataset.from(m.source.description)));
     this.updateDisabled();
   }
 
@@ -248,7 +238,7 @@ export class DatasetPanel {
     const source = sourceLabel(req);
     this.alert.replaceChildren();
     this.url.showError('');
-    this.status.textContent = `Importing ${source}…`;
+    this.status.textContent = t().dataset.importing(source);
     this.progress.start(source);
     this.setState('importing');
     this.updateDisabled();
@@ -267,7 +257,7 @@ export class DatasetPanel {
       this.select(DEFAULT_DATASET);
     } catch (e) {
       if (isCancel(e, controller.signal)) {
-        this.status.textContent = 'Import cancelled. The previously stored dataset is unchanged.';
+        this.status.textContent = t().dataset.cancelled;
         this.setState('idle');
       } else {
         this.fail(errorMessages(e, req));

@@ -2,6 +2,7 @@
 // wired so that picking files or dropping them (folders expanded) hands them to `onFiles`.
 import { h } from '../dom.ts';
 import { wireDropZone } from './drop-files.ts';
+import { rich, t } from '../i18n/index.ts';
 
 export interface FileDrop {
   readonly element: HTMLDivElement;
@@ -22,21 +23,11 @@ export function fileDrop(
     'aria-hidden': 'true',
     accept: '.gz,.tgz,.tar,.bin,.txt,application/gzip,application/x-gzip,application/x-tar',
   });
-  const chooseButton = h('button', { type: 'button', 'aria-describedby': `${id}-drop-text` }, 'Choose files…');
+  const chooseButton = h('button', { type: 'button', 'aria-describedby': `${id}-drop-text` }, t().dataset.choose);
   const element = h(
     'div',
     { class: 'ds-drop' },
-    h(
-      'p',
-      { id: `${id}-drop-text` },
-      'Drop ',
-      h('strong', {}, 'cifar-10-binary.tar.gz'),
-      ', or the ',
-      h('code', {}, '.bin'),
-      ' files with ',
-      h('code', {}, 'batches.meta.txt'),
-      ' (or their folder) here',
-    ),
+    h('p', { id: `${id}-drop-text` }, ...rich(t().dataset.dropText)),
     chooseButton,
     input,
   );

@@ -5,6 +5,7 @@ import type { ImportProgress } from '../../data/import-types.ts';
 import { h } from '../dom.ts';
 import { bytes } from '../format.ts';
 import { count } from './dataset-import.ts';
+import { t } from '../i18n/index.ts';
 
 let nextId = 0;
 
@@ -22,7 +23,7 @@ export class ImportProgressView {
     this.bar = h('progress', { 'aria-labelledby': `${id}-phase`, 'aria-describedby': `${id}-detail` });
     this.phase = h('span', { class: 'ds-phase', id: `${id}-phase` });
     this.detail = h('span', { class: 'ds-detail', id: `${id}-detail` });
-    this.cancel = h('button', { type: 'button', class: 'ds-cancel' }, 'Cancel');
+    this.cancel = h('button', { type: 'button', class: 'ds-cancel' }, t().dataset.cancel);
     this.element = h(
       'div',
       { class: 'ds-progress', hidden: true },
@@ -35,7 +36,7 @@ export class ImportProgressView {
   start(what: string): void {
     this.pending = undefined;
     this.bar.removeAttribute('value');
-    this.phase.textContent = 'Starting';
+    this.phase.textContent = t().dataset.starting;
     this.detail.textContent = what;
     this.cancel.disabled = false;
     this.element.hidden = false;
@@ -69,17 +70,13 @@ export class ImportProgressView {
     } else {
       this.bar.removeAttribute('value');
     }
-    this.phase.textContent =
-      p.phase === 'reading'
-        ? 'Reading and checking'
-        : p.phase === 'committing'
-          ? 'Committing (swapping in the new dataset)'
-          : 'Done';
+    const w = t().dataset;
+    this.phase.textContent = p.phase === 'reading' ? w.reading : p.phase === 'committing' ? w.committing : w.done;
     const amount =
       total !== undefined && total > 0
-        ? `${bytes(p.bytesRead)} of ${bytes(total)} (${Math.floor((100 * p.bytesRead) / total)}%)`
-        : `${bytes(p.bytesRead)} read`;
-    const parts = [amount, `${count(p.records)} records stored`];
+        ? w.amountOf(bytes(p.bytesRead), bytes(total), Math.floor((100 * p.bytesRead) / total))
+        : w.amountRead(bytes(p.bytesRead));
+    const parts = [amount, w.stored(count(p.records))];
     if (p.file !== undefined) parts.push(p.file);
     this.detail.textContent = parts.join(' · ');
     if (p.phase !== 'reading') this.cancel.disabled = true; // past the point of no return

@@ -2,20 +2,9 @@
 // only where they make sense; the state is also on the element (data-state) for tests.
 import { h } from '../dom.ts';
 import type { RunState } from '../session.ts';
+import { t } from '../i18n/index.ts';
 
 export type RunAction = 'start' | 'pause' | 'resume' | 'stop';
-
-const WORDS: Record<RunState | 'idle', string> = {
-  idle: 'Ready.',
-  starting: 'Starting…',
-  running: 'Training…',
-  pausing: 'Pausing…',
-  paused: 'Paused.',
-  stopping: 'Stopping…',
-  done: 'Finished.',
-  stopped: 'Stopped.',
-  failed: 'The run failed.',
-};
 
 export class RunButtons {
   readonly element: HTMLElement;
@@ -31,18 +20,30 @@ export class RunButtons {
       return el;
     };
     this.buttons = {
-      start: b('start', 'Start', true),
-      pause: b('pause', 'Pause'),
-      resume: b('resume', 'Resume'),
-      stop: b('stop', 'Stop'),
+      start: b('start', t().run.start, true),
+      pause: b('pause', t().run.pause),
+      resume: b('resume', t().run.resume),
+      stop: b('stop', t().run.stop),
     };
     this.element = h(
       'div',
       { class: 'run-buttons', 'data-state': 'idle' },
-      h('div', { class: 'buttons' }, this.buttons.start, this.buttons.pause, this.buttons.resume, this.buttons.stop),
+      h(
+        'div',
+        { class: 'buttons', role: 'group', 'aria-label': t().run.buttons },
+        this.buttons.start,
+        this.buttons.pause,
+        this.buttons.resume,
+        this.buttons.stop,
+      ),
       this.status,
     );
     this.set('idle');
+  }
+
+  /** The status line's text (a failed run's error). */
+  get statusText(): string {
+    return this.status.textContent;
   }
 
   /** Start is refused (disabled) while the settings hold a bad value or another run is busy. */
@@ -54,7 +55,8 @@ export class RunButtons {
   set(state: RunState | 'idle', detail?: string): void {
     this.state = state;
     this.element.dataset.state = state;
-    this.status.textContent = detail ? `${WORDS[state]} ${detail}` : WORDS[state];
+    const words = t().run.words[state];
+    this.status.textContent = detail ? `${words} ${detail}` : words;
     this.status.classList.toggle('error', state === 'failed');
     this.refresh();
   }

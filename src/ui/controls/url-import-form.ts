@@ -1,6 +1,7 @@
 // The "or from a URL" row of the dataset panel: a URL field, an Import button and the field's own
 // error line (aria-invalid, focus back on the field). It only checks and hands the text over.
 import { h } from '../dom.ts';
+import { t } from '../i18n/index.ts';
 
 export class UrlImportForm {
   readonly element: HTMLFormElement;
@@ -19,12 +20,12 @@ export class UrlImportForm {
       placeholder: 'https://…',
       'aria-describedby': `${id}-url-error`,
     });
-    this.button = h('button', { type: 'submit' }, 'Import');
+    this.button = h('button', { type: 'submit' }, t().dataset.urlImport);
     this.error = h('p', { class: 'ds-url-error', id: `${id}-url-error` });
     this.element = h(
       'form',
       { class: 'ds-url', novalidate: true },
-      h('label', { for: `${id}-url` }, 'or from a URL'),
+      h('label', { for: `${id}-url` }, t().dataset.urlLabel),
       h('div', { class: 'ds-url-row' }, this.input, this.button),
       this.error,
     );

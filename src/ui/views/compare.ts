@@ -4,7 +4,8 @@
 import { MODES, type Mode, type TrainConfig } from '../../config.ts';
 import { PARALLEL_MODES } from '../../parallel/index.ts';
 import { imbalance, runComparison, type CompareProgress, type ModeResult } from '../compare-runner.ts';
-import { MODE_NAMES, MODE_SHORT } from '../controls/config-fields.ts';
+import { MODE_SHORT, modeName } from '../controls/config-fields.ts';
+import { t } from '../i18n/index.ts';
 import { h } from '../dom.ts';
 import { bytes, duration } from '../format.ts';
 import type { Session } from '../session.ts';
@@ -21,18 +22,18 @@ export interface CompareHost {
 }
 
 function modeSelect(id: string, label: string, value: Mode): { row: HTMLElement; select: HTMLSelectElement } {
-  const select = h('select', { id }, ...MODES.map((m) => h('option', { value: m }, MODE_NAMES[m])));
+  const select = h('select', { id }, ...MODES.map((m) => h('option', { value: m }, modeName(m))));
   select.value = value;
-  return { row: h('div', { class: 'field' }, h('label', { for: id }, label), select), select };
+  return { row: h('div', { class: 'field wide' }, h('label', { for: id }, label), select), select };
 }
 
 export class CompareView {
   readonly results: ModeResult[] = [];
-  private readonly a = modeSelect('cmp-a', 'First mode', 'dp');
-  private readonly b = modeSelect('cmp-b', 'Second mode', 'ddp');
+  private readonly a = modeSelect('cmp-a', t().compare.first, 'dp');
+  private readonly b = modeSelect('cmp-b', t().compare.second, 'ddp');
   private readonly steps = h('input', { id: 'cmp-steps', type: 'number', min: 1, max: 50, value: 3, required: true });
-  private readonly runButton = h('button', { type: 'button', class: 'primary', id: 'cmp-run' }, 'Run comparison');
-  private readonly stopButton = h('button', { type: 'button', id: 'cmp-stop', disabled: true }, 'Stop');
+  private readonly runButton = h('button', { type: 'button', class: 'primary', id: 'cmp-run' }, t().compare.run);
+  private readonly stopButton = h('button', { type: 'button', id: 'cmp-stop', disabled: true }, t().compare.stop);
   private readonly status = h('p', { class: 'status', role: 'status' });
   private readonly out = h('div', { class: 'compare-out' });
   private readonly root: HTMLElement;
@@ -48,14 +49,12 @@ export class CompareView {
       { class: 'compare-controls' },
       this.a.row,
       this.b.row,
-      h('div', { class: 'field' }, h('label', { for: 'cmp-steps' }, 'Steps each'), this.steps),
+      h('div', { class: 'field' }, h('label', { for: 'cmp-steps' }, t().compare.steps), this.steps),
       h('div', { class: 'buttons' }, this.runButton, this.stopButton),
     );
     this.root = h('div', { class: 'compare', 'data-state': 'idle' }, controls, this.status, categoryLegend(), this.out);
     body.append(this.root);
-    this.out.append(
-      h('p', { class: 'empty' }, 'Uses the settings on the left (workers, batch, optimizer, width) in both modes.'),
-    );
+    this.out.append(h('p', { class: 'empty' }, t().compare.empty));
     this.runButton.addEventListener('click', () => void this.run());
     this.stopButton.addEventListener('click', () => {
       this.stopped = true;
@@ -71,11 +70,11 @@ export class CompareView {
     const base = this.host.config();
     const steps = Number(this.steps.value);
     if (!base) {
-      this.say('Fix the settings marked on the left first.', true);
+      this.say(t().compare.fixFirst, true);
       return;
     }
     if (!Number.isInteger(steps) || steps < 1 || steps > 50) {
-      this.say('Steps each must be a whole number from 1 to 50.', true);
+      this.say(t().compare.badSteps, true);
       this.steps.focus();
       return;
     }
@@ -102,9 +101,9 @@ export class CompareView {
       const failed = results.find((r) => r.error);
       this.say(
         failed
-          ? `${MODE_SHORT[failed.mode]} failed: ${failed.error ?? ''}`
+          ? t().compare.failed(MODE_SHORT[failed.mode], failed.error ?? '')
           : this.stopped
-            ? 'Stopped.'
+            ? t().compare.stopped
             : this.summary(),
         failed !== undefined,
       );
@@ -120,10 +119,7 @@ export class CompareView {
   }
 
   private progress(p: CompareProgress, n: number): void {
-    this.say(
-      `${p.index + 1}/${n}: ${MODE_NAMES[p.mode]}, step ${p.step}/${p.steps}${p.detail ? ` (${p.detail})` : ''}`,
-      false,
-    );
+    this.say(t().compare.progress(p.index + 1, n, modeName(p.mode), p.step, p.steps, p.detail ?? ''), false);
   }
 
   private say(text: string, error: boolean): void {
@@ -136,7 +132,7 @@ export class CompareView {
       .map((r) => {
         const x = imbalance(r.workers);
         const peak0 = r.workers[0]?.peak ?? 0;
-        return `${MODE_SHORT[r.mode]}: worker 0 peaks at ${bytes(peak0)}, ${x.toFixed(2)}× the others' mean`;
+        return t().compare.summary(MODE_SHORT[r.mode], bytes(peak0), x.toFixed(2));
       })
       .join(' · ');
   }
@@ -145,7 +141,7 @@ export class CompareView {
     const scale = Math.max(1, ...this.results.flatMap((r) => r.workers.map((s) => s.peak)));
     const columns = this.results.map((r) => {
       const cols = r.workers.map((s, rank) => {
-        const col = memoryColumn(`worker ${rank}`, workerRole(r.mode, rank));
+        const col = memoryColumn(t().memory.worker(rank), workerRole(r.mode, rank));
         col.update(s, scale);
         col.element.dataset.rank = String(rank);
         return col.element;
@@ -154,25 +150,28 @@ export class CompareView {
       return h(
         'div',
         { class: 'compare-col', 'data-mode': r.mode },
-        h('h3', {}, MODE_NAMES[r.mode]),
+        h('h3', {}, modeName(r.mode)),
         h(
           'p',
           { class: 'hint' },
-          `${c.workers} workers · batch ${c.batchSize}/worker${PARALLEL_MODES[r.mode].usesGpu0Bsz ? ` (gpu0_bsz ${c.gpu0Bsz})` : ''} · ${c.optimizer} · ${r.steps} steps · ${duration(r.meanStepMs)}/step`,
+          t().compare.colHint(
+            c.workers,
+            c.batchSize,
+            PARALLEL_MODES[r.mode].usesGpu0Bsz ? t().compare.gpu0(c.gpu0Bsz) : '',
+            c.optimizer,
+            r.steps,
+            duration(r.meanStepMs),
+          ),
         ),
         h('div', { class: 'col-chart' }, ...cols),
-        h(
-          'p',
-          { class: 'hint' },
-          r.workers.length > 1 ? `worker 0: ${imbalance(r.workers).toFixed(2)}× the others' mean peak` : '',
-        ),
+        h('p', { class: 'hint' }, r.workers.length > 1 ? t().compare.imbalance(imbalance(r.workers).toFixed(2)) : ''),
         h(
           'details',
           {},
-          h('summary', {}, 'Numbers'),
+          h('summary', {}, t().compare.numbers),
           memoryTable(
-            `${MODE_SHORT[r.mode]}: bytes at the end, by category`,
-            r.workers.map((s, rank) => ({ name: `worker ${rank}`, s })),
+            t().compare.tableCaption(MODE_SHORT[r.mode]),
+            r.workers.map((s, rank) => ({ name: t().memory.worker(rank), s })),
           ),
         ),
       );

@@ -8,6 +8,7 @@ import { h } from '../dom.ts';
 import { duration, num, pct, rate } from '../format.ts';
 import { History } from './history.ts';
 import type { View } from './view.ts';
+import { t } from '../i18n/index.ts';
 
 /** Shortest time between two redraws of the charts, ms. */
 const CHART_MS = 100;
@@ -22,6 +23,11 @@ function stat(parent: HTMLElement, key: string): Stat {
   return { value };
 }
 
+/** A learning rate with 3 significant digits (1e-4 stays readable). */
+function lrText(v: number | null): string {
+  return v === null || !Number.isFinite(v) ? '–' : v.toPrecision(3);
+}
+
 /** Test-set values placed at the step where each epoch ended (null elsewhere: drawn as points). */
 function atEpochEnds(hist: History, pick: (e: History['epochs'][number]) => number): (number | null)[] {
   const out: (number | null)[] = hist.x.map(() => null);
@@ -31,7 +37,7 @@ function atEpochEnds(hist: History, pick: (e: History['epochs'][number]) => numb
 
 export class CurvesView implements View {
   readonly history = new History();
-  private readonly stats: Record<'epoch' | 'step' | 'loss' | 'test' | 'ips' | 'ms', Stat>;
+  private readonly stats: Record<'epoch' | 'step' | 'loss' | 'test' | 'ips' | 'ms' | 'lr', Stat>;
   private readonly charts: uPlot[] = [];
   private readonly holders: HTMLElement[] = [];
   private readonly root: HTMLElement;
@@ -41,19 +47,21 @@ export class CurvesView implements View {
 
   constructor(body: HTMLElement) {
     const strip = h('div', { class: 'stats', 'aria-live': 'off' });
+    const w = t().curves;
     this.stats = {
-      epoch: stat(strip, 'epoch'),
-      step: stat(strip, 'batch'),
-      loss: stat(strip, 'loss (rank 0, smoothed)'),
-      test: stat(strip, 'test accuracy'),
-      ips: stat(strip, 'images/s (all workers)'),
-      ms: stat(strip, 'step time'),
+      epoch: stat(strip, w.stats.epoch),
+      step: stat(strip, w.stats.step),
+      loss: stat(strip, w.stats.loss),
+      test: stat(strip, w.stats.test),
+      ips: stat(strip, w.stats.ips),
+      ms: stat(strip, w.stats.ms),
+      lr: stat(strip, w.stats.lr),
     };
     const grid = h('div', { class: 'charts' });
     this.root = h('div', { class: 'curves' }, strip, grid);
     body.append(this.root);
     const axes = (y: string): uPlot.Axis[] => [
-      { label: 'step', size: 34 },
+      { label: w.axisStep, size: 34 },
       { label: y, size: 50 },
     ];
     const make = (title: string, y: string, series: uPlot.Series[], range?: [number, number]) => {
@@ -80,18 +88,18 @@ export class CurvesView implements View {
       }).observe(holder);
     };
     const points = { show: true, size: 8 };
-    make('Loss', 'cross-entropy', [
-      { label: 'step', stroke: '#9fb7d0', width: 1 },
-      { label: 'smoothed', stroke: '#0b62c4', width: 2 },
-      { label: 'test', stroke: '#d55e00', width: 0, points: { ...points, fill: '#d55e00' }, spanGaps: true },
+    make(w.loss, w.axisLoss, [
+      { label: w.sStep, stroke: '#9fb7d0', width: 1 },
+      { label: w.sSmoothed, stroke: '#0b62c4', width: 2 },
+      { label: w.sTest, stroke: '#d55e00', width: 0, points: { ...points, fill: '#d55e00' }, spanGaps: true },
     ]);
     make(
-      'Accuracy',
-      'accuracy',
+      w.accuracy,
+      w.axisAcc,
       [
-        { label: 'train (smoothed)', stroke: '#009e73', width: 2, value: (_u, v) => pct(v) },
+        { label: w.sTrain, stroke: '#009e73', width: 2, value: (_u, v) => pct(v) },
         {
-          label: 'test',
+          label: w.sTest,
           stroke: '#d55e00',
           width: 0,
           points: { ...points, fill: '#d55e00' },
@@ -101,7 +109,8 @@ export class CurvesView implements View {
       ],
       [0, 1],
     );
-    make('Throughput', 'images/s', [{ label: 'images/s', stroke: '#7b3294', width: 1.5 }]);
+    make(w.throughput, w.axisIps, [{ label: w.axisIps, stroke: '#7b3294', width: 1.5 }]);
+    make(w.lrChart, w.axisLr, [{ label: w.sLr, stroke: '#b35806', width: 1.5, value: (_u, v) => lrText(v) }]);
   }
 
   handle(e: TrainEvent): void {
@@ -120,10 +129,11 @@ export class CurvesView implements View {
     if (chartsDue) {
       this.chartsDrawnAt = now;
       this.dirty = false;
-      const [loss, acc, ips] = this.charts;
+      const [loss, acc, ips, lr] = this.charts;
       loss?.setData([hs.x, hs.loss, hs.smoothLoss, atEpochEnds(hs, (e) => e.testLoss)]);
       acc?.setData([hs.x, hs.smoothAccuracy, atEpochEnds(hs, (e) => e.testAccuracy)]);
       ips?.setData([hs.x, hs.imagesPerSec]);
+      lr?.setData([hs.x, hs.lr]);
     }
     const last = hs.epochs.at(-1);
     this.stats.epoch.value.textContent = this.epochs ? `${hs.epoch + 1} / ${this.epochs}` : '–';
@@ -131,21 +141,24 @@ export class CurvesView implements View {
       ? `${hs.x.length ? hs.step + 1 : 0} / ${hs.stepsPerEpoch}`
       : '–';
     this.stats.loss.value.textContent = num(hs.smoothLoss.at(-1) ?? NaN, 4);
-    this.stats.test.value.textContent = last ? pct(last.testAccuracy) : 'after epoch 1';
+    const w = t().curves;
+    this.stats.test.value.textContent = last ? pct(last.testAccuracy) : w.afterEpoch;
     this.stats.ips.value.textContent = rate(hs.imagesPerSec.at(-1) ?? NaN);
     this.stats.ms.value.textContent = duration(hs.stepMs.at(-1) ?? NaN);
+    this.stats.lr.value.textContent = lrText(hs.lr.at(-1) ?? NaN);
     this.root.dataset.steps = String(hs.x.length);
-    const [lossEl, accEl, ipsEl] = this.holders;
-    const n = `${hs.x.length} steps`;
+    const [lossEl, accEl, ipsEl, lrEl] = this.holders;
+    const n = w.steps(hs.x.length);
     lossEl?.setAttribute(
       'aria-label',
-      `Loss chart: ${n}, smoothed loss now ${num(hs.smoothLoss.at(-1) ?? NaN, 4)}${last ? `, test loss ${num(last.testLoss, 4)}` : ''}`,
+      w.lossLabel(n, num(hs.smoothLoss.at(-1) ?? NaN, 4), last ? w.testLoss(num(last.testLoss, 4)) : ''),
     );
     accEl?.setAttribute(
       'aria-label',
-      `Accuracy chart: ${n}, train accuracy (smoothed) ${pct(hs.smoothAccuracy.at(-1) ?? NaN)}${last ? `, test accuracy ${pct(last.testAccuracy)}` : ''}`,
+      w.accLabel(n, pct(hs.smoothAccuracy.at(-1) ?? NaN), last ? w.testAcc(pct(last.testAccuracy)) : ''),
     );
-    ipsEl?.setAttribute('aria-label', `Throughput chart: ${n}, ${rate(hs.imagesPerSec.at(-1) ?? NaN)} images/s now`);
+    ipsEl?.setAttribute('aria-label', w.ipsLabel(n, rate(hs.imagesPerSec.at(-1) ?? NaN)));
+    lrEl?.setAttribute('aria-label', w.lrLabel(n, lrText(hs.lr.at(-1) ?? NaN)));
     return !chartsDue; // still dirty: come back next frame
   }
 

@@ -21,6 +21,8 @@ export class History {
   readonly accuracy: number[] = [];
   readonly imagesPerSec: number[] = [];
   readonly stepMs: number[] = [];
+  /** The learning rate each optimizer step used (the schedule's, or the configured one). */
+  readonly lr: number[] = [];
   readonly epochs: EpochPoint[] = [];
   /** Smoothed loss (exponential moving average, like TensorBoard's smoothing 0.9). */
   readonly smoothLoss: number[] = [];
@@ -44,6 +46,7 @@ export class History {
       this.accuracy.push(e.accuracy);
       this.imagesPerSec.push(e.imagesPerSec);
       this.stepMs.push(e.ms);
+      this.lr.push(e.lr);
       this.smoothLoss.push(this.lossEma.add(e.loss));
       this.smoothAccuracy.push(this.accEma.add(e.accuracy));
       return true;
@@ -71,6 +74,7 @@ export class History {
       this.accuracy,
       this.imagesPerSec,
       this.stepMs,
+      this.lr,
       this.smoothLoss,
       this.smoothAccuracy,
     ])

@@ -5,6 +5,8 @@ import { h } from '../dom.ts';
 import { pct, rate } from '../format.ts';
 import { MODE_SHORT } from '../controls/config-fields.ts';
 import type { View } from './view.ts';
+import { t } from '../i18n/index.ts';
+import { describeSchedule } from '../../schedule/index.ts';
 
 const MAX_LINES = 400;
 
@@ -18,43 +20,74 @@ export class LogView implements View {
   private lines: string[] = [];
   private pending: string[] = [];
   private every = 10;
+  private scheduled = false;
 
   constructor(body: HTMLElement) {
-    this.pre = h('pre', { class: 'log', tabindex: 0, 'aria-label': 'rank 0 log' });
+    this.pre = h('pre', { class: 'log', tabindex: 0, 'aria-label': t().log.label });
     body.append(this.pre);
   }
 
   handle(e: TrainEvent): void {
     switch (e.type) {
-      case 'start':
+      case 'start': {
+        const c = e.config;
+        this.scheduled = c.schedule !== 'none';
+        const extra = [
+          c.schedule !== 'none' ? describeSchedule(c.schedule) : '',
+          c.gradAccum > 1 ? `gradAccum ${c.gradAccum}` : '',
+          c.clipGradNorm > 0 ? `clip ${c.clipGradNorm}` : '',
+          c.fp16 ? 'fp16' : '',
+        ].filter(Boolean);
         this.pending.push(
-          `${MODE_SHORT[e.config.mode]} on ${e.config.workers} worker(s), batch ${e.config.batchSize}/worker, ${e.config.optimizer} lr ${e.config.lr}`,
+          t().log.start(
+            MODE_SHORT[c.mode],
+            c.workers,
+            c.batchSize,
+            c.optimizer,
+            c.lr,
+            extra.length > 0 ? `, ${extra.join(', ')}` : '',
+          ),
         );
         for (const r of e.ranks)
           this.pending.push(
-            `rank ${r.rank}: ${r.adapter.description || r.adapter.architecture || r.adapter.vendor || 'WebGPU adapter'}${r.adapter.fallback ? ' (software)' : ''}, ${r.params.toLocaleString('en')} parameters`,
+            t().log.rank(
+              r.rank,
+              r.adapter.description || r.adapter.architecture || r.adapter.vendor || t().log.adapter,
+              r.adapter.fallback,
+              r.params,
+            ),
           );
         break;
+      }
       case 'epoch-start':
         this.every = logEvery(e.steps);
         break;
       case 'step':
         if ((e.step + 1) % this.every === 0 || e.step === e.steps - 1) {
-          this.pending.push(`Epoch ${e.epoch} | Batch ${e.step + 1}/${e.steps} | Loss: ${e.loss.toFixed(4)}`);
+          this.pending.push(
+            t().log.step(e.epoch, e.step + 1, e.steps, e.loss.toFixed(4), this.scheduled ? e.lr.toPrecision(4) : ''),
+          );
         }
         break;
       case 'epoch':
         this.pending.push(
-          `Epoch ${e.epoch} done | train loss ${e.trainLoss.toFixed(4)} | train acc ${pct(e.trainAccuracy)} | test loss ${e.testLoss.toFixed(4)} | test acc ${pct(e.testAccuracy)} (${e.testSamples} images) | ${rate(e.imagesPerSec)} images/s | ${e.seconds.toFixed(1)} s`,
+          t().log.epoch(
+            e.epoch,
+            e.trainLoss.toFixed(4),
+            pct(e.trainAccuracy),
+            e.testLoss.toFixed(4),
+            pct(e.testAccuracy),
+            e.testSamples,
+            rate(e.imagesPerSec),
+            e.seconds.toFixed(1),
+          ),
         );
         break;
       case 'check':
-        this.pending.push(
-          `check at batch ${e.step + 1}: ${e.identical ? 'all replicas hold identical parameters' : 'REPLICAS DIFFER'}`,
-        );
+        this.pending.push(t().log.check(e.step + 1, e.identical));
         break;
       case 'done':
-        this.pending.push(e.stopped ? 'stopped' : 'done');
+        this.pending.push(e.stopped ? t().log.stopped : t().log.done);
         break;
     }
   }

@@ -4,7 +4,8 @@
 import { MEMORY_CATEGORIES, type MemorySnapshot } from '../../gpu/memory.ts';
 import { h } from '../dom.ts';
 import { bytes } from '../format.ts';
-import { CATEGORY_COLORS, CATEGORY_LABELS } from '../palette.ts';
+import { t } from '../i18n/index.ts';
+import { CATEGORY_COLORS, categoryLabel } from '../palette.ts';
 
 export interface BarRow {
   readonly element: HTMLElement;
@@ -23,10 +24,14 @@ function stacked(size: 'width' | 'height'): { parts: Node[]; set(s: MemorySnapsh
         const seg = segments[i];
         if (!seg) return;
         seg.style[size] = pc(s.byCategory[c].allocated);
-        seg.title = `${CATEGORY_LABELS[c]}: ${bytes(s.byCategory[c].allocated)} now, ${bytes(s.byCategory[c].peak)} at its peak`;
+        seg.title = t().memory.segTitle(
+          categoryLabel(c),
+          bytes(s.byCategory[c].allocated),
+          bytes(s.byCategory[c].peak),
+        );
       });
       peak.style[size] = pc(s.peak);
-      peak.title = `peak ${bytes(s.peak)}`;
+      peak.title = t().memory.peakTitle(bytes(s.peak));
     },
   };
 }
@@ -47,17 +52,13 @@ export function memoryBar(name: string, role?: string): BarRow {
     element,
     update(s, scale) {
       bar.set(s, scale);
-      text.textContent = `${bytes(s.allocated)} now · peak ${bytes(s.peak)}`;
+      text.textContent = t().memory.rowText(bytes(s.allocated), bytes(s.peak));
       element.dataset.allocated = String(s.allocated);
       element.dataset.peak = String(s.peak);
-      element.setAttribute(
-        'aria-label',
-        `${name}: ${bytes(s.allocated)} allocated, peak ${bytes(s.peak)}; ${MEMORY_CATEGORIES.filter(
-          (c) => s.byCategory[c].allocated > 0,
-        )
-          .map((c) => `${CATEGORY_LABELS[c]} ${bytes(s.byCategory[c].allocated)}`)
-          .join(', ')}`,
-      );
+      const parts = MEMORY_CATEGORIES.filter((c) => s.byCategory[c].allocated > 0)
+        .map((c) => `${categoryLabel(c)} ${bytes(s.byCategory[c].allocated)}`)
+        .join(', ');
+      element.setAttribute('aria-label', t().memory.rowLabel(name, bytes(s.allocated), bytes(s.peak), parts));
     },
   };
 }
@@ -84,10 +85,7 @@ export function memoryColumn(name: string, role: string): BarRow {
       value.textContent = bytes(s.peak);
       element.dataset.allocated = String(s.allocated);
       element.dataset.peak = String(s.peak);
-      element.setAttribute(
-        'aria-label',
-        `${name} (${role}): peak ${bytes(s.peak)}, ${bytes(s.allocated)} allocated at the end`,
-      );
+      element.setAttribute('aria-label', t().memory.colLabel(name, role, bytes(s.peak), bytes(s.allocated)));
     },
   };
 }
@@ -98,9 +96,9 @@ export function categoryLegend(): HTMLElement {
     'div',
     { class: 'legend' },
     ...MEMORY_CATEGORIES.map((c) =>
-      h('span', {}, h('span', { class: 'swatch', style: `background:${CATEGORY_COLORS[c]}` }), CATEGORY_LABELS[c]),
+      h('span', {}, h('span', { class: 'swatch', style: `background:${CATEGORY_COLORS[c]}` }), categoryLabel(c)),
     ),
-    h('span', {}, h('span', { class: 'swatch peak-swatch' }), 'peak'),
+    h('span', {}, h('span', { class: 'swatch peak-swatch' }), t().memory.peak),
   );
 }
 
@@ -109,10 +107,10 @@ export function memoryTable(caption: string, rows: readonly { name: string; s: M
   const head = h(
     'tr',
     {},
-    h('th', { scope: 'col' }, 'worker'),
-    ...MEMORY_CATEGORIES.map((c) => h('th', { scope: 'col' }, CATEGORY_LABELS[c])),
-    h('th', { scope: 'col' }, 'allocated'),
-    h('th', { scope: 'col' }, 'peak'),
+    h('th', { scope: 'col' }, t().memory.colWorker),
+    ...MEMORY_CATEGORIES.map((c) => h('th', { scope: 'col' }, categoryLabel(c))),
+    h('th', { scope: 'col' }, t().memory.colAllocated),
+    h('th', { scope: 'col' }, t().memory.colPeak),
   );
   const body = rows.map(({ name, s }) =>
     h(

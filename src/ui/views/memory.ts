@@ -9,23 +9,22 @@ import type { MemorySnapshot } from '../../gpu/memory.ts';
 import { h } from '../dom.ts';
 import { categoryLegend, memoryBar, memoryTable, type BarRow } from './memory-bar.ts';
 import type { View } from './view.ts';
+import { t } from '../i18n/index.ts';
 
 /** What each worker does in a mode (shown under its name). */
 export function workerRole(mode: Mode, rank: number): string {
   const m = PARALLEL_MODES[mode];
-  if (m.topology === 'star')
-    return rank === 0 ? 'cuda:0: scatters, gathers outputs, loss, optimizer' : 'replica: forward/backward only';
-  const parts = [
-    m.partitioned.optimizer ? 'optimizer state' : '',
-    m.partitioned.gradients ? 'gradients' : '',
-    m.partitioned.parameters ? 'parameters' : '',
-  ].filter((p) => p !== '');
-  return parts.length > 0 ? `its 1/W of ${parts.join(' and ')}` : 'full replica, all-reduces gradients';
+  const w = t().memory;
+  if (m.topology === 'star') return rank === 0 ? w.starRoot : w.starReplica;
+  const parts = (['optimizer', 'gradients', 'parameters'] as const)
+    .filter((k) => m.partitioned[k])
+    .map((k) => w.parts[k]);
+  return parts.length > 0 ? w.partitioned(parts.join(w.and)) : w.fullReplica;
 }
 
 export class MemoryView implements View {
   private readonly rowsEl = h('div', { class: 'mem-rows' });
-  private readonly details = h('details', { class: 'mem-details' }, h('summary', {}, 'Numbers per category'));
+  private readonly details = h('details', { class: 'mem-details' }, h('summary', {}, t().memory.numbers));
   private readonly root: HTMLElement;
   private rows: BarRow[] = [];
   private snapshots: MemorySnapshot[] = [];
@@ -37,7 +36,7 @@ export class MemoryView implements View {
     this.root = h('div', { class: 'memory' }, categoryLegend(), this.rowsEl, this.details);
     body.append(this.root);
     this.details.addEventListener('toggle', () => this.fillTable());
-    this.rowsEl.append(h('p', { class: 'empty' }, 'Start a run to see each worker’s GPU memory.'));
+    this.rowsEl.append(h('p', { class: 'empty' }, t().memory.empty));
   }
 
   handle(e: TrainEvent): void {
@@ -63,7 +62,7 @@ export class MemoryView implements View {
     if (!this.dirty) return false;
     this.dirty = false;
     if (this.rows.length !== this.snapshots.length) {
-      this.rows = this.snapshots.map((_, r) => memoryBar(`worker ${r}`, workerRole(this.mode, r)));
+      this.rows = this.snapshots.map((_, r) => memoryBar(t().memory.worker(r), workerRole(this.mode, r)));
       this.rowsEl.replaceChildren(...this.rows.map((r) => r.element));
     }
     this.snapshots.forEach((s, r) => this.rows[r]?.update(s, this.scale));
@@ -75,8 +74,8 @@ export class MemoryView implements View {
   /** The numbers behind the bars, built only while the table is open (it is not needed otherwise). */
   private fillTable(): void {
     if (!this.details.open) return;
-    const rows = this.snapshots.map((s, r) => ({ name: `worker ${r}`, s }));
-    this.details.replaceChildren(this.details.firstChild ?? '', memoryTable('Bytes allocated now, by category', rows));
+    const rows = this.snapshots.map((s, r) => ({ name: t().memory.worker(r), s }));
+    this.details.replaceChildren(this.details.firstChild ?? '', memoryTable(t().memory.tableCaption, rows));
   }
 
   reset(): void {

@@ -3,6 +3,7 @@
 // at a fraction of the way along either, where a moving chunk is drawn.
 import { svg } from '../dom.ts';
 import { rankColor } from '../palette.ts';
+import { t } from '../i18n/index.ts';
 
 export const VIEW = { w: 460, h: 360, cx: 230, cy: 180, r: 118 } as const;
 
@@ -154,7 +155,7 @@ export function nodes(world: number, star: boolean): { g: SVGGElement; holds: SV
   for (let r = 0; r < world; r++) {
     const c = nodePos(r, world);
     const { p, anchor } = labelPos(r, world);
-    const role = star ? (r === 0 ? 'device 0' : 'replica') : '';
+    const role = star ? (r === 0 ? t().ring.deviceZero : t().ring.replica) : '';
     const hold = svg('text', { x: p.x, y: p.y + 14, 'text-anchor': anchor, class: 'ring-hold' }, role);
     holds.push(hold);
     g.append(
@@ -164,7 +165,7 @@ export function nodes(world: number, star: boolean): { g: SVGGElement; holds: SV
         { x: c.x, y: c.y + 6, 'text-anchor': 'middle', class: 'ring-num', fill: inkOn(rankColor(r)) },
         String(r),
       ),
-      svg('text', { x: p.x, y: p.y, 'text-anchor': anchor, class: 'ring-label' }, `rank ${r}`),
+      svg('text', { x: p.x, y: p.y, 'text-anchor': anchor, class: 'ring-label' }, t().ring.rankN(r)),
       hold,
     );
   }

@@ -3,6 +3,7 @@
 // chunk), giving a "flight" from the send time to the receive time, plus what every rank holds
 // after each phase. Pure data, no DOM: the view replays it in slow motion.
 import type { TransferEvent } from '../../comm/link.ts';
+import { t } from '../i18n/index.ts';
 
 export type Phase = TransferEvent['phase'];
 export type Op = TransferEvent['op'];
@@ -51,15 +52,10 @@ export interface Replay {
   readonly events: number;
 }
 
-/** Readable names of the collectives. */
-export const OP_LABEL: Record<Op, string> = {
-  allReduce: 'all-reduce',
-  reduceScatter: 'reduce-scatter (ZeRO)',
-  allGather: 'all-gather (ZeRO)',
-  allReduceScalars: 'scalar all-reduce',
-  broadcast: 'broadcast',
-  barrier: 'barrier',
-};
+/** Readable name of a collective, in the page's language. */
+export function opLabel(op: Op): string {
+  return t().ring.opLabel[op];
+}
 
 const key = (e: TransferEvent): string => `${e.op}|${e.coll}|${e.step}|${e.from}|${e.to}|${e.chunk}`;
 
@@ -145,9 +141,9 @@ function progress(
     for (const e of lastRecv.values()) {
       if (e.phase === 'reduce-scatter') {
         owned.set(e.to, e.chunk);
-        milestones.push({ rank: e.to, t: e.t - first, text: `c${e.chunk} reduced` });
+        milestones.push({ rank: e.to, t: e.t - first, text: t().ring.reducedChunk(e.chunk) });
       } else {
-        milestones.push({ rank: e.to, t: e.t - first, text: 'all chunks' });
+        milestones.push({ rank: e.to, t: e.t - first, text: t().ring.allChunks });
       }
     }
     collectives.push({ op: e0.op, coll: e0.coll, steps, t0: t0 - first, t1: t1 - first, owned });
@@ -173,8 +169,8 @@ export function endStates(r: Replay, world: number): string[] {
   const gathers = c !== undefined && c.op !== 'reduceScatter';
   return Array.from({ length: world }, (_, rank) => {
     const own = c?.owned.get(rank);
-    const rs = own === undefined ? '' : `c${own} reduced`;
-    return [rs, gathers ? 'all chunks' : ''].filter(Boolean).join(' → ');
+    const rs = own === undefined ? '' : t().ring.reducedChunk(own);
+    return [rs, gathers ? t().ring.allChunks : ''].filter(Boolean).join(' → ');
   });
 }
 
@@ -196,16 +192,16 @@ export function outcome(r: Replay, world: number): string {
   if (c.owned.size > 0) {
     const own = [...c.owned]
       .sort((a, b) => a[0] - b[0])
-      .map(([rank, ch]) => `rank ${rank} c${ch}`)
+      .map(([rank, ch]) => t().ring.ownPair(rank, ch))
       .join(', ');
-    parts.push(`After reduce-scatter each rank owns one chunk summed over all ${world} ranks: ${own}.`);
+    parts.push(t().ring.owns(world, own));
   }
   if (c.op === 'allReduce' || c.op === 'allGather' || c.op === 'allReduceScalars') {
-    parts.push(`After all-gather every rank holds all of ${chunks}${c.op === 'allGather' ? '' : ', fully reduced'}.`);
+    parts.push(t().ring.gathered(chunks, c.op !== 'allGather'));
   }
   const n = r.collectives.length;
-  const ops = [...new Set(r.collectives.map((x) => OP_LABEL[x.op]))].join(', ');
-  return `${n === 1 ? 'One collective' : `${n} collectives`} this step (${ops}). ${parts.join(' ')}`;
+  const ops = [...new Set(r.collectives.map((x) => opLabel(x.op)))].join(', ');
+  return t().ring.outcome(n, ops, parts.join(' '));
 }
 
 /** What DataParallel's device 0 and a replica exchange each step, in order (src/parallel/data-parallel/root.ts). */

@@ -23,6 +23,7 @@ import {
 import { warp, type Warp } from './ring-warp.ts';
 import type { View } from './view.ts';
 import './ring.css';
+import { t } from '../i18n/index.ts';
 
 export { ringExplanation } from './ring-text.ts';
 
@@ -78,7 +79,7 @@ export class RingView implements View {
       viewBox: `0 0 ${VIEW.w} ${VIEW.h}`,
       role: 'img',
       class: 'ring-svg',
-      'aria-label': 'Ring of workers: waiting for a run',
+      'aria-label': t().ring.waiting,
     });
     const table = h(
       'table',
@@ -89,10 +90,10 @@ export class RingView implements View {
         h(
           'tr',
           {},
-          h('th', { scope: 'col' }, 'rank'),
-          h('th', { scope: 'col' }, 'sent this step'),
-          h('th', { scope: 'col' }, 'time in collectives'),
-          h('th', { scope: 'col' }, 'transfers sent'),
+          h('th', { scope: 'col' }, t().ring.colRank),
+          h('th', { scope: 'col' }, t().ring.colSent),
+          h('th', { scope: 'col' }, t().ring.colTime),
+          h('th', { scope: 'col' }, t().ring.colTransfers),
         ),
       ),
       this.tbody,
@@ -165,27 +166,20 @@ export class RingView implements View {
     this.holds = n.holds;
     this.dots.clear();
     this.fig.replaceChildren(arrowDefs(), links(this.world, star), n.g, this.dotLayer);
-    const ring = Array.from({ length: this.world }, (_, r) => `rank ${r} sends to rank ${(r + 1) % this.world}`).join(
-      ', ',
-    );
+    const words = t().ring;
+    const ring = Array.from({ length: this.world }, (_, r) => words.sendsTo(r, (r + 1) % this.world)).join(', ');
     this.fig.setAttribute(
       'aria-label',
       this.world === 0
-        ? 'Ring of workers: waiting for a run'
+        ? words.waiting
         : star
-          ? `DataParallel star of ${this.world} workers: rank 0 (device 0) linked to every replica`
+          ? words.star(this.world)
           : this.world === 1
-            ? 'One worker: no ring'
-            : `Ring of ${this.world} workers: ${ring}`,
+            ? words.oneWorker
+            : words.ringOf(this.world, ring),
     );
     this.note.textContent =
-      this.world === 0
-        ? 'Start a run to see the workers exchange gradients.'
-        : this.world === 1
-          ? 'One worker: there is nothing to reduce, so no chunk moves. Use 2 or more workers to see the ring.'
-          : star
-            ? 'DataParallel: no ring; device 0 scatters inputs, broadcasts parameters and gathers outputs (and gradients) over a link to each replica.'
-            : '';
+      this.world === 0 ? words.startNote : this.world === 1 ? words.oneNote : star ? words.starNote : '';
   }
 
   /** Starts replaying a step (or, with reduced motion, shows where everything ended up). */
@@ -209,50 +203,52 @@ export class RingView implements View {
     const comm = Math.max(0, ...ev.workers.map((w) => w.commMs));
     this.outcomeText.textContent = star ? dpOutcome(replay, this.world) : outcome(replay, this.world);
     const recorded = ev.transfers.length > 0;
-    if (!recorded && this.world > 1)
-      this.note.textContent =
-        'Transfer recording is off for this run: there are no chunk movements to replay. The counters still come from every worker.';
+    if (!recorded && this.world > 1) this.note.textContent = t().ring.noRecording;
     else if (!star && this.world > 1) this.note.textContent = '';
     this.summaryText =
-      `Step ${ev.step} of epoch ${ev.epoch}: ${bytes(sent)} sent over all ranks, up to ${duration(comm)} in collectives` +
-      (recorded ? `, ${replay.flights.length} transfers${this.reduceMotion ? '' : `, ${slowdown(w.factor)}`}.` : '.');
+      t().ring.summary(ev.step, ev.epoch, bytes(sent), duration(comm)) +
+      (recorded ? t().ring.summaryTransfers(replay.flights.length, this.reduceMotion ? '' : slowdown(w.factor)) : '.');
     this.clock.textContent = '';
     if (this.reduceMotion || !recorded) this.frame(this.playing, replay.span);
   }
 
   /** Draws the replay at real time t (ms after the step's first transfer). */
-  private frame(p: Playing, t: number): void {
+  private frame(p: Playing, time: number): void {
     const { replay, ev } = p;
     const star = isDataParallelMode(this.mode);
-    this.dots.draw(this.reduceMotion ? [] : p.flights, t, this.world, star, this.names);
+    this.dots.draw(this.reduceMotion ? [] : p.flights, time, this.world, star, this.names);
     if (!star) {
-      const held = this.reduceMotion ? endStates(replay, this.world) : holdings(replay, this.world, t);
+      const held = this.reduceMotion ? endStates(replay, this.world) : holdings(replay, this.world, time);
       this.holds.forEach((el, r) => {
         el.textContent = held[r] ?? '';
       });
     }
-    const head = `Step ${ev.step} (epoch ${ev.epoch})`;
+    const head = t().ring.head(ev.step, ev.epoch);
     this.phase.textContent =
       this.world < 2
-        ? `${head}: one worker, nothing to reduce.`
+        ? t().ring.oneHead(head)
         : replay.flights.length === 0
-          ? `${head}: no transfers recorded.`
+          ? t().ring.noneHead(head)
           : star
-            ? dpPhase(head, p.flights, this.names, t)
+            ? dpPhase(head, p.flights, this.names, time)
             : this.reduceMotion
               ? reducedPhase(head, replay)
-              : ringPhase(head, replay, t, p.warp);
-    this.setClock(t, replay.span, p.warp);
+              : ringPhase(head, replay, time, p.warp);
+    this.setClock(time, replay.span, p.warp);
   }
 
-  private setClock(t: number, span: number, w: Warp | null): void {
+  private setClock(time: number, span: number, w: Warp | null): void {
     this.timeline.hidden = !(span > 0 && w);
-    this.bar.style.transform = `scaleX(${span > 0 ? Math.min(1, t / span) : 0})`;
-    const skip =
-      w && w.skipped > 0.5 && !this.reduceMotion ? ` · ${duration(w.skipped)} with nothing in flight skipped` : '';
+    this.bar.style.transform = `scaleX(${span > 0 ? Math.min(1, time / span) : 0})`;
+    const skip = w && w.skipped > 0.5 && !this.reduceMotion ? t().ring.skipped(duration(w.skipped)) : '';
     this.clock.textContent =
       span > 0 && w
-        ? `real time ${Math.min(t, span).toFixed(1)} of ${span.toFixed(1)} ms · ${replayNote(w.factor, this.reduceMotion)}${skip}`
+        ? t().ring.clock(
+            Math.min(time, span).toFixed(1),
+            span.toFixed(1),
+            replayNote(w.factor, this.reduceMotion),
+            skip,
+          )
         : '';
   }
 }

@@ -2,7 +2,9 @@
 // captioned with what the model predicts for it now and its true class: a tick or a cross plus the
 // words "right"/"wrong", so the result never rests on colour alone.
 import type { BatchSample } from '../../runtime/protocol.ts';
-import { code, docLink, h, p } from '../dom.ts';
+import { h } from '../dom.ts';
+import { rich, t } from '../i18n/index.ts';
+import { explanation, type Explanation } from './explain.ts';
 import './samples.css';
 
 const SIDE = 32;
@@ -24,7 +26,7 @@ interface Tile {
 /** A class index as a readable name ("horizontal_stripes" -> "horizontal stripes"). */
 function className(classes: readonly string[], i: number): string {
   const name = classes[i];
-  return name === undefined ? `class ${i}` : name.replace(/_/g, ' ');
+  return name === undefined ? t().samples.className(i) : name.replace(/_/g, ' ');
 }
 
 export class SamplesView {
@@ -37,7 +39,7 @@ export class SamplesView {
     private readonly classes: () => readonly string[],
   ) {
     this.title = h('p', { class: 'samples-title', 'aria-live': 'off' });
-    this.grid = h('div', { class: 'samples-grid', role: 'list' });
+    this.grid = h('div', { class: 'samples-grid', role: 'list', 'aria-label': t().samples.listLabel });
     body.append(h('div', { class: 'samples' }, this.title, this.grid));
     this.reset();
   }
@@ -58,39 +60,26 @@ export class SamplesView {
       draw(tile, sample.images, i);
       tile.figure.classList.toggle('right', ok);
       tile.figure.classList.toggle('wrong', !ok);
-      tile.mark.textContent = ok ? '✓ right' : '✗ wrong';
+      tile.mark.textContent = ok ? t().samples.right : t().samples.wrong;
       tile.predKey.hidden = ok;
       tile.predicted.textContent = className(names, pred);
       tile.truthLine.hidden = ok;
       tile.truth.textContent = className(names, truth);
       tile.canvas.setAttribute(
         'aria-label',
-        `image ${i + 1}: a ${className(names, truth)}, predicted ${className(names, pred)}`,
+        t().samples.imageLabel(i + 1, className(names, truth), className(names, pred)),
       );
     }
     this.title.replaceChildren(
-      h(
-        'span',
-        {},
-        "rank 0's batch at epoch ",
-        h('strong', {}, String(step.epoch)),
-        ', step ',
-        h('strong', {}, String(step.step)),
-      ),
-      h('span', { class: 'samples-score' }, `${right} of ${n} predicted right`),
+      h('span', {}, ...rich(t().samples.title(step.epoch, step.step))),
+      h('span', { class: 'samples-score' }, t().samples.score(right, n)),
     );
   }
 
   /** Forgets the previous run. */
   reset(): void {
     this.build(0);
-    this.title.replaceChildren(
-      h(
-        'span',
-        { class: 'samples-empty' },
-        "Start training to see the images of rank 0's batch and what the model predicts for them.",
-      ),
-    );
+    this.title.replaceChildren(h('span', { class: 'samples-empty' }, t().samples.empty));
   }
 
   private build(n: number): void {
@@ -103,10 +92,10 @@ function tile(): Tile {
   const canvas = h('canvas', { width: SIDE, height: SIDE, role: 'img' });
   const ctx = canvas.getContext('2d');
   const mark = h('span', { class: 'samples-mark' });
-  const predKey = h('span', { class: 'samples-k' }, 'predicted ');
+  const predKey = h('span', { class: 'samples-k' }, t().samples.predicted);
   const predicted = h('span', { class: 'samples-pred' });
   const truth = h('span', { class: 'samples-true' });
-  const truthLine = h('span', { class: 'samples-line' }, h('span', { class: 'samples-k' }, 'true '), truth);
+  const truthLine = h('span', { class: 'samples-line' }, h('span', { class: 'samples-k' }, t().samples.truth), truth);
   const figure = h(
     'figure',
     { class: 'samples-tile', role: 'listitem' },
@@ -141,29 +130,6 @@ function draw(t: Tile, images: Uint8Array, i: number): void {
 }
 
 /** Title, explanation and links for the card that holds a SamplesView. */
-export function samplesExplanation(): { title: string; explanation: (Node | string)[]; links: HTMLAnchorElement[] } {
-  return {
-    title: 'What the model sees',
-    explanation: [
-      p(
-        'A few images of ',
-        h('strong', {}, "rank 0's current batch"),
-        ', the shard its ',
-        code('DistributedSampler'),
-        ' gave it, with what the model predicts for each one ',
-        h('em', {}, 'now'),
-        ': ✓ right (one name), or ✗ wrong with the ',
-        'prediction and the true class. Early on the guesses are about as good as chance (1 in 10); they improve as training goes on.',
-      ),
-      p(
-        'These are the stored 32×32 bytes, scaled up. The model does not see them like this: after this picture each channel is ',
-        "normalised with CIFAR-10's mean and standard deviation (",
-        code('transforms.Normalize'),
-        '), as in the PyTorch tutorial.',
-      ),
-    ],
-    links: [
-      docLink('https://pytorch.org/tutorials/beginner/blitz/cifar10_tutorial.html', 'Training a classifier (CIFAR-10)'),
-    ],
-  };
+export function samplesExplanation(): Explanation {
+  return explanation('samples');
 }

@@ -9,26 +9,17 @@ import { assign, drawGrid, layout, moved, type Assignment, type GridLayout, type
 import { gridLegend, headline, movedLine, note, paddingLine, rankLines, type ShardSettings } from './shards-text.ts';
 import type { View } from './view.ts';
 import './shards.css';
+import { t } from '../i18n/index.ts';
 
 export { shardsExplanation } from './shards-text.ts';
 
-const SHOW_LABEL: Record<GridShow, string> = {
-  current: 'this epoch',
-  previous: 'previous epoch',
-  moved: 'moved since previous',
-};
-
 export class ShardsView implements View {
   private readonly root: HTMLDivElement;
-  private readonly head = h(
-    'p',
-    { class: 'shards-head' },
-    'Start a run to see how DistributedSampler splits the dataset.',
-  );
+  private readonly head = h('p', { class: 'shards-head' }, t().shards.empty);
   private readonly canvas = h('canvas', {
     class: 'shards-canvas',
     role: 'img',
-    'aria-label': 'Dataset index grid: no epoch yet',
+    'aria-label': t().shards.gridEmpty,
   });
   private readonly hover = h('p', { class: 'shards-hover' });
   private readonly caption = h('p', { class: 'shards-caption' });
@@ -46,22 +37,24 @@ export class ShardsView implements View {
   private show: GridShow = 'current';
   private grid: GridLayout | null = null;
   private width = 0;
+  /** Share of the indices that changed rank between the last two epochs (NaN before the second). */
+  movedShare = NaN;
 
   constructor(body: HTMLElement) {
     const button = (s: GridShow) =>
-      h('button', { type: 'button', 'aria-pressed': s === 'current' ? 'true' : 'false' }, SHOW_LABEL[s]);
+      h('button', { type: 'button', 'aria-pressed': s === 'current' ? 'true' : 'false' }, t().shards.show[s]);
     this.buttons = { current: button('current'), previous: button('previous'), moved: button('moved') };
     this.toggle = h(
       'div',
-      { class: 'shards-toggle', role: 'group', 'aria-label': 'Which assignment the grid shows' },
-      'Show: ',
+      { class: 'shards-toggle', role: 'group', 'aria-label': t().shards.groupLabel },
+      t().shards.showLabel,
       ...Object.values(this.buttons),
     );
     for (const [s, b] of Object.entries(this.buttons) as [GridShow, HTMLButtonElement][])
       b.addEventListener('click', () => this.select(s));
     this.canvas.addEventListener('mousemove', (ev) => this.pointAt(ev.offsetX, ev.offsetY));
     this.canvas.addEventListener('mouseleave', () => {
-      this.hover.textContent = 'Point at a cell to see its index and rank.';
+      this.hover.textContent = t().shards.point;
     });
     this.root = h(
       'div',
@@ -96,6 +89,7 @@ export class ShardsView implements View {
   }
 
   reset(): void {
+    this.movedShare = NaN;
     this.incoming = null;
     this.cur = null;
     this.prev = null;
@@ -103,7 +97,7 @@ export class ShardsView implements View {
     this.show = 'current';
     this.root.dataset.epoch = '';
     this.root.dataset.ranks = '0';
-    this.head.textContent = 'Start a run to see how DistributedSampler splits the dataset.';
+    this.head.textContent = t().shards.empty;
     for (const el of [this.hover, this.caption, this.movedText, this.padText, this.noteText]) el.textContent = '';
     this.legendSlot.replaceChildren();
     this.list.replaceChildren();
@@ -124,6 +118,7 @@ export class ShardsView implements View {
     this.root.dataset.ranks = String(world);
     this.head.textContent = headline(a, world);
     const m = this.prev ? moved(this.prev, a) : { changed: 0, compared: 0 };
+    this.movedShare = this.prev ? m.changed / Math.max(1, m.compared) : NaN;
     this.movedText.textContent = movedLine(this.prev, a, m.changed, m.compared, world, this.settings);
     this.padText.textContent = paddingLine(a, world, this.settings);
     this.noteText.textContent = note(world, this.settings);
@@ -133,7 +128,7 @@ export class ShardsView implements View {
     this.buttons.moved.hidden = this.settings.dp;
     if (this.settings.dp && this.show === 'moved') this.show = 'current';
     this.canvas.hidden = false;
-    this.hover.textContent = 'Point at a cell to see its index and rank.';
+    this.hover.textContent = t().shards.point;
     this.draw();
     return false;
   }
@@ -161,15 +156,10 @@ export class ShardsView implements View {
     const world = this.cur.shards.length;
     this.grid = layout(Math.max(this.cur.size, this.prev?.size ?? 0), this.width, world, !this.settings.shuffle);
     drawGrid(this.canvas, a, this.grid, this.show, this.show === 'moved' ? this.prev : null);
-    const what =
-      this.show === 'moved'
-        ? `epoch ${a.epoch}, indices that changed rank since epoch ${this.prev?.epoch ?? '–'} in full colour, the others faded`
-        : `epoch ${a.epoch}`;
-    this.canvas.setAttribute(
-      'aria-label',
-      `Dataset index grid, ${what}: ${headline(a, world)}. The per-rank lists below give the same information as text.`,
-    );
-    this.caption.textContent = `Showing ${what}. One cell per dataset index, ${this.grid.cols} per row: index 0 is top left, row k starts at index ${this.grid.cols}·k.`;
+    const w = t().shards;
+    const what = this.show === 'moved' ? w.movedWhat(a.epoch, String(this.prev?.epoch ?? '–')) : w.epochWhat(a.epoch);
+    this.canvas.setAttribute('aria-label', w.gridLabel(what, headline(a, world)));
+    this.caption.textContent = w.caption(what, this.grid.cols);
   }
 
   private pointAt(x: number, y: number): void {
@@ -185,14 +175,13 @@ export class ShardsView implements View {
     }
     const o = a.owner[i] ?? -1,
       two = a.second[i] ?? -1;
+    const w = t().shards;
     const where =
-      o < 0
-        ? 'not sampled this epoch'
-        : `rank ${o}${this.settings.dp ? ' (device 0)' : ''}, sample ${(a.pos[i] ?? 0) + 1} of its ${a.shards[o]?.length ?? 0} this epoch${two >= 0 ? `; padded: also given to rank ${two}` : ''}`;
+      o < 0 ? w.notSampled : w.where(o, this.settings.dp, (a.pos[i] ?? 0) + 1, a.shards[o]?.length ?? 0, two);
     const other = this.show === 'previous' ? this.cur : this.prev;
     const was = other?.owner[i] ?? -1;
-    const then = other && other !== a ? ` (epoch ${other.epoch}: ${was >= 0 ? `rank ${was}` : 'not sampled'})` : '';
-    this.hover.textContent = `index ${i}: ${where}${then}`;
+    const then = other && other !== a ? w.then(other.epoch, was) : '';
+    this.hover.textContent = w.hover(i, where, then);
   }
 }
 

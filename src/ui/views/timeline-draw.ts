@@ -2,11 +2,12 @@
 // data), the step as a pale band behind them, ring chunks as ticks. Pure drawing from spans: the
 // view decides which window of time to show.
 import type { Lane, Span } from '../../trace/tracer.ts';
+import { t } from '../i18n/index.ts';
 
-export const ROWS: readonly { readonly lane: Lane; readonly label: string }[] = [
-  { lane: 'compute', label: 'GPU' },
-  { lane: 'comm', label: 'comm' },
-  { lane: 'data', label: 'data' },
+export const ROWS: readonly { readonly lane: 'compute' | 'comm' | 'data' }[] = [
+  { lane: 'compute' },
+  { lane: 'comm' },
+  { lane: 'data' },
 ];
 const ROW_H = 16;
 const RANK_GAP = 10;
@@ -51,10 +52,10 @@ export function drawTimeline(
   ranks.forEach((spans, r) => {
     const top = r * rankHeight();
     ctx.fillStyle = '#222';
-    ctx.fillText(`rank ${r}`, 2, top + ROW_H / 2);
+    ctx.fillText(t().timeline.rank(r), 2, top + ROW_H / 2);
     ROWS.forEach((row, i) => {
       ctx.fillStyle = '#666';
-      ctx.fillText(row.label, 44, top + i * ROW_H + ROW_H / 2);
+      ctx.fillText(t().timeline.rows[row.lane], 44, top + i * ROW_H + ROW_H / 2);
     });
     for (const s of spans) {
       const end = s.t + (s.dur ?? 0);

@@ -7,8 +7,9 @@ import type { TrainEvent } from '../../runtime/events.ts';
 import { TraceCollector } from '../../trace/collect.ts';
 import { stepShares, type StepShare } from '../../trace/overlap.ts';
 import type { Span } from '../../trace/tracer.ts';
-import { code, docLink, h, p } from '../dom.ts';
-import type { Explanation } from './explain.ts';
+import { h } from '../dom.ts';
+import { t } from '../i18n/index.ts';
+import { explanation, type Explanation } from './explain.ts';
 import { drawTimeline } from './timeline-draw.ts';
 import type { View } from './view.ts';
 import './timeline.css';
@@ -17,34 +18,17 @@ import './timeline.css';
 const STEPS_SHOWN = 2;
 
 export function timelineExplanation(): Explanation {
-  return {
-    title: 'Timeline',
-    explanation: [
-      p(
-        'Each rank’s last steps as measured: GPU work per layer (blue; the optimizer violet), communication (orange: collectives and waits; gold: writing reduced buckets back), data (green). Ticks are ring chunks sent and received.',
-      ),
-      p(
-        'In DDP the first buckets are all-reduced while the GPU still runs the earlier layers’ backward; what is left over is exposed. ',
-        'The download is the whole run in the Chrome trace format, as ',
-        code('webddp train --trace'),
-        ' writes it.',
-      ),
-    ],
-    links: [
-      docLink('https://ui.perfetto.dev', 'Perfetto'),
-      docLink('https://pytorch.org/docs/stable/notes/ddp.html', 'DDP internals'),
-    ],
-  };
+  return explanation('timeline');
 }
 
 export class TimelineView implements View {
   private readonly collector = new TraceCollector();
-  private readonly canvas = h('canvas', { class: 'timeline-canvas' });
-  private readonly summary = h('p', { class: 'timeline-summary' }, 'Start a run to see every rank’s timeline.');
+  private readonly canvas = h('canvas', { class: 'timeline-canvas', role: 'img', 'aria-label': t().timeline.empty });
+  private readonly summary = h('p', { class: 'timeline-summary' }, t().timeline.empty);
   private readonly download = h(
     'button',
     { type: 'button', class: 'timeline-download', disabled: true },
-    'Download trace (JSON)',
+    t().timeline.download,
   );
   private readonly root: HTMLElement;
   private about: Record<string, string | number> = {};
@@ -79,6 +63,7 @@ export class TimelineView implements View {
     const drawn = drawTimeline(this.canvas, ranks, win);
     const shares = ranks.map((s) => stepShares(s).filter((x) => x.step === win.step)[0]);
     this.summary.textContent = summarise(win.step, shares);
+    this.canvas.setAttribute('aria-label', t().timeline.canvasLabel(ranks.length, this.summary.textContent));
     Object.assign(this.root.dataset, {
       spans: String(drawn.compute + drawn.comm + drawn.data),
       comm: String(drawn.comm),
@@ -88,6 +73,11 @@ export class TimelineView implements View {
     });
     this.download.disabled = this.collector.empty;
     return false;
+  }
+
+  /** Communication spans drawn in the last render (the guided path checks DDP's overlap with it). */
+  get commSpans(): number {
+    return Number(this.root.dataset.comm ?? 0);
   }
 
   reset(): void {
@@ -109,11 +99,11 @@ function legend(): HTMLElement {
   return h(
     'div',
     { class: 'timeline-legend' },
-    item('k-gpu', 'GPU work'),
-    item('k-opt', 'optimizer'),
-    item('k-comm', 'collective / wait'),
-    item('k-io', 'bucket write'),
-    item('k-data', 'data'),
+    item('k-gpu', t().timeline.legend.gpu),
+    item('k-opt', t().timeline.legend.opt),
+    item('k-comm', t().timeline.legend.comm),
+    item('k-io', t().timeline.legend.io),
+    item('k-data', t().timeline.legend.data),
   );
 }
 
@@ -129,10 +119,17 @@ function windowOf(ranks: readonly (readonly Span[])[]): { t0: number; t1: number
 }
 
 function summarise(step: number, shares: readonly (StepShare | undefined)[]): string {
+  const w = t().timeline;
   const parts = shares.map((s, r) =>
     s
-      ? `rank ${r}: ${s.commMs.toFixed(1)} ms communicating, ${s.exposedMs.toFixed(1)} ms of it exposed (${((100 * s.exposedMs) / Math.max(1e-9, s.stepMs)).toFixed(0)}% of its ${s.stepMs.toFixed(1)} ms step)`
-      : `rank ${r}: no data`,
+      ? w.share(
+          r,
+          s.commMs.toFixed(1),
+          s.exposedMs.toFixed(1),
+          ((100 * s.exposedMs) / Math.max(1e-9, s.stepMs)).toFixed(0),
+          s.stepMs.toFixed(1),
+        )
+      : w.noData(r),
   );
-  return `Step ${step}, communication not hidden by GPU work: ${parts.join('; ')}.`;
+  return w.summary(step, parts.join('; '));
 }

@@ -1,0 +1,34 @@
+// Keeps the page address in step with the settings, so the address is always a link to the run on
+// the screen (a teacher copies it to share a prepared run or a lesson): every form value that
+// differs from the page's defaults, the open lesson, and the page parameters the form does not
+// show (lang, testLimit, fault, autostart).
+import type { FieldKey, FormValues } from './controls/config-fields.ts';
+
+export interface AddressState {
+  /** The controls' values as text (checkboxes '1'/'0'). */
+  readonly values: Readonly<Record<FieldKey, string>>;
+  readonly defaults: FormValues;
+  readonly lesson: string | null;
+  readonly testLimit?: number;
+  readonly fault?: string;
+}
+
+/** The query string for `state`, keeping `lang` and `autostart` from `current`. */
+export function addressQuery(current: string, state: AddressState): string {
+  const before = new URLSearchParams(current);
+  const q = new URLSearchParams();
+  for (const k of ['lang', 'autostart']) {
+    const v = before.get(k);
+    if (v !== null) q.set(k, v);
+  }
+  if (state.lesson) q.set('lesson', state.lesson);
+  for (const [key, text] of Object.entries(state.values) as [FieldKey, string][]) {
+    const d = state.defaults[key];
+    const dText = typeof d === 'boolean' ? (d ? '1' : '0') : d === undefined ? '' : String(d);
+    if (text !== dText) q.set(key, text);
+  }
+  if (state.testLimit !== undefined) q.set('testLimit', String(state.testLimit));
+  if (state.fault !== undefined) q.set('fault', state.fault);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}

@@ -1,0 +1,106 @@
+// English words of the checkpoint and dataset panels, and the page shown without WebGPU.
+import { num } from '../numbers.ts';
+
+export const enPanels = {
+  checkpoint: {
+    legend: 'Model checkpoint',
+    startFrom: 'Start from',
+    clear: 'Use seeded init',
+    download: 'Download model (.safetensors)',
+    hint: 'PyTorch: `model.load_state_dict(load_file(path))` with `safetensors.torch`.',
+    seeded: 'Runs start from torch.manual_seed(seed).',
+    loaded: (name: string, n: number, width: number) =>
+      `Runs start from ${name}: ${num(n)} parameters (width ${width}).`,
+    refused: (message: string) => `${message}. Runs start from torch.manual_seed(seed).`,
+    downloaded: (mib: string) => `Downloaded ${mib} MiB.`,
+  },
+  dataset: {
+    legend: 'Dataset',
+    trainOn: 'Train on',
+    synthetic: 'Built-in synthetic',
+    syntheticText: '10 classes of shapes, stripes and colour patterns, generated in your browser, works offline.',
+    syntheticNote: 'Not generated yet: made when you start training.',
+    cifar: 'CIFAR-10',
+    cifarText: '60 000 photos in 10 classes: the dataset of the PyTorch tutorials.',
+    cifarNote: 'Not imported yet: import it below.',
+    importTitle: 'Import CIFAR-10',
+    hint: (page: string) =>
+      `Get \`cifar-10-binary.tar.gz\` (163 MB) from the ${page}. It is checked as it streams and stored in IndexedDB.`,
+    cifarPage: 'CIFAR-10 page',
+    dropText: 'Drop **cifar-10-binary.tar.gz**, or the `.bin` files with `batches.meta.txt` (or their folder) here',
+    choose: 'Choose files…',
+    urlLabel: 'or from a URL',
+    urlImport: 'Import',
+    cancel: 'Cancel',
+    droppedUnreadable: (e: string) => `Could not read the dropped files: ${e}`,
+    unusable: (e: string) => `Stored copy unusable: ${e}`,
+    generating: 'Generating the images…',
+    cannotGenerate: (e: string) => `Could not generate it: ${e}`,
+    from: (d: string) => `from ${d}`,
+    importing: (s: string) => `Importing ${s}…`,
+    cancelled: 'Import cancelled. The previously stored dataset is unchanged.',
+    cancelledByUser: 'cancelled by the user',
+    counts: (train: string, test: string) => `${train} training and ${test} test records`,
+    noFiles: 'No files were given.',
+    bothKinds: (n: number, name: string) =>
+      `Give either one cifar-10-binary.tar.gz or the loose .bin files, not both (${n} files, including ${name}).`,
+    noUrl: 'Enter the address of cifar-10-binary.tar.gz.',
+    notUrl: (t: string) => `"${t}" is not a full URL; it must start with https:// or http://.`,
+    badProtocol: (p: string) => `Only http:// and https:// addresses can be imported (this one is ${p}).`,
+    oneFile: '1 file',
+    nFiles: (n: number) => `${n} files`,
+    unchanged: (counts: string, src: string) => `Already stored, nothing changed: ${counts} from ${src}.`,
+    imported: (counts: string, src: string) => `Imported ${counts} from ${src}.`,
+    ignored: (list: string) => `Ignored (not part of CIFAR-10): ${list}.`,
+    notPersisted: 'Persistent storage was not granted: the browser may evict the dataset under storage pressure.',
+    failed: (e: string) => `Import failed: ${e}`,
+    cors: 'A network error on another site is often CORS: that server must send Access-Control-Allow-Origin. If it does not, download the file and pick or drop it here.',
+    untouched: 'The previously stored dataset is unchanged.',
+    starting: 'Starting',
+    reading: 'Reading and checking',
+    committing: 'Committing (swapping in the new dataset)',
+    done: 'Done',
+    amountOf: (read: string, total: string, pct: number) => `${read} of ${total} (${pct}%)`,
+    amountRead: (read: string) => `${read} read`,
+    stored: (n: string) => `${n} records stored`,
+  },
+  nogpu: {
+    title: 'webddp: WebGPU is not available',
+    kicker: 'webddp · data-parallel training you can see',
+    heading: 'This page needs WebGPU',
+    missing: 'What is missing: ',
+    insecure: (origin: string) =>
+      `This page was opened from ${origin}, which is not a secure context, and browsers only offer WebGPU to secure contexts (https:// or http://localhost).`,
+    noGpu:
+      'This browser does not offer WebGPU here (navigator.gpu is undefined): it is too old, WebGPU is switched off, or not yet enabled on this operating system.',
+    requestFailed: (e: string) => `The browser has WebGPU, but asking it for a GPU failed: ${e}`,
+    noAdapter:
+      'The browser has WebGPU, but it found no usable GPU (requestAdapter() returned null): the GPU or its driver may be blocklisted, or hardware acceleration is switched off.',
+    intro:
+      'webddp trains a small CNN on your GPU: every Web Worker owns its own WebGPU device and runs hand-written WGSL compute shaders, and the workers average their gradients with a ring all-reduce. Without WebGPU there is nothing to train on, so instead of an empty page, here is how to get it.',
+    browsers: 'Use a browser with WebGPU',
+    copy: 'Copy this into the address bar',
+    chrome: 'Chrome, Edge 113+',
+    chromeSteps:
+      'On by default on Windows, macOS and ChromeOS (Android: 121+). Check that hardware acceleration is on (Settings → System) and look at {chrome://gpu}.',
+    linux: 'Chrome on Linux',
+    linuxSteps:
+      'Enable {chrome://flags/#enable-unsafe-webgpu} and {chrome://flags/#enable-vulkan}, then restart; or launch it with `--enable-unsafe-webgpu`.',
+    firefox: 'Firefox',
+    firefoxSteps:
+      '141+ on Windows. Elsewhere use Firefox Nightly and set `dom.webgpu.enabled` to true in {about:config}.',
+    safari: 'Safari',
+    safariSteps:
+      'Safari 26+ (macOS, iOS and iPadOS 26). Before that: Safari Technology Preview, with WebGPU on under Develop → Feature Flags.',
+    secure: 'Open the page from a secure context',
+    secureText:
+      'Browsers only offer WebGPU to pages served over `https://` or from `http://localhost`. `npm start` serves `http://localhost:5173`; opening it through a LAN address such as `http://192.168.1.20:5173` or from a `file://` URL does not count as secure.',
+    cli: 'Or train from the command line',
+    cliText:
+      'The same engine runs in Node through Dawn, with one worker thread and one device per rank (falling back to the SwiftShader CPU adapter when there is no GPU):',
+    retry: 'Try again',
+    more: 'More: ',
+    caniuse: 'Can I use WebGPU',
+    chromeDocs: 'WebGPU on Chrome for Developers',
+  },
+};

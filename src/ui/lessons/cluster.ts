@@ -1,0 +1,54 @@
+// Lesson: when to move to a cluster, and the torchrun script the run would become there.
+import type { Lesson } from './lesson.ts';
+
+export const cluster: Lesson = {
+  settings: { mode: 'ddp', workers: 4, batchSize: 8, trainLimit: 256, epochs: 1 },
+  testLimit: 16,
+  view: 'calc',
+  needs: ['torchrunExport'],
+  reached: () => false,
+  text: {
+    en: {
+      title: 'When to move to a cluster',
+      intro: [
+        'Everything on this page runs inside one browser: the workers share one GPU (or the CPU), so more workers do not make a step faster here. The page is for seeing what the ranks do; speed comes from real devices.',
+        'Move to a cluster when the model states do not fit one device (the **Calculator** says so), or when one device is too slow for the data. There the same program runs under `torchrun --nproc_per_node=GPUS train.py`: one process per GPU, NCCL for the ring, `DistributedSampler` for the shards, rank 0 for logs and checkpoints.',
+        'The export of this page’s settings as such a script is being built; until then, the settings map one to one onto the DDP tutorial’s script and the seed’s `ds_config.json`.',
+      ],
+      look: [
+        'In **Calculator**, type your model’s size, your GPU count and memory: does it fit with DDP? With ZeRO-2? ZeRO-3?',
+      ],
+      questions: [
+        {
+          q: 'A 7B model with Adam in fp16 on 4 × 80 GB: which stages fit?',
+          a: 'DDP needs 16 × 7B = 112 GB per GPU: no. ZeRO-1: 4 × 7B + 12 × 7B / 4 = 49 GB; ZeRO-2: 2 × 7B + 14 × 7B / 4 = 38.5 GB; ZeRO-3: 16 × 7B / 4 = 28 GB; all three fit before activations.',
+        },
+        {
+          q: 'What changes between this page and torchrun?',
+          a: 'Processes instead of Web Workers, NCCL over NVLink or InfiniBand instead of MessagePorts, one real GPU per rank; the algorithm (sampler, buckets, ring, ZeRO partitions) stays the same.',
+        },
+      ],
+      point: 'the exported script runs the same settings under torchrun.',
+    },
+    zh: {
+      title: '什么时候该换到集群',
+      intro: [
+        '本页面上的一切都在一个浏览器里运行：各 worker 共享一个 GPU（或 CPU），所以在这里增加 worker 并不会让一步变快。本页面用于看清各 rank 在做什么；速度来自真正的设备。',
+        '当模型状态放不进一个设备（**计算器** 会告诉你），或一个设备处理数据太慢时，就该换到集群。在那里同一个程序用 `torchrun --nproc_per_node=GPUS train.py` 运行：每个 GPU 一个进程，环用 NCCL，分片用 `DistributedSampler`，日志和检查点由 rank 0 负责。',
+        '把本页面的设置导出为这样一个脚本的功能正在开发中；在此之前，这些设置可以一一对应到 DDP 教程的脚本和种子文章的 `ds_config.json`。',
+      ],
+      look: ['在 **计算器** 中输入你的模型大小、GPU 数量和显存：用 DDP 放得下吗？ZeRO-2 呢？ZeRO-3 呢？'],
+      questions: [
+        {
+          q: '7B 模型、Adam、fp16、4 × 80 GB：哪些阶段放得下？',
+          a: 'DDP 每个 GPU 需要 16 × 7B = 112 GB：放不下。ZeRO-1：4 × 7B + 12 × 7B / 4 = 49 GB；ZeRO-2：2 × 7B + 14 × 7B / 4 = 38.5 GB；ZeRO-3：16 × 7B / 4 = 28 GB；在计入激活值之前三者都放得下。',
+        },
+        {
+          q: '从本页面到 torchrun，变的是什么？',
+          a: '用进程代替 Web Worker，用 NVLink 或 InfiniBand 上的 NCCL 代替 MessagePort，每个 rank 一块真正的 GPU；算法（采样器、桶、环、ZeRO 切分）保持不变。',
+        },
+      ],
+      point: '导出的脚本在 torchrun 下以相同设置运行。',
+    },
+  },
+};

@@ -1,0 +1,27 @@
+// Engine features some lessons need, and whether this build has them (the compiler checks that
+// every feature has an entry). Flip an entry when the feature lands in the engine; a lesson that
+// needs a missing one shows its text and says its run needs that feature.
+export const ENGINE_FEATURES = {
+  /** Periodic rank-0 checkpoints with a barrier during a run (TrainConfig.checkpointEvery). */
+  checkpoints: false,
+  /** torchrun-style restarts of a failed run from its last checkpoint (TrainConfig.maxRestarts). */
+  restarts: false,
+  /** fp16 mixed precision applied to training (today fp16 is parsed and checked, training stays fp32). */
+  fp16: false,
+  /** An export of the run as a torchrun + DDP script for a cluster. */
+  torchrunExport: false,
+} as const satisfies Record<string, boolean>;
+
+export type EngineFeature = keyof typeof ENGINE_FEATURES;
+
+export const FEATURE_NAMES: Record<EngineFeature, { en: string; zh: string }> = {
+  checkpoints: { en: 'periodic checkpoints during a run', zh: '运行中的定期检查点' },
+  restarts: { en: 'restarts after a failure', zh: '故障后的自动重启' },
+  fp16: { en: 'fp16 training in the engine', zh: '引擎中的 fp16 训练' },
+  torchrunExport: { en: 'the torchrun export', zh: 'torchrun 导出' },
+};
+
+/** The features of `needs` this build lacks. */
+export function missing(needs: readonly EngineFeature[] = []): EngineFeature[] {
+  return needs.filter((f) => !ENGINE_FEATURES[f]);
+}

@@ -1,0 +1,54 @@
+// Lesson: fp16 mixed precision with dynamic loss scaling, as DeepSpeed's fp16 section does it.
+import type { Lesson } from './lesson.ts';
+
+export const fp16: Lesson = {
+  settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 64, epochs: 1, fp16: true, optimizer: 'adam' },
+  testLimit: 16,
+  view: 'log',
+  needs: ['fp16'],
+  reached: () => false,
+  text: {
+    en: {
+      title: 'fp16 with loss scaling',
+      intro: [
+        'The seed’s `ds_config.json` turns on `"fp16": { "enabled": true, "loss_scale": 0 }`: parameters, activations and gradients are stored in 16 bits (half the memory and half the all-reduce bytes), while an fp32 master copy of the weights and the optimizer state make the update.',
+        'fp16 cannot hold small gradients: many would round to zero. So the loss is multiplied by a scale (2^16 to start) before backward and the gradients divided by it before the step. `loss_scale: 0` means dynamic: on an overflow (inf or NaN) the step is skipped and the scale halved (after `hysteresis` overflows); after `loss_scale_window` good steps it doubles.',
+      ],
+      look: [
+        'In **Rank 0’s log**, the loss scale and any skipped steps (“OVERFLOW! Skipping step”), as DeepSpeed logs them; in **Memory**, the smaller gradients and communication.',
+      ],
+      questions: [
+        {
+          q: 'Why keep an fp32 copy of the weights?',
+          a: 'An update lr × gradient is often far below fp16’s resolution near the weight’s value; added in fp16 it would vanish. The fp32 master weights accumulate the small updates.',
+        },
+        {
+          q: 'What does a skipped step cost?',
+          a: 'One batch of compute and no update; the scheduler does not advance either. With a good scale overflows are rare.',
+        },
+      ],
+      point: 'the log shows the loss scale, and memory shows fp16 gradients.',
+    },
+    zh: {
+      title: '带损失缩放的 fp16',
+      intro: [
+        '种子文章的 `ds_config.json` 打开了 `"fp16": { "enabled": true, "loss_scale": 0 }`：参数、激活值和梯度以 16 位存储（显存减半，all-reduce 的字节数也减半），而由 fp32 的主权重副本和优化器状态完成更新。',
+        'fp16 装不下很小的梯度：很多会被舍入为零。所以反向传播之前把损失乘以一个缩放因子（初始为 2^16），更新之前再把梯度除以它。`loss_scale: 0` 表示动态缩放：出现溢出（inf 或 NaN）时跳过这一步并把缩放减半（在 `hysteresis` 次溢出之后）；连续 `loss_scale_window` 步正常后再翻倍。',
+      ],
+      look: [
+        '在 **rank 0 的日志** 中，可以看到损失缩放值和被跳过的步（“OVERFLOW! Skipping step”），与 DeepSpeed 的日志相同；在 **显存** 中，梯度和通信变小。',
+      ],
+      questions: [
+        {
+          q: '为什么要保留一份 fp32 权重？',
+          a: '更新量 lr × 梯度往往远小于权重数值附近 fp16 的分辨率；用 fp16 相加会直接消失。fp32 主权重能把这些小更新累积起来。',
+        },
+        {
+          q: '跳过一步的代价是什么？',
+          a: '浪费一个批次的计算、不做更新；学习率调度也不前进。缩放因子合适时溢出很少发生。',
+        },
+      ],
+      point: '日志显示损失缩放值，显存显示 fp16 梯度。',
+    },
+  },
+};

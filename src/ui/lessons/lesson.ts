@@ -1,0 +1,53 @@
+// What a lesson of the guided path is: a prepared run (the form's settings, shareable in the page
+// address), the view to look at, its text and questions in every language, and the check that the
+// run reached the lesson's point, made on the numbers the page measured. A lesson whose run needs
+// an engine feature this build lacks says so and offers no run (nothing is faked).
+import type { MemorySnapshot } from '../../gpu/memory.ts';
+import type { FormValues } from '../controls/config-fields.ts';
+import type { Lang } from '../i18n/index.ts';
+import type { ExplainKey } from '../views/explain.ts';
+import type { EngineFeature } from './features.ts';
+
+export interface LessonText {
+  readonly title: string;
+  /** Paragraphs (`code` and **bold** marks allowed). */
+  readonly intro: readonly string[];
+  /** What to look at, once the run is going. */
+  readonly look: readonly string[];
+  readonly questions: readonly { readonly q: string; readonly a: string }[];
+  /** What the run shows when it reaches the lesson's point. */
+  readonly point: string;
+}
+
+/** What the page measured in the lesson's run, for its check. */
+export interface LessonRun {
+  /** The run's final state: 'done', 'stopped' or 'failed' (with the status text). */
+  readonly state: string;
+  readonly status: string;
+  readonly memory: readonly MemorySnapshot[];
+  /** Rank 0's loss per optimizer step. */
+  readonly losses: readonly number[];
+  /** The lr per optimizer step. */
+  readonly lrs: readonly number[];
+  readonly epochs: number;
+  /** Indices that changed rank between the last two epochs, as a share of those compared (NaN: one epoch). */
+  readonly moved: number;
+  /** Communication spans the timeline drew. */
+  readonly commSpans: number;
+}
+
+export interface Lesson {
+  /** The prepared run: form settings (tiny, so it ends in seconds on a software GPU) and extra page parameters. */
+  readonly settings: FormValues;
+  readonly testLimit?: number;
+  readonly fault?: string;
+  /** The view to look at (a card id). */
+  readonly view: ExplainKey;
+  /** Engine features the run needs; with one missing, the lesson shows text only. */
+  readonly needs?: readonly EngineFeature[];
+  /** Engine features a part of the lesson needs; the run still shows the rest. */
+  readonly partly?: readonly EngineFeature[];
+  /** True when the run reached the lesson's point. */
+  readonly reached: (run: LessonRun) => boolean;
+  readonly text: Readonly<Record<Lang, LessonText>>;
+}

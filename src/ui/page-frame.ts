@@ -1,0 +1,92 @@
+// The frame of the teaching page around its views: the defaults of a run, the header's language
+// switch, the sticky contents list, the banner of a staged failure, and the cards the views live in.
+import { MAX_WORKERS } from '../config.ts';
+import { parseFaultSpec } from '../runtime/fault.ts';
+import type { FormValues } from './controls/config-fields.ts';
+import { card, h } from './dom.ts';
+import { lang, LANGS, messagesOf, t } from './i18n/index.ts';
+import { explanation, type ExplainKey } from './views/explain.ts';
+
+/** Defaults for a GPU, and smaller ones for a software adapter (SwiftShader does ~1-2 GFLOP/s). */
+export const GPU_DEFAULTS: FormValues = {
+  mode: 'ddp',
+  workers: 4,
+  batchSize: 32,
+  gpu0Bsz: 16,
+  optimizer: 'sgd',
+  lr: 0.01,
+  epochs: 5,
+  width: 1,
+  trainLimit: 0,
+  seed: 0,
+  augment: false,
+  gradAccum: 1,
+  bucketCapMB: 25,
+  clipGradNorm: 0,
+  momentum: 0.9,
+  weightDecay: 0,
+  schedule: '',
+  fp16: false,
+};
+export const SOFTWARE_DEFAULTS: FormValues = { ...GPU_DEFAULTS, batchSize: 8, gpu0Bsz: 4, epochs: 3, trainLimit: 2048 };
+
+/** The banner of a page that stages a failure (?fault=RANK:STEP:KIND). */
+export function faultNote(spec: string): string {
+  const f = parseFaultSpec(spec, MAX_WORKERS);
+  const w = t().page;
+  const what = f.ok ? w.faultWhat(f.fault.rank, w.faultVerbs[f.fault.kind], f.fault.step) : w.faultBad(f.message);
+  return w.faultNote(spec, what);
+}
+
+/** The views in page order: their card ids, which are also the contents list's anchors. */
+export const VIEW_IDS = [
+  'lessons',
+  'training',
+  'memory',
+  'ring',
+  'shards',
+  'timeline',
+  'samples',
+  'compare',
+  'log',
+] as const satisfies readonly ExplainKey[];
+
+export function section(parent: HTMLElement, id: ExplainKey): HTMLElement {
+  const ex = explanation(id);
+  const c = card(id, ex.title, ex.explanation, ex.links);
+  parent.append(c.section);
+  return c.body;
+}
+
+/** The language switch: a link per language to this page with `?lang=`, each name in its own language. */
+export function languageSwitch(): HTMLElement {
+  const links = LANGS.map((l) => {
+    const q = new URLSearchParams(location.search);
+    q.set('lang', l);
+    return h(
+      'a',
+      {
+        href: `?${q.toString()}`,
+        lang: l === 'zh' ? 'zh-CN' : 'en',
+        hreflang: l === 'zh' ? 'zh-CN' : 'en',
+        'aria-current': l === lang() ? 'true' : undefined,
+      },
+      messagesOf(l).langName,
+    );
+  });
+  return h('nav', { class: 'lang-switch', 'aria-label': t().page.language }, ...links);
+}
+
+/** The sticky list of views: links to every card (keyboard and screen readers get a nav landmark). */
+export function contents(ids: readonly ExplainKey[]): HTMLElement {
+  return h(
+    'nav',
+    { class: 'contents', 'aria-label': t().page.contents },
+    h(
+      'ul',
+      {},
+      h('li', { class: 'to-settings' }, h('a', { href: '#settings' }, t().page.settings)),
+      ...ids.map((id) => h('li', {}, h('a', { href: `#${id}` }, t().page.nav[id]))),
+    ),
+  );
+}
