@@ -3,7 +3,7 @@
 // conv2d_forward_tiled on a GPU: ReLU clamping at 0.001 instead of 0) fails exactly its ReLU cases;
 // a throughput baseline the machine cannot meet fails the bench; the JUnit file is valid XML whose
 // counts are the report's; a check that checks nothing fails; the browser runtime runs. Tiny runs: a
-// few kernels, --quick bench.
+// few kernels, --quick bench. And `webddp devices` lists what Dawn sees; `--version` prints the version.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { makeBaseline, type Baseline } from '../../src/check/baseline.ts';
 import { benchRowName, benchSize } from '../../src/check/bench.ts';
 import type { CheckReport, CheckRow } from '../../src/check/result.ts';
+import { KEY_LIMITS, type AdapterReport } from '../../src/gpu/adapters.ts';
 import { webddp } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-check-'));
@@ -145,5 +146,23 @@ print(root.get('tests'), root.get('failures'), root.get('skipped'), len(cases), 
     const rows = report(r.out).rows;
     expect(rows.map((x) => x.status)).toEqual(['fail']);
     expect(rows[0]?.detail).toMatch(/no kernel matches/);
+  });
+});
+
+describe('webddp devices and --version', () => {
+  it('lists the adapters Dawn sees with their features and limits; --version prints the package version', async () => {
+    const r = await webddp('devices', '--json');
+    expect(r.code, r.err).toBe(0);
+    const { runtime, adapters } = JSON.parse(r.out) as { runtime: string; adapters: AdapterReport[] };
+    expect(runtime).toBe('node-dawn');
+    expect(adapters.length).toBeGreaterThan(0);
+    const a = adapters[0];
+    expect(a?.requests.length).toBeGreaterThan(0);
+    expect(a?.features.length).toBeGreaterThan(0);
+    expect(Object.keys(a?.limits ?? {}).sort()).toEqual([...KEY_LIMITS].sort());
+    expect(a?.limits.maxComputeInvocationsPerWorkgroup).toBeGreaterThanOrEqual(256);
+    const v = await webddp('--version');
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(v.out).toBe(`webddp ${pkg.version}\n`);
   });
 });
