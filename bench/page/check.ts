@@ -3,7 +3,7 @@
 // the address (?only=kernels,model&quick=1&kernels=conv&adapter=gpu&tuning=JSON); the report is
 // shown and left in `window.webddpCheck` for headless runs (`webddp check --runtime chromium`).
 // With ?devices=1 it lists the browser's adapters instead (`webddp devices --runtime chromium`).
-import { formatReport } from '../../src/check/format.ts';
+import { formatReport, formatRow } from '../../src/check/format.ts';
 import { CHECK_GROUPS, type CheckGroup } from '../../src/check/result.ts';
 import { runCheck } from '../../src/check/run.ts';
 import { formatAdapters, listAdapters } from '../../src/gpu/adapters.ts';
@@ -13,6 +13,8 @@ import { browserSpawner } from '../../src/runtime/spawn-browser.ts';
 declare global {
   interface Window {
     webddpCheck?: { done: boolean; result?: unknown; error?: string };
+    /** Progress lines for a headless run to print (src/cli/browser.ts takes them away). */
+    webddpProgress?: string[];
   }
 }
 
@@ -21,6 +23,7 @@ const show = (sel: string, t: string) => {
   const el = document.querySelector(sel);
   if (el) el.textContent = t;
 };
+const progress = (line: string) => (window.webddpProgress ??= []).push(line);
 const list = (k: string) =>
   (q.get(k) ?? '')
     .split(',')
@@ -68,7 +71,13 @@ async function run(): Promise<unknown> {
       quick: q.get('quick') === '1',
       ...(kernels.length > 0 ? { kernels } : {}),
       ...(tuning ? { tuning } : {}),
-      onGroup: (g) => show('#status', `running: ${g}`),
+      onGroup: (g) => {
+        show('#status', `running: ${g}`);
+        progress(`check: ${g} ...`);
+      },
+      onRow: (r) => {
+        if (r.status !== 'pass' || r.group !== 'kernels') progress(formatRow(r));
+      },
     },
   );
   show('#table', formatReport(report));

@@ -84,7 +84,6 @@ export interface Page {
   on(event: 'console', cb: (m: { type(): string; text(): string }) => void): void;
   on(event: 'error' | 'pageerror', cb: (e: Error) => void): void;
   goto(url: string): Promise<unknown>;
-  waitForFunction(fn: string, o: { timeout: number; polling: number }): Promise<unknown>;
   evaluate<T>(fn: string): Promise<T>;
 }
 
@@ -97,9 +96,9 @@ async function loadPuppeteer(): Promise<PuppeteerCore> {
 }
 
 /**
- * Opens `page` (e.g. 'check.html?only=kernels') in a headless browser and returns what the page
- * leaves in `window[globalName]` once its `done` is true, and the text of its #table. Errors name
- * the page and the browser.
+ * Opens `page` (e.g. 'check.html?only=kernels') in a headless browser, prints the progress lines
+ * it pushes to `window.webddpProgress`, and returns what it leaves in `window[globalName]` once its
+ * `done` is true, and the text of its #table. Errors name the page and the browser.
  */
 export async function runPage<T>(
   env: CliEnv,
@@ -128,12 +127,22 @@ export async function runPage<T>(
     });
     p.on('pageerror', (e) => io.err(`page error: ${e.message}\n`));
     await p.goto(`${site.origin}/${page}`);
-    await p
-      .waitForFunction(`window.${globalName}?.done === true`, { timeout: o.timeoutMs, polling: 500 })
-      .catch((e: unknown) => {
-        const cause = e instanceof Error ? `: ${e.message}` : '';
-        throw new Error(`waiting for ${page} in ${executablePath} failed${cause}`, { cause: e });
-      });
+    // Until the page is done: print the progress lines it leaves in window.webddpProgress.
+    const deadline = Date.now() + o.timeoutMs;
+    for (;;) {
+      const poll = await p
+        .evaluate<{ done: boolean; lines: string[] }>(
+          `({ done: window.${globalName}?.done === true, lines: (window.webddpProgress ?? []).splice(0) })`,
+        )
+        .catch((e: unknown) => {
+          const cause = e instanceof Error ? `: ${e.message}` : '';
+          throw new Error(`waiting for ${page} in ${executablePath} failed${cause}`, { cause: e });
+        });
+      for (const line of poll.lines) io.err(`${line}\n`);
+      if (poll.done) break;
+      if (Date.now() > deadline) throw new Error(`${page} did not finish within ${o.timeoutMs / 1000} s`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
     const state = await p.evaluate<{ done: boolean; result?: T; error?: string }>(`window.${globalName}`);
     if (state.error !== undefined || state.result === undefined)
       throw new Error(`${page} failed in the browser: ${state.error ?? 'no result'}`);

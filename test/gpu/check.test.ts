@@ -3,23 +3,31 @@
 // conv2d_forward_tiled on a GPU: ReLU clamping at 0.001 instead of 0) fails exactly its ReLU cases;
 // a throughput baseline the machine cannot meet fails the bench; the JUnit file is valid XML whose
 // counts are the report's; a check that checks nothing fails; the browser runtime runs. Tiny runs: a
-// few kernels, --quick bench.
+// few kernels, --quick bench. And `webddp devices` lists what Dawn sees; `--version` prints the version.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Baseline } from '../../src/check/baseline.ts';
-import type { CheckReport } from '../../src/check/result.ts';
+import { makeBaseline, type Baseline } from '../../src/check/baseline.ts';
+import { benchRowName, benchSize } from '../../src/check/bench.ts';
+import type { CheckReport, CheckRow } from '../../src/check/result.ts';
+import { KEY_LIMITS, type AdapterReport } from '../../src/gpu/adapters.ts';
 import { webddp } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-check-'));
 const report = (out: string) => JSON.parse(out) as CheckReport;
 
+let probed: CheckReport | undefined;
+/** A one-kernel run: which adapter this machine gives the check. */
+async function probe(): Promise<CheckReport> {
+  probed ??= report((await webddp('check', '--only', 'kernels', '--kernels', 'clip_coef', '--json')).out);
+  return probed;
+}
+
 /** The conv forward variant the tuning of this test's adapter selects, and a copy with its ReLU broken. */
 async function brokenVariant(): Promise<{ kernel: string; shaders: string }> {
-  const probe = report((await webddp('check', '--only', 'kernels', '--kernels', 'clip_coef', '--json')).out);
-  const kernel = probe.device.adapter.fallback ? 'conv2d_forward_wide' : 'conv2d_forward_tiled';
+  const kernel = (await probe()).device.adapter.fallback ? 'conv2d_forward_wide' : 'conv2d_forward_tiled';
   const src = readFileSync(`shaders/${kernel}.wgsl`, 'utf8');
   const broken = src.replace(/max\((\w+), vec4f\(0\.0\)\)/g, 'max($1, vec4f(0.001))');
   expect(broken).not.toBe(src);
@@ -78,22 +86,40 @@ print(root.get('tests'), root.get('failures'), root.get('skipped'), len(cases), 
     expect(report(good.out).counts).toEqual({ pass: r.rows.length, fail: 0, skip: 0 });
   });
 
-  it('a throughput baseline faster than this machine fails', async () => {
-    const saved = join(dir, 'baseline.json');
-    const first = await webddp('check', '--only', 'bench', '--quick', '--save-baseline', saved, '--json');
-    expect(first.code, first.err).toBe(0);
-    const base = JSON.parse(readFileSync(saved, 'utf8')) as Baseline;
-    const names = Object.keys(base.imagesPerSec);
-    expect(names.length).toBeGreaterThan(0);
-
+  it('a throughput baseline faster than this machine fails (and --save-baseline records the run)', async () => {
+    const { adapter } = (await probe()).device;
+    // What this adapter's --quick bench measures, each row at a billion images/s.
+    const names = benchSize(adapter.fallback, true).batches.map(benchRowName);
+    const rows = names.map((name): CheckRow => ({
+      group: 'bench',
+      name,
+      status: 'pass',
+      ms: 0,
+      detail: '',
+      imagesPerSec: 1e9,
+    }));
     const fast = join(dir, 'fast.json');
-    const tenfold = Object.fromEntries(names.map((n) => [n, (base.imagesPerSec[n] ?? 0) * 10]));
-    writeFileSync(fast, JSON.stringify({ ...base, imagesPerSec: tenfold }));
-    const slow = await webddp('check', '--only', 'bench', '--quick', '--baseline', fast, '--json');
-    expect(slow.code, slow.err).toBe(1);
-    const bench = report(slow.out).rows.filter((x) => x.group === 'bench');
-    expect(bench.map((x) => x.status)).toEqual(names.map(() => 'fail'));
-    expect(bench[0]?.detail).toMatch(/baseline .* images\/s \(-\d+\.\d%, limit -10\.0%\)/);
+    writeFileSync(fast, JSON.stringify(makeBaseline('test', adapter, rows)));
+    const saved = join(dir, 'saved.json');
+    const r = await webddp(
+      'check',
+      '--only',
+      'bench',
+      '--quick',
+      '--baseline',
+      fast,
+      '--save-baseline',
+      saved,
+      '--json',
+    );
+    expect(r.code, r.err).toBe(1);
+    const bench = report(r.out).rows;
+    expect(bench.map((x) => [x.name, x.status])).toEqual(names.map((n) => [n, 'fail']));
+    expect(bench[0]?.detail).toMatch(/baseline 1000000000\.0 images\/s \(-100\.0%, limit -10\.0%\)/);
+    const base = JSON.parse(readFileSync(saved, 'utf8')) as Baseline;
+    expect(Object.keys(base.imagesPerSec)).toEqual(names);
+    for (const n of names) expect(base.imagesPerSec[n]).toBe(bench.find((x) => x.name === n)?.imagesPerSec);
+    expect(base.adapter.description).toBe(adapter.description);
   });
 
   it('runs in headless Chromium too (its WebGPU, the pages built from this checkout)', async () => {
@@ -120,5 +146,23 @@ print(root.get('tests'), root.get('failures'), root.get('skipped'), len(cases), 
     const rows = report(r.out).rows;
     expect(rows.map((x) => x.status)).toEqual(['fail']);
     expect(rows[0]?.detail).toMatch(/no kernel matches/);
+  });
+});
+
+describe('webddp devices and --version', () => {
+  it('lists the adapters Dawn sees with their features and limits; --version prints the package version', async () => {
+    const r = await webddp('devices', '--json');
+    expect(r.code, r.err).toBe(0);
+    const { runtime, adapters } = JSON.parse(r.out) as { runtime: string; adapters: AdapterReport[] };
+    expect(runtime).toBe('node-dawn');
+    expect(adapters.length).toBeGreaterThan(0);
+    const a = adapters[0];
+    expect(a?.requests.length).toBeGreaterThan(0);
+    expect(a?.features.length).toBeGreaterThan(0);
+    expect(Object.keys(a?.limits ?? {}).sort()).toEqual([...KEY_LIMITS].sort());
+    expect(a?.limits.maxComputeInvocationsPerWorkgroup).toBeGreaterThanOrEqual(256);
+    const v = await webddp('--version');
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(v.out).toBe(`webddp ${pkg.version}\n`);
   });
 });
