@@ -106,7 +106,7 @@ const fmt = (x, d = 4) => (typeof x === 'number' ? x.toFixed(d) : String(x));
 console.log(
   `webddp train ${base
     .slice(2)
-    .filter((a) => !a.startsWith('/'))
+    .filter((a, i, all) => a !== '--store' && all[i - 1] !== '--store')
     .join(' ')}  (+ --fp16), ${values.rounds} round(s), alternating`,
 );
 console.log('precision | test acc | test loss | train loss | images/s per epoch | skipped | final loss scale');
