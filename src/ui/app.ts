@@ -6,10 +6,10 @@ import { IdbDatasetStore } from '../data/store-idb.ts';
 import type { TrainEvent } from '../runtime/events.ts';
 import { parseFaultSpec, type RankFault } from '../runtime/fault.ts';
 import { addressQuery } from './address.ts';
-import { imbalance } from './compare-runner.ts';
 import { CheckpointPanel } from './controls/checkpoint.ts';
 import { ConfigForm } from './controls/config-form.ts';
 import { DatasetPanel } from './controls/dataset-panel.ts';
+import { DeepSpeedPanel } from './controls/deepspeed-panel.ts';
 import { RunButtons, type RunAction } from './controls/run-buttons.ts';
 import { h } from './dom.ts';
 import { lang, t } from './i18n/index.ts';
@@ -37,6 +37,7 @@ import { RingView } from './views/ring.ts';
 import { SamplesView } from './views/samples.ts';
 import { ShardsView } from './views/shards.ts';
 import { TimelineView } from './views/timeline.ts';
+import { ZeroCalcView } from './views/zero-calc.ts';
 import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 
@@ -58,6 +59,13 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   const datasets = new DatasetPanel(store);
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
+  const deepspeed = new DeepSpeedPanel({
+    workers: () => {
+      const n = Number(form.values().workers);
+      return Number.isInteger(n) && n >= 1 ? n : null;
+    },
+    apply: (values, extra) => form.setValues(values, { ...extra, testLimit: testLimit ?? defaultTestLimit }),
+  });
   const viewsEl = h('div', { class: 'views', id: 'views', tabindex: -1 });
   const notesEl = h('div', { class: 'notes' });
   const w = t().page;
@@ -85,6 +93,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         { class: 'panel', id: 'settings', tabindex: -1, 'aria-label': w.settings },
         buttons.element,
         form.element,
+        deepspeed.element,
         datasets.element,
         checkpoint.element,
       ),
@@ -128,6 +137,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   });
   const curves = new CurvesView(section(viewsEl, 'training'));
   const memory = new MemoryView(section(viewsEl, 'memory'));
+  const calc = new ZeroCalcView(section(viewsEl, 'calc'));
   const ring = new RingView(section(viewsEl, 'ring'));
   const shards = new ShardsView(section(viewsEl, 'shards'));
   const timeline = new TimelineView(section(viewsEl, 'timeline'));
@@ -139,7 +149,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     busy: (on) => lock(on),
   });
   const log = new LogView(section(viewsEl, 'log'));
-  const views: View[] = [curves, memory, ring, shards, timeline, log];
+  const views: View[] = [curves, memory, calc, ring, shards, timeline, log];
   const scheduler = new RenderScheduler(views);
   let session: Session | null = null;
 
@@ -147,6 +157,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     form.setDisabled(on);
     datasets.setDisabled(on);
     checkpoint.setDisabled(on);
+    deepspeed.setDisabled(on);
     compare.setDisabled(on);
     buttons.allowStart(!on && form.config() !== null);
   };
@@ -229,16 +240,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     losses: () => [...curves.history.loss],
     epochs: () => [...curves.history.epochs],
     memory: () => [...memory.latest],
-    compare: () =>
-      compare.results.map((r) => ({
-        mode: r.mode,
-        workers: r.config.workers,
-        steps: r.steps,
-        ...(r.error ? { error: r.error } : {}),
-        peaks: r.workers.map((w) => w.peak),
-        memory: r.workers,
-        imbalance: imbalance(r.workers),
-      })),
+    compare: () => compare.summaries(),
     log: () => [...log.text],
     lesson: () => lessons.state,
   };

@@ -43,6 +43,7 @@ export const VIEW_IDS = [
   'lessons',
   'training',
   'memory',
+  'calc',
   'ring',
   'shards',
   'timeline',

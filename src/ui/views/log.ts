@@ -23,7 +23,7 @@ export class LogView implements View {
   private scheduled = false;
 
   constructor(body: HTMLElement) {
-    this.pre = h('pre', { class: 'log', tabindex: 0, 'aria-label': t().log.label });
+    this.pre = h('pre', { class: 'log', role: 'log', tabindex: 0, 'aria-label': t().log.label });
     body.append(this.pre);
   }
 
