@@ -44,7 +44,7 @@ export class DeepSpeedPanel {
   private readonly text = h('textarea', { id: 'ds-text', rows: 6, spellcheck: 'false', class: 'ds-text' });
   private readonly applyButton = h('button', { type: 'button', id: 'ds-apply' }, t().deepspeed.apply);
   private readonly status = h('div', { class: 'status', id: 'ds-status', role: 'status' });
-  private readonly shown = h('div', { class: 'ds-shown' });
+  private readonly shown = h('div', { class: 'ds-shown', tabindex: 0 });
 
   constructor(private readonly host: DeepSpeedHost) {
     const w = t().deepspeed;

@@ -38,13 +38,14 @@ function optimizerOf(c: TrainConfig): OptimizerKind {
 const gb = (n: number) => `${(n / 1e9).toFixed(n >= 1e11 ? 0 : 1)} GB`;
 
 export class ZeroCalcView implements View {
-  private readonly measuredEl = h('div', { class: 'calc-measured' });
+  // Both scroll sideways on a phone, so they take the keyboard focus (arrow keys scroll them).
+  private readonly measuredEl = h('div', { class: 'calc-measured', tabindex: 0 });
   private readonly params = h('input', { id: 'calc-params', type: 'text', value: '7B', spellcheck: 'false' });
   private readonly ranks = h('input', { id: 'calc-ranks', type: 'number', min: 1, max: 100000, value: 4 });
   private readonly memory = h('input', { id: 'calc-gb', type: 'number', min: 1, step: 'any', value: 80 });
   private readonly precision: HTMLSelectElement;
   private readonly optimizer: HTMLSelectElement;
-  private readonly out = h('div', { class: 'calc-out', role: 'status' });
+  private readonly out = h('div', { class: 'calc-out', role: 'status', tabindex: 0 });
   private run: { config: TrainConfig; params: number } | null = null;
   private measured: MemorySnapshot | null = null;
   private dirty = true;
