@@ -1,4 +1,6 @@
-// Vite serves and builds the teaching page (index.html) and the benchmark page (bench.html).
+// Vite serves and builds the teaching page (index.html), the benchmark page (bench.html) and the
+// check page (check.html). `base: './'`: the build refers to its files relatively, so dist/ works
+// from any static host and any path (the pages need COOP/COEP headers for precise timers only).
 // COOP/COEP make the pages cross-origin isolated, which gives workers performance.now() at 5 us
 // rather than 100 us resolution (the step and communication timings the views draw).
 // With WEBDDP_HARNESS=1 (e2e tests only: test/e2e/global-setup.ts) the build also takes the test
@@ -23,12 +25,13 @@ const harnessPages = harness
 export default defineConfig({
   server: { headers: isolation, host: 'localhost' },
   preview: { headers: isolation, host: 'localhost' },
+  base: './',
   worker: { format: 'es' },
   build: {
     target: 'es2022',
     sourcemap: true,
     chunkSizeWarningLimit: 1024,
-    rolldownOptions: { input: { main: 'index.html', bench: 'bench.html', ...harnessPages } },
+    rolldownOptions: { input: { main: 'index.html', bench: 'bench.html', check: 'check.html', ...harnessPages } },
     ...(harness ? { outDir: 'dist-e2e' } : {}),
   },
 });

@@ -1,5 +1,6 @@
 // Three test tiers (DESIGN.md): unit (Node, no GPU), gpu (Node + Dawn on a real WebGPU
-// implementation, one forked process per file), e2e (puppeteer + Chromium against vite preview).
+// implementation, one forked process per file), e2e (puppeteer + Chromium against vite preview);
+// and package: the npm tarball installed into an empty folder and run there.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -32,6 +33,16 @@ export default defineConfig({
           globalSetup: ['test/e2e/global-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          testTimeout: 300_000,
         },
       },
     ],

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `webddp` command. Runs the bundled CLI (dist-cli/webddp.mjs), building it first with Vite
-// when it is missing or older than the sources (a checkout has no build; `npm run webddp` and the
-// installed bin both come through here).
+// The `webddp` command. Runs the bundled CLI (dist-cli/webddp.mjs); in a checkout, building it
+// first with Vite when it is missing or older than the sources (`npm run webddp` and the installed
+// bin both come through here).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,18 +19,26 @@ function newest(dir) {
   return t;
 }
 
+// An installed package has no sources: its bundle is what `npm pack` built (prepack), and no build
+// tool is needed to run it. A checkout rebuilds the bundle when the sources are newer.
+const checkout = existsSync(join(root, 'src')) && existsSync(join(root, 'vite.cli.config.ts'));
 const stale =
-  !existsSync(bundle) ||
-  Math.max(
-    newest(join(root, 'src')),
-    newest(join(root, 'shaders')),
-    newest(join(root, 'workers')),
-    statSync(join(root, 'vite.cli.config.ts')).mtimeMs,
-  ) > statSync(bundle).mtimeMs;
-if (stale && existsSync(join(root, 'src'))) {
+  checkout &&
+  (!existsSync(bundle) ||
+    Math.max(
+      newest(join(root, 'src')),
+      newest(join(root, 'shaders')),
+      newest(join(root, 'workers')),
+      statSync(join(root, 'vite.cli.config.ts')).mtimeMs,
+    ) > statSync(bundle).mtimeMs);
+if (stale) {
   process.stderr.write('webddp: building the CLI bundle (dist-cli) ...\n');
   const { build } = await import('vite');
   await build({ root, configFile: join(root, 'vite.cli.config.ts'), logLevel: 'warn' });
+}
+if (!existsSync(bundle)) {
+  process.stderr.write(`webddp: ${bundle} is missing: reinstall the package (or npm run build:cli in a checkout)\n`);
+  process.exit(1);
 }
 const { main } = await import(pathToFileURL(bundle).href);
 process.exitCode = await main(process.argv.slice(2));

@@ -10,6 +10,9 @@ npx vite build -c vite.cli.config.ts
 if [ -f ../shared/gpu/pack.sh ]; then bash ../shared/gpu/pack.sh; else mkdir -p .gpu; fi
 rm -rf .gpu/cli .gpu/node_modules && mkdir -p .gpu/cli .gpu/node_modules/webgpu/dist/linux-x64
 cp -r dist-cli/. .gpu/cli/
+# webddp check reads the PyTorch fixtures from the package root, which is .gpu/ there (a link: the
+# repository's fixtures/ travels with the working tree).
+rm -rf .gpu/fixtures && ln -s ../fixtures .gpu/fixtures
 cp node_modules/webgpu/index.js node_modules/webgpu/package.json .gpu/node_modules/webgpu/
 printf '%s\n' "import { main } from './webddp.mjs';" 'process.exitCode = await main(process.argv.slice(2));' > .gpu/cli/run.mjs
 # The all-reduce benchmark's communication bundle (bench/allreduce.mjs --bundle .gpu/comm.mjs).

@@ -60,11 +60,15 @@ export interface TrainConfig {
   readonly fp16Hysteresis: number;
   readonly fp16ConsecutiveHysteresis: boolean;
   readonly fp16MinLossScale: number;
-  /** bfloat16 mixed precision (DeepSpeed's bf16 section). */
+  /** bfloat16 mixed precision (DeepSpeed's bf16 section): parsed, and refused by validateFields (not implemented). */
   readonly bf16: boolean;
   /** Log every N optimizer steps (DeepSpeed's steps_per_print); 0: the front end's own cadence. */
   readonly stepsPerPrint: number;
-  /** ZeRO gradient reduce bucket, in elements (DeepSpeed's reduce_bucket_size, default 5e8). */
+  /**
+   * ZeRO's bucket, in elements (DeepSpeed's reduce_bucket_size): the most one gradient (or ZeRO-3
+   * parameter) piece holds; a Linear layer larger than it is computed in row pieces. webddp's default
+   * is 64 Ki elements, so that a small model's partitioned gradients show (DeepSpeed's is 5e8).
+   */
   readonly reduceBucketSize: number;
 }
 
@@ -102,7 +106,7 @@ export const DEFAULT_CONFIG: TrainConfig = {
   fp16MinLossScale: 1,
   bf16: false,
   stepsPerPrint: 0,
-  reduceBucketSize: 500_000_000,
+  reduceBucketSize: 65_536,
 };
 
 export interface ConfigIssue {
@@ -200,5 +204,11 @@ export function validateFields(
   // A rule across fields that no mode owns (DeepSpeed's own check, with its wording).
   if (issues.length === 0 && merged.fp16 === true && merged.bf16 === true)
     issues.push({ field: 'bf16', message: 'bfloat16 and fp16 modes cannot be simultaneously enabled' });
+  else if (issues.length === 0 && merged.bf16 === true)
+    issues.push({
+      field: 'bf16',
+      message:
+        'bf16 (bfloat16 mixed precision) is not supported: webddp implements fp16 mixed precision (fp16.enabled, --fp16)',
+    });
   return issues.length === 0 ? { ok: true, config: merged as unknown as TrainConfig } : { ok: false, issues };
 }

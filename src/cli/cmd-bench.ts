@@ -13,7 +13,7 @@ import { defaultStoreDir } from './train-data.ts';
 
 const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--json]
 webddp bench --workers 1,2,4 [--modes ddp,dp] [--batch B] [--steps N] [--warmup N] [--store DIR] [--json]
-webddp bench --runtime chromium [same options]   (the same benchmarks in headless Chromium, bench.html)
+webddp bench --runtime chromium [--browser PATH] [--browser-flags="..."] [same options]   (the same benchmarks in headless Chromium, bench.html)
 webddp bench --runtime chromium --compare tfjs [--batch 64] [--steps 4] [--warmup 2] [--json]
 
 Training throughput (images/s) of one worker on random CIFAR-sized data, and the step time split
@@ -29,6 +29,9 @@ threads with their own devices, the synthetic dataset), and rank 0's time waitin
             same SimpleCNN (SGD momentum 0.9, random data) in the same page, taking turns: after
             --warmup steps each, --steps rounds of one TF.js step and 4 webddp steps. Images/s of
             both, the ratio, and each side's loss (checked to fall)
+  --browser PATH, --browser-flags="..."  (with --runtime chromium) the browser and extra flags, as
+            for webddp check (e.g. --browser-flags="--use-angle=vulkan --enable-features=Vulkan" for a GPU);
+            --adapter gpu there disallows Chromium's SwiftShader
   --json    print only the JSON line`;
 
 export const command: Command = {
@@ -56,6 +59,8 @@ export const command: Command = {
           store: { type: 'string' },
           runtime: { type: 'string', default: 'node' },
           compare: { type: 'string' },
+          browser: { type: 'string' },
+          'browser-flags': { type: 'string' },
         },
       }),
     );
@@ -88,7 +93,12 @@ export const command: Command = {
       }
       if (values.steps) q.set('steps', values.steps);
       if (values.warmup) q.set('warmup', values.warmup);
-      return runChromiumBench(q.toString(), io, env, values.json, 60 * 60_000);
+      const browser = {
+        allowSoftware: values.adapter !== 'gpu',
+        ...(values.browser ? { browser: values.browser } : {}),
+        ...(values['browser-flags'] ? { flags: values['browser-flags'] } : {}),
+      };
+      return runChromiumBench(q.toString(), io, env, values.json, browser, 60 * 60_000);
     }
     if (values.workers) {
       return runDistBench(

@@ -8,9 +8,10 @@ import { readRegularFile } from '../data/file-node.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { runDdpFixture } from '../parity/ddp.ts';
 import { compareOutputs, requireExpected } from '../parity/expected.ts';
-import { FixtureError, readFixture, type Fixture } from '../parity/fixture.ts';
+import { ddpMetadataRows } from '../parity/ddp-rows.ts';
+import { readFixture, type Fixture } from '../parity/fixture.ts';
 import { runGradFixture, type ParityOutput } from '../parity/grad.ts';
-import { checkTensor, formatRows, type ParityRow } from '../parity/tolerance.ts';
+import { formatRows, type ParityRow } from '../parity/tolerance.ts';
 import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
 import { cliDevice, parseAdapter, settleWorkerAdapter } from './device.ts';
 import { parseFlags } from './flags.ts';
@@ -52,24 +53,7 @@ async function replay(
   }
   if (!env) throw new Error('a ddp replay needs the bundled rank worker (run it through bin/webddp.mjs)');
   const r = await runDdpFixture(f, nodeSpawner(env.rankWorkerUrl, await settleWorkerAdapter(adapter)), progress);
-  const rows: ParityRow[] = [];
-  const expect = (key: string) => {
-    const raw = f.st.metadata[key];
-    if (raw === undefined) return undefined;
-    try {
-      return JSON.parse(raw) as Record<string, unknown[]>;
-    } catch {
-      throw new FixtureError(f.source, `metadata '${key}' is not JSON`);
-    }
-  };
-  const shards = expect('shards');
-  const losses = expect('losses');
-  for (const rank of Object.keys(r.shards)) {
-    const want = shards?.[rank] as number[][] | undefined;
-    if (want) rows.push(checkTensor(`shards[rank ${rank}]`, 'exact', (r.shards[rank] ?? []).flat(), want.flat()));
-    const wantL = losses?.[rank] as number[] | undefined;
-    if (wantL) rows.push(checkTensor(`losses[rank ${rank}]`, 'strict', r.losses[rank] ?? [], wantL));
-  }
+  const rows = ddpMetadataRows(f, r);
   return { outputs: r.outputs, rows, meta: { shards: JSON.stringify(r.shards), losses: JSON.stringify(r.losses) } };
 }
 

@@ -29,6 +29,8 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --train-limit N  --test-limit N      use only the first N records
   --gpu0-bsz N                          BalancedDataParallel: samples on worker 0
   --bucket-cap-mb X  --grad-accum K  --clip-grad-norm X  --check-every K
+  --reduce-bucket-size N                ZeRO's bucket in elements (DeepSpeed's reduce_bucket_size; default
+      65536, DeepSpeed's is 5e8): a layer's gradients larger than it pass through it in row pieces
   --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
   --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50 or steps_per_print)  --json (JSON lines)
   --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
@@ -43,8 +45,13 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       micro-batch x gradient_accumulation_steps x --workers), optimizer, scheduler, fp16/bf16,
       zero_optimization (stage 0 = ddp, 1 = zero1, 2 = zero2, 3 = zero3), gradient_clipping (default 1.0, as
       DeepSpeed), steps_per_print. The file wins: a flag setting the same thing differently is
-      refused; keys webddp does not implement are refused by name. fp16 and bf16 are parsed and
-      checked but not yet applied to training (it runs in fp32).
+      refused; keys webddp does not implement are refused by name. bf16 is refused (not implemented).
+  --fp16   fp16 mixed precision as DeepSpeed's fp16 section (with ddp, zero1, zero2): fp16 parameters
+      and gradients stored as packed halves, all-reduced / reduce-scattered as fp16 (half the bytes),
+      fp32 master weights and optimizer state, dynamic loss scaling (DeepSpeed's defaults: 2^16,
+      window 1000, hysteresis 2, min 1; the ds_config's fp16 section sets them); a step whose
+      gradients overflow is skipped and logged as DeepSpeed logs it. The kernels compute in float32
+      and activations stay float32: it saves parameter and communication memory, not time
 
   --trace FILE.json   write every rank's step timeline (data, upload, each layer's forward and backward
                       on the GPU, buckets, ring chunks, waits, optimizer, readbacks) in the Chrome trace
@@ -94,6 +101,8 @@ export const command: Command = {
           resume: num,
           'inject-fault': num,
           'deepspeed-config': num,
+          fp16: { type: 'boolean' },
+          'reduce-bucket-size': num,
           schedule: num,
           trace: num,
           help: { type: 'boolean', default: false },

@@ -1,13 +1,16 @@
 // The `webddp` command line: dispatches to the subcommands. Usage errors exit 2 with the message;
 // other failures exit 1 with "webddp <command>: <message>" (the stack with WEBDDP_DEBUG=1).
 import { command as bench } from './cmd-bench.ts';
+import { command as check } from './cmd-check.ts';
+import { command as devices } from './cmd-devices.ts';
 import { command as init } from './cmd-init.ts';
 import { command as parity } from './cmd-parity.ts';
 import { command as sampler } from './cmd-sampler.ts';
 import { command as train } from './cmd-train.ts';
 import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
+import { VERSION } from '../version.ts';
 
-const COMMANDS: readonly Command[] = [train, parity, bench, sampler, init];
+const COMMANDS: readonly Command[] = [train, parity, check, bench, devices, sampler, init];
 
 const io: CliIO = {
   out: (t) => {
@@ -23,7 +26,7 @@ function help(): string {
   return [
     'webddp: data-parallel training on WebGPU, checked against PyTorch',
     '',
-    'usage: webddp <command> [options]   (webddp <command> --help for details)',
+    'usage: webddp <command> [options]   (webddp <command> --help for details; webddp --version)',
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
   ].join('\n');
@@ -54,6 +57,10 @@ export async function main(argv: readonly string[], out: CliIO = io, env: CliEnv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     out.out(`${help()}\n`);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    out.out(`webddp ${VERSION}\n`);
+    return 0;
   }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {

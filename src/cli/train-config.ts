@@ -26,6 +26,8 @@ const DS_KEY: Partial<Record<keyof TrainConfig, string>> = {
   clipGradNorm: 'gradient_clipping',
   schedule: 'scheduler',
   stepsPerPrint: 'steps_per_print',
+  fp16: 'fp16.enabled',
+  reduceBucketSize: 'zero_optimization.reduce_bucket_size',
 };
 
 /** The flag each field is set by, for conflict messages. */
@@ -39,6 +41,8 @@ const FLAG: Partial<Record<keyof TrainConfig, string>> = {
   mode: '--mode',
   clipGradNorm: '--clip-grad-norm',
   schedule: '--schedule',
+  fp16: '--fp16',
+  reduceBucketSize: '--reduce-bucket-size',
 };
 
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -84,6 +88,8 @@ function fromFlags(values: TrainFlagValues): Partial<Record<keyof TrainConfig, u
     checkEvery: int('check-every'),
     stepTimeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
     schedule,
+    fp16: values.fp16,
+    reduceBucketSize: int('reduce-bucket-size', 1),
   };
 }
 
@@ -113,6 +119,20 @@ async function readDeepSpeed(file: string, world: number): Promise<DeepSpeedRead
   ];
   if (s.fields.schedule && s.fields.schedule !== 'none') notes.push(`scheduler ${describeSchedule(s.fields.schedule)}`);
   return { fields: s.fields, defaulted: s.defaulted, notes };
+}
+
+/** What fp16 does in this run, said plainly (storage only: the arithmetic stays float32). */
+export function describeFp16(c: TrainConfig): string {
+  const scale =
+    c.fp16LossScale > 0
+      ? `static loss scale ${c.fp16LossScale}`
+      : `dynamic loss scale from 2^${c.fp16InitialScalePower} (window ${c.fp16LossScaleWindow}, hysteresis ` +
+        `${c.fp16Hysteresis}, min ${c.fp16MinLossScale})`;
+  return (
+    `fp16 mixed precision: fp16 parameters and gradients stored as packed halves (pack2x16float), all-reduced ` +
+    `as fp16; fp32 master weights and optimizer; ${scale}. Storage only: the kernels compute in float32 ` +
+    `(shader-f16 is not used) and activations stay float32`
+  );
 }
 
 /**
@@ -146,11 +166,7 @@ export async function buildTrainConfig(
     merged = { ...merged, lr: 1e-3 }; // torch.optim.Adam's default, rather than SGD's 0.01
   const v = validateConfig(merged);
   if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
-  // Parsed and checked, but the trainer does not consume these yet (say so rather than stay silent).
-  const c = v.config;
-  const unapplied = [c.fp16 ? 'fp16' : '', c.bf16 ? 'bf16' : ''].filter(Boolean);
-  if (unapplied.length > 0)
-    notes.push(`note: ${unapplied.join(', ')} parsed but not yet applied: this run trains in fp32`);
+  if (v.config.fp16) notes.push(describeFp16(v.config));
   const logFlag = str(values['log-every']);
   const logEvery = logFlag === undefined ? undefined : intFlag('--log-every', logFlag, 0);
   const perPrint = v.config.stepsPerPrint;

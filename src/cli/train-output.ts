@@ -51,11 +51,13 @@ export class TrainOutput {
         break;
       case 'step':
         this.bar?.update(e.step + 1, { loss: e.loss.toFixed(4), ips: e.imagesPerSec.toFixed(0) });
+        // DeepSpeed logs every overflow, whatever steps_per_print says
+        for (const m of e.fp16?.messages ?? []) this.log(`${m}\n`);
         if (this.logEvery > 0 && (e.step % this.logEvery === 0 || e.step === e.steps - 1)) {
-          const text = `Epoch ${e.epoch} | Batch ${e.step}/${e.steps} | Loss: ${e.loss.toFixed(4)} | lr ${e.lr.toPrecision(4)}\n`;
-          // A progress bar draws only on a terminal; elsewhere the log lines go straight to stderr.
-          if (this.bars && process.stderr.isTTY) this.bars.log(text);
-          else this.io.err(text);
+          const scale = e.fp16 ? ` | loss scale ${e.fp16.lossScale}` : '';
+          this.log(
+            `Epoch ${e.epoch} | Batch ${e.step}/${e.steps} | Loss: ${e.loss.toFixed(4)} | lr ${e.lr.toPrecision(4)}${scale}\n`,
+          );
         }
         break;
       case 'epoch':
@@ -78,6 +80,12 @@ export class TrainOutput {
     }
   }
 
+  /** A log line above the progress bar (which draws only on a terminal; elsewhere straight to stderr). */
+  private log(text: string): void {
+    if (this.bars && process.stderr.isTTY) this.bars.log(text);
+    else this.io.err(text);
+  }
+
   private jsonLine(e: TrainEvent): void {
     const line = (o: object) => this.io.out(`${JSON.stringify(o)}\n`);
     if (e.type === 'epoch') {
@@ -93,7 +101,17 @@ export class TrainOutput {
         seconds: e.seconds,
         workers: workersJson(e.workers),
       });
-    } else if (e.type === 'step' && this.logEvery > 0 && (e.step % this.logEvery === 0 || e.step === e.steps - 1)) {
+    } else if (e.type === 'step' && e.fp16 && (e.fp16.skipped || e.fp16.messages.length > 0)) {
+      line({
+        type: 'fp16',
+        epoch: e.epoch,
+        step: e.step,
+        loss_scale: e.fp16.lossScale,
+        skipped: e.fp16.skipped,
+        messages: e.fp16.messages,
+      });
+    }
+    if (e.type === 'step' && this.logEvery > 0 && (e.step % this.logEvery === 0 || e.step === e.steps - 1)) {
       line({
         type: 'step',
         epoch: e.epoch,
@@ -101,6 +119,7 @@ export class TrainOutput {
         steps: e.steps,
         loss: e.loss,
         lr: e.lr,
+        ...(e.fp16 ? { loss_scale: e.fp16.lossScale, skipped: e.fp16.skipped } : {}),
         accuracy: e.accuracy,
         samples: e.samples,
         images_per_s: e.imagesPerSec,

@@ -18,7 +18,23 @@ export interface AllReduceOptions extends CollectiveOptions {
    * data by float32(1/W), then the ring sums (pytorch-semantics.md 4.3). Exact when W is a power of two.
    */
   readonly average?: boolean;
+  /**
+   * `data` holds packed fp16 pairs (two halves in each element's bits, as pack2x16float packs them)
+   * and sums are IEEE half additions, rounded once each (PyTorch's fp16_compress_hook all-reduces
+   * fp16 like this, at half the bytes). Not with `average`.
+   */
+  readonly halves?: boolean;
 }
+
+/** A view of packed fp16 pairs as the Float32Array elements the ring moves (bits untouched). */
+export function halvesView(words: Uint32Array): Float32Array {
+  return new Float32Array(words.buffer, words.byteOffset, words.length);
+}
+
+const addOf = (opts: AllReduceOptions | undefined): 'add' | 'add-f16' => {
+  if (opts?.halves && opts.average) throw new RangeError('average is not defined for fp16 halves (pre-scale them)');
+  return opts?.halves ? 'add-f16' : 'add';
+};
 
 /** This rank's fully reduced chunk after reduceScatter: a view into the caller's buffer, and its range. */
 export interface ReducedChunk extends Range {
@@ -60,10 +76,11 @@ export async function allReduceAs(
     checkRank(link, rank, world);
     const fp = link.beginCollective(op, data.length);
     const sliceElems = sliceElemsFor(link, opts);
+    const add = addOf(opts);
     if (opts?.average === true) prescaleForAverage(data, world);
     if (world === 1) return data;
     for (let i = 0; i < world - 1; i++)
-      await runRingStep(link, fp, data, reduceScatterStep(rank, world, i, 'baidu'), 'add', sliceElems);
+      await runRingStep(link, fp, data, reduceScatterStep(rank, world, i, 'baidu'), add, sliceElems);
     for (let i = 0; i < world - 1; i++)
       await runRingStep(link, fp, data, allGatherStep(rank, world, i, 'baidu', world - 1), 'copy', sliceElems);
     return data;
@@ -86,12 +103,13 @@ export async function reduceScatter(
     checkRank(link, rank, world);
     const fp = link.beginCollective('reduceScatter', data.length);
     const sliceElems = sliceElemsFor(link, opts);
+    const add = addOf(opts);
     if (opts?.average === true) prescaleForAverage(data, world);
     const range = chunkRange(rank, data.length, world);
     const result = { ...range, chunk: data.subarray(range.start, range.end) };
     if (world === 1) return result;
     for (let i = 0; i < world - 1; i++)
-      await runRingStep(link, fp, data, reduceScatterStep(rank, world, i, 'torch'), 'add', sliceElems);
+      await runRingStep(link, fp, data, reduceScatterStep(rank, world, i, 'torch'), add, sliceElems);
     return result;
   });
 }

@@ -6,6 +6,7 @@
 import { CollectiveMismatchError } from './errors.ts';
 import { DEFAULT_SLICE_ELEMS, nowMs } from './link.ts';
 import type { Fingerprint, Link } from './link.ts';
+import { addHalves } from '../reference/f16.ts';
 import { chunkRange, sliceRanges } from './ring-schedule.ts';
 import type { RingStep } from './ring-schedule.ts';
 
@@ -50,16 +51,20 @@ export function addInto(dst: Float32Array, off: number, src: Float32Array): void
   for (let i = 0; i < src.length; i++) d[i] = (d[i] ?? 0) + (src[i] ?? 0);
 }
 
+/** A Float32Array's bits as u32 words (fp16 pairs travel as float32-sized elements). */
+const words = (f: Float32Array) => new Uint32Array(f.buffer, f.byteOffset, f.length);
+
 /**
  * One ring step on `data` (n = data.length elements split over the ring): sends chunk `st.send`,
- * receives chunk `st.recv` and adds (`'add'`) or copies (`'copy'`) it into place.
+ * receives chunk `st.recv` and adds (`'add'`), adds as packed fp16 pairs (`'add-f16'`: each
+ * element's bits are two halves, summed with one half rounding each) or copies (`'copy'`) it into place.
  */
 export async function runRingStep(
   link: Link,
   fp: Fingerprint,
   data: Float32Array,
   st: RingStep,
-  how: 'add' | 'copy',
+  how: 'add' | 'add-f16' | 'copy',
   sliceElems: number,
 ): Promise<void> {
   const n = data.length;
@@ -91,7 +96,8 @@ export async function runRingStep(
         );
       }
       if (how === 'add') addInto(data, s.start, v);
-      else data.set(v, s.start);
+      else if (how === 'add-f16') addHalves(words(data), s.start, words(v));
+      else data.set(v, s.start); // a same-type set copies the bits (fp16 pairs stay intact)
     };
     pending.push(link.recv(fp, key(k), sink));
   }

@@ -3,6 +3,7 @@
 // object, and compile errors that quote the file, line, column and source line.
 import { ShaderCompileError, withErrorScopes } from './errors.ts';
 import { KERNELS, type KernelName, type KernelSpec } from './kernels.ts';
+import { halfThetaSource, type ParamStorage } from './half-params.ts';
 import { shaderSource } from './shader-sources.ts';
 
 export interface Kernel<K extends KernelName = KernelName> {
@@ -32,16 +33,28 @@ export function formatCompileMessages(name: string, code: string, messages: read
 export class KernelCache {
   private readonly pipelines = new Map<string, Promise<Kernel>>();
   private readonly layouts = new Map<KernelName, GPUBindGroupLayout>();
-  private readonly modules = new Map<KernelName, Promise<GPUShaderModule>>();
+  private readonly modules = new Map<string, Promise<GPUShaderModule>>();
   tuning: KernelTuning = {};
+  /**
+   * WGSL that replaces a kernel's bundled source on this device (`webddp check --shaders DIR`:
+   * checking a modified kernel against the reference). Set before the kernel is first used.
+   */
+  sources: Partial<Record<KernelName, string>> = {};
 
   constructor(
     private readonly device: GPUDevice,
     private readonly deviceLabel: string,
   ) {}
 
-  /** The compiled kernel for `name` with its overrides (registry defaults < tuning < `overrides`). */
-  get<K extends KernelName>(name: K, overrides: Record<string, number> = {}): Promise<Kernel<K>> {
+  /**
+   * The compiled kernel for `name` with its overrides (registry defaults < tuning < `overrides`);
+   * `params` 'f16' reads its `theta` binding as packed halves (half-params.ts).
+   */
+  get<K extends KernelName>(
+    name: K,
+    overrides: Record<string, number> = {},
+    params: ParamStorage = 'f32',
+  ): Promise<Kernel<K>> {
     const spec: KernelSpec = KERNELS[name];
     if (spec.requires && !this.device.features.has(spec.requires))
       throw new Error(`kernel ${name} needs the '${spec.requires}' feature, which ${this.deviceLabel} lacks`);
@@ -49,10 +62,10 @@ export class KernelCache {
     for (const k of Object.keys(merged)) {
       if (!(k in KERNELS[name].overrides)) throw new Error(`kernel ${name} has no override constant '${k}'`);
     }
-    const key = `${name}|${JSON.stringify(merged)}`;
+    const key = `${name}|${params}|${JSON.stringify(merged)}`;
     let p = this.pipelines.get(key);
     if (!p) {
-      p = this.build(name, merged);
+      p = this.build(name, merged, params);
       this.pipelines.set(key, p);
       p.catch(() => this.pipelines.delete(key));
     }
@@ -75,11 +88,12 @@ export class KernelCache {
     return l;
   }
 
-  private module(name: KernelName): Promise<GPUShaderModule> {
-    let m = this.modules.get(name);
+  private module(name: KernelName, params: ParamStorage): Promise<GPUShaderModule> {
+    let m = this.modules.get(`${name}|${params}`);
     if (!m) {
       m = (async () => {
-        const code = shaderSource(name);
+        const base = this.sources[name] ?? shaderSource(name);
+        const code = params === 'f16' ? halfThetaSource(name, base) : base;
         const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
         const info = await module.getCompilationInfo();
         const errors = info.messages.filter((x) => x.type === 'error');
@@ -87,13 +101,17 @@ export class KernelCache {
           throw new ShaderCompileError(name, this.deviceLabel, formatCompileMessages(name, code, errors));
         return module;
       })();
-      this.modules.set(name, m);
+      this.modules.set(`${name}|${params}`, m);
     }
     return m;
   }
 
-  private async build<K extends KernelName>(name: K, overrides: Record<string, number>): Promise<Kernel<K>> {
-    const module = await this.module(name);
+  private async build<K extends KernelName>(
+    name: K,
+    overrides: Record<string, number>,
+    params: ParamStorage,
+  ): Promise<Kernel<K>> {
+    const module = await this.module(name, params);
     const layout = this.layout(name);
     const pipeline = await withErrorScopes(this.device, this.deviceLabel, `creating pipeline ${name}`, () =>
       this.device.createComputePipelineAsync({

@@ -161,6 +161,21 @@ export const KERNELS = {
     params: { count: u, s_off: u, d_off: u, alpha: f },
     overrides: WG64,
   },
+  cast_f32_to_f16: {
+    bindings: [P, ['src', 'read'], ['dst', 'read_write']],
+    params: { count: u, s_off: u, d_off: u, scale: f },
+    overrides: WG64,
+  },
+  cast_f16_to_f32: {
+    bindings: [P, ['src', 'read'], ['dst', 'read_write']],
+    params: { count: u, s_off: u, d_off: u, scale: f },
+    overrides: WG64,
+  },
+  f16_overflow: {
+    bindings: [P, ['data', 'read'], ['flag', 'read_write']],
+    params: { count: u, offset: u },
+    overrides: WG64,
+  },
   normalize_input: {
     bindings: [P, ['bytes', 'read'], ['x', 'read_write']],
     params: { count: u, c: u, hw: u, pad: u, mean: 'vec4f', stdev: 'vec4f' },

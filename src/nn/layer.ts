@@ -2,6 +2,7 @@
 // dispatches (Ops) of its forward and backward for a batch size. Layers record nothing themselves;
 // the step records their Ops into the caller's encoder, in order.
 import type { Gpu } from '../gpu/device.ts';
+import type { ParamStorage } from '../gpu/half-params.ts';
 import type { Op } from '../gpu/op.ts';
 import type { Tuning } from '../gpu/tuning.ts';
 import type { ParamSpec } from './spec.ts';
@@ -15,6 +16,8 @@ export interface BuildContext {
   readonly params: GPUBuffer;
   /** A parameter's element offset in `params`: its arena offset, unless parameters live elsewhere (ZeRO-3). */
   paramOffset(p: ParamSpec): number;
+  /** How `params` stores them: float32, or packed halves (fp16 mixed precision; src/gpu/half-params.ts). */
+  readonly paramStorage: ParamStorage;
   /** Where backward kernels accumulate parameter gradients (+=). */
   readonly grads: GPUBuffer;
   /** A parameter's element offset in `grads`: its arena offset, unless gradients live elsewhere (ZeRO-2). */

@@ -113,6 +113,8 @@ export class Model {
     tuning: Tuning,
     gradOffset: (p: ParamSpec) => number = (p) => p.offset,
     paramOffset: (p: ParamSpec) => number = (p) => p.offset,
+    /** `params` holds packed halves (fp16 mixed precision). */
+    fp16Params = false,
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
       throw new RangeError(`batch size must be a positive integer (got ${maxBatch})`);
@@ -135,6 +137,7 @@ export class Model {
       tuning,
       gradOffset,
       paramOffset,
+      paramStorage: fp16Params ? 'f16' : 'f32',
       workspace: storageBuffer(gpu, 'workspace', ws, 'activations'),
     };
   }

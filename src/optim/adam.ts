@@ -65,9 +65,18 @@ export class AdamOptimizer implements Optimizer {
     return new AdamOptimizer(config, gpu, op, m, v, s.count);
   }
 
+  /** beta1 from the schedule (PyTorch's bias correction then uses the current beta1, as here). */
+  private beta1: number | null = null;
+
+  setMomentum(m: number): void {
+    this.beta1 = m;
+  }
+
   record(rec: Recorder, lr = this.config.lr): void {
     this.steps++;
-    this.op.setParams(adamParams(this.config, this.steps, lr));
+    const b2 = this.config.betas?.[1] ?? 0.999;
+    const config = this.beta1 === null ? this.config : { ...this.config, betas: [this.beta1, b2] as const };
+    this.op.setParams(adamParams(config, this.steps, lr));
     rec.dispatch(this.op);
   }
 

@@ -35,6 +35,11 @@ export interface Optimizer {
   readonly config: OptimizerConfig;
   /** Steps taken so far (PyTorch's state['step']). */
   readonly steps: number;
+  /**
+   * Sets SGD's momentum or Adam's beta1 from the next step on (OneCycleLR's cycle_momentum, which
+   * writes group['momentum'] / group['betas'][0] before each step).
+   */
+  setMomentum(m: number): void;
   /** Records one optimizer step into the caller's encoder; `lr` overrides the configured rate (schedules). */
   record(rec: Recorder, lr?: number): void;
   destroy(): void;

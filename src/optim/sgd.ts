@@ -43,6 +43,13 @@ export class SgdOptimizer implements Optimizer {
     return new SgdOptimizer(config, gpu, op, momentum, s.count);
   }
 
+  setMomentum(m: number): void {
+    // the buffer exists only when the optimizer was built with momentum (optimizerOf gives a cycled one max_momentum)
+    if (m !== 0 && this.momentum.size < this.count * 4)
+      throw new Error('SGD built without momentum cannot take a momentum from the schedule');
+    this.op.setParams({ momentum: m });
+  }
+
   record(rec: Recorder, lr = this.config.lr): void {
     this.op.setParams({ lr, first: this.steps === 0 ? 1 : 0 });
     rec.dispatch(this.op);

@@ -9,10 +9,11 @@ import type { EpochPlan, MicroBatch } from '../data/plan.ts';
 import type { BatchSource } from '../data/source.ts';
 import type { Gpu } from '../gpu/device.ts';
 import type { ModelSpec } from '../nn/spec.ts';
-import type { OptimizerConfig } from '../optim/optimizer.ts';
+import type { Optimizer, OptimizerConfig } from '../optim/optimizer.ts';
 import type { StepResult, Trainer, TrainerOptions } from '../train/trainer.ts';
 import type { Batch } from '../data/batch.ts';
 import type { Tracer } from '../trace/tracer.ts';
+import type { Fp16StepInfo } from './fp16.ts';
 
 export type { EpochPlan, MicroBatch } from '../data/plan.ts';
 
@@ -26,6 +27,8 @@ export interface ParallelMode {
   readonly partitioned: { readonly optimizer: boolean; readonly gradients: boolean; readonly parameters: boolean };
   /** BalancedDataParallel's gpu0_bsz applies. */
   readonly usesGpu0Bsz: boolean;
+  /** fp16 mixed precision (fp16 parameters and gradients, fp32 master, loss scaling) is implemented. */
+  readonly fp16: boolean;
   /** Problems of this mode with an otherwise valid configuration. */
   validate(c: TrainConfig): ConfigIssue[];
   /** The trainer (optimizer, shard, batch capacity) rank `rank` needs. */
@@ -60,6 +63,8 @@ export interface StepStats {
   readonly loss: number;
   readonly correct: number;
   readonly samples: number;
+  /** fp16 mixed precision: the loss scale used, whether the step was skipped, DeepSpeed's log lines. */
+  readonly fp16?: Fp16StepInfo;
 }
 
 export interface ModeContext {
@@ -82,6 +87,8 @@ export interface ModeContext {
 }
 
 export interface ModeRunner {
+  /** Where the optimizer is the runner's own rather than the trainer's (ZeRO-3). */
+  readonly optimizer?: Optimizer;
   /** Makes every replica start from rank 0's parameters (PyTorch DDP broadcasts in its constructor). */
   syncInitial(): Promise<void>;
   step(micro: readonly MicroBatch[], lr: number): Promise<StepStats>;
@@ -113,14 +120,20 @@ export class StatsSum {
   }
 }
 
-/** The optimizer a configuration asks for (momentum only for SGD). */
+/**
+ * The optimizer a configuration asks for (momentum only for SGD). OneCycleLR with cycle_momentum
+ * starts SGD's momentum or Adam's beta1 at max_momentum, as PyTorch's constructor sets them (and
+ * the rank sets the schedule's value before every step).
+ */
 export function optimizerOf(c: TrainConfig): OptimizerConfig {
+  const s = c.schedule;
+  const cycled = s !== 'none' && s.type === 'OneCycleLR' && s.params.cycle_momentum ? s.params.max_momentum : null;
   return {
     name: c.optimizer,
     lr: c.lr,
-    momentum: c.optimizer === 'sgd' ? c.momentum : 0,
+    momentum: c.optimizer === 'sgd' ? (cycled ?? c.momentum) : 0,
     weightDecay: c.weightDecay,
-    betas: c.adamBetas,
+    betas: cycled === null ? c.adamBetas : [cycled, c.adamBetas[1]],
     eps: c.adamEps,
   };
 }

@@ -1,8 +1,10 @@
 // Replays a `kind: grad` fixture on the GPU: logits, loss and every gradient of one
 // forward/backward; two optimizer steps on the same batch for each optimizer the spec lists;
 // clip_grad_norm_ when the spec gives clip_max_norm. Returns tensors under the fixture's names.
+// `tuning` overrides the adapter's (webddp check --tuning).
 import { getF32, getI32 } from '../checkpoint/safetensors.ts';
 import type { Gpu } from '../gpu/device.ts';
+import type { Tuning } from '../gpu/tuning.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
 import type { Batch } from '../data/batch.ts';
@@ -21,6 +23,7 @@ export async function runGradFixture(
   gpu: Gpu,
   f: Fixture,
   onProgress?: (what: string) => void,
+  tuning?: Tuning,
 ): Promise<ParityOutput[]> {
   const x = getF32(f.st, 'input.x', undefined, f.source);
   const labels = getI32(f.st, 'input.y', f.source);
@@ -36,7 +39,13 @@ export async function runGradFixture(
       out.push({ name: `${prefix}${p.name}`, data: flat.slice(p.offset, p.offset + p.size), shape: p.shape, rule });
   };
   const make = (optimizer: OptimizerConfig, clip?: number) =>
-    Trainer.create(gpu, { spec: f.model, maxBatch: n, optimizer, ...(clip ? { clipGradNorm: clip } : {}) });
+    Trainer.create(gpu, {
+      spec: f.model,
+      maxBatch: n,
+      optimizer,
+      ...(clip ? { clipGradNorm: clip } : {}),
+      ...(tuning ? { tuning } : {}),
+    });
 
   onProgress?.('forward and backward');
   const t = await make({ name: 'sgd', lr: 0 });

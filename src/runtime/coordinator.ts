@@ -143,6 +143,7 @@ export class Coordinator {
     const c = this.config;
     yield { type: 'start', config: c, ranks: this.ranks };
     let globalStep = 0;
+    let skipped = 0;
     let lrAt: ((step: number) => number) | undefined;
     for (let epoch = 0; epoch < c.epochs && !this.stopRequested; epoch++) {
       const infos = await this.all(`beginEpoch(${epoch})`, (h) => h.api.beginEpoch(epoch));
@@ -197,7 +198,7 @@ export class Coordinator {
           step,
           steps,
           loss: r0.loss,
-          lr: lrAt(globalStep - 1),
+          lr: lrAt(globalStep - 1 - skipped),
           rankLosses: last.map((l) => l.loss),
           accuracy: r0.samples > 0 ? r0.correct / r0.samples : 0,
           samples,
@@ -206,7 +207,9 @@ export class Coordinator {
           workers: last.map(stat),
           transfers: last.flatMap((l) => l.transfers ?? []),
           ...(last.some((l) => l.spans) ? { spans: last.map((l) => l.spans ?? []) } : {}),
+          ...(r0.fp16 ? { fp16: r0.fp16 } : {}),
         };
+        if (r0.fp16?.skipped) skipped++; // DeepSpeed steps the lr schedule only on steps taken
         if (c.checkEvery > 0 && globalStep % c.checkEvery === 0) yield await this.check(epoch, step);
       }
       const seconds = (performance.now() - t0) / 1000;

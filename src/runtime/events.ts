@@ -4,6 +4,7 @@ import type { TrainConfig } from '../config.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { TransferEvent } from '../comm/link.ts';
 import type { Span } from '../trace/tracer.ts';
+import type { Fp16StepInfo } from '../parallel/fp16.ts';
 import type { FailureKind } from './failure.ts';
 import type { RankInfo } from './protocol.ts';
 
@@ -45,6 +46,8 @@ export type TrainEvent =
       readonly transfers: readonly TransferEvent[];
       /** Each rank's timeline spans (index = rank), when the run traces. */
       readonly spans?: readonly (readonly Span[])[];
+      /** fp16 (rank 0's): the loss scale this step used, whether it was skipped, DeepSpeed's log lines. */
+      readonly fp16?: Fp16StepInfo;
     }
   | {
       readonly type: 'check';

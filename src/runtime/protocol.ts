@@ -5,6 +5,7 @@ import type { AdapterSummary } from '../gpu/device.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { RingPorts, TransferEvent } from '../comm/link.ts';
 import type { Span } from '../trace/tracer.ts';
+import type { Fp16StepInfo } from '../parallel/fp16.ts';
 
 /** Where a rank's data comes from. */
 export type DataSpec =
@@ -78,6 +79,8 @@ export interface RankStepLog {
   /** Bytes this rank sent this step. */
   readonly commBytes: number;
   readonly memory: MemorySnapshot;
+  /** fp16 mixed precision: the loss scale used, whether the step was skipped on overflow, DeepSpeed's log lines. */
+  readonly fp16?: Fp16StepInfo;
   /** Chunk transfers of this step, when recordTransfers is on. */
   readonly transfers?: readonly TransferEvent[];
   /** This rank's timeline spans finished since the last step log, when tracing. */

@@ -10,7 +10,7 @@ import { Trainer } from '../train/trainer.ts';
 import type { TransferEvent } from '../comm/link.ts';
 import type { EpochPlan } from '../data/plan.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
-import { learningRates } from '../schedule/index.ts';
+import { stepSchedule, type StepSchedule } from '../schedule/index.ts';
 import { carryFailuresAcrossComlink, taggingFailures } from './failure.ts';
 import { stageFault } from './fault.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
@@ -43,8 +43,10 @@ interface State {
   counters: { sent: number; commMs: number };
   /** Steps run so far (over all epochs). */
   done: number;
-  /** The learning rate of each optimizer step (the schedule), known once the first epoch is planned. */
-  lrAt: ((step: number) => number) | null;
+  /** fp16 steps skipped on overflow so far: DeepSpeed steps the lr schedule only on steps taken. */
+  skipped: number;
+  /** The lr (and OneCycleLR's momentum / beta1) of each optimizer step, known once the first epoch is planned. */
+  lrAt: StepSchedule | null;
 }
 
 /** How long dispose waits for a call still running on this rank (e.g. a step whose peer died). */
@@ -153,6 +155,7 @@ export function createRankApi(env: RankEnv): RankApi {
         transfers,
         counters,
         done: 0,
+        skipped: 0,
         lrAt: null,
       };
       await runner.syncInitial();
@@ -166,7 +169,7 @@ export function createRankApi(env: RankEnv): RankApi {
         ? await PARALLEL_MODES[config.mode].planEpoch({ config, rank, world, epoch, source: st.source })
         : { epoch, steps: [], samples: 0, indices: new Int32Array(0) };
       // The schedule spans the whole run: every epoch has as many steps as this one.
-      if (st.source) st.lrAt ??= learningRates(config.schedule, config.lr, config.epochs * st.plan.steps.length);
+      if (st.source) st.lrAt ??= stepSchedule(config.schedule, config.lr, config.epochs * st.plan.steps.length);
       return { epoch, steps: st.plan.steps.length, samples: st.plan.samples, indices: st.plan.indices };
     },
 
@@ -187,9 +190,13 @@ export function createRankApi(env: RankEnv): RankApi {
           const t0 = performance.now();
           const tracer = st.gpu.tracer;
           tracer.step = st.done - 1;
+          const k = st.done - 1 - st.skipped;
+          const momentum = st.lrAt?.momentum?.(k);
+          if (momentum !== undefined) (st.runner.optimizer ?? st.trainer.optimizer)?.setMomentum(momentum);
           const r = await tracer.span(`step ${tracer.step}`, 'step', () =>
-            st.runner.step(micro, st.lrAt?.(st.done - 1) ?? st.init.config.lr),
+            st.runner.step(micro, st.lrAt?.lr(k) ?? st.init.config.lr),
           );
+          if (r.fp16?.skipped) st.skipped++;
           return {
             rank: st.init.rank,
             epoch,
@@ -201,6 +208,7 @@ export function createRankApi(env: RankEnv): RankApi {
             commMs: st.counters.commMs,
             commBytes: st.counters.sent,
             memory: st.gpu.memory.snapshot(),
+            ...(r.fp16 ? { fp16: r.fp16 } : {}),
             ...(st.init.recordTransfers ? { transfers: [...st.transfers] } : {}),
             ...(tracer.on ? { spans: tracer.take() } : {}),
           };

@@ -56,6 +56,31 @@ export function describeSchedule(config: LrScheduleConfig): string {
  * The learning rate of each optimizer step k (0-based) of a run of `totalSteps` steps: the lr
  * PyTorch's optimizer.step() uses after k scheduler.step() calls, or `lr` when there is no schedule.
  */
+/**
+ * The momentum (SGD) or beta1 (Adam) the schedule sets at each optimizer step (OneCycleLR with
+ * cycle_momentum), or null when it leaves them alone.
+ */
+export function scheduledMomentum(
+  schedule: LrScheduleConfig | 'none',
+  lr: number,
+  totalSteps: number,
+): ((step: number) => number) | null {
+  if (schedule === 'none') return null;
+  const s = createSchedule(schedule, lr, totalSteps);
+  if (s.momentum(0) === undefined) return null;
+  return (k) => s.momentum(k) ?? NaN;
+}
+
+/** The lr and, where the schedule cycles it, the momentum / beta1 of each optimizer step. */
+export interface StepSchedule {
+  readonly lr: (step: number) => number;
+  readonly momentum: ((step: number) => number) | null;
+}
+
+export function stepSchedule(schedule: LrScheduleConfig | 'none', lr: number, totalSteps: number): StepSchedule {
+  return { lr: learningRates(schedule, lr, totalSteps), momentum: scheduledMomentum(schedule, lr, totalSteps) };
+}
+
 export function learningRates(
   schedule: LrScheduleConfig | 'none',
   lr: number,

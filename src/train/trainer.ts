@@ -4,7 +4,7 @@
 // submitted once; only the loss and accuracy come back. Distributed modes reuse the pieces
 // (recordForward / recordBackward / optimizer) with communication in between.
 import type { Batch } from '../data/batch.ts';
-import { readFloats, storageBuffer, writeFloats } from '../gpu/buffers.ts';
+import { readBuffer, readFloats, storageBuffer, writeFloats } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import { StagingPool } from '../gpu/staging.ts';
@@ -13,6 +13,8 @@ import { tuningFor, type Tuning } from '../gpu/tuning.ts';
 import { Model, type StepPlan } from '../nn/model.ts';
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
 import { GradClipper } from '../optim/clip.ts';
+import { packHalves, unpackHalves } from '../reference/f16.ts';
+import { Fp32Master } from './master.ts';
 import { createOptimizer, type Optimizer, type OptimizerConfig } from '../optim/optimizer.ts';
 
 export interface TrainerOptions {
@@ -36,6 +38,13 @@ export interface TrainerOptions {
   readonly parameterLayout?: GradientLayout;
   /** clip_grad_norm_(max_norm) before each optimizer step; 0 or absent: off. */
   readonly clipGradNorm?: number;
+  /**
+   * fp16 mixed precision (DeepSpeed's fp16): the layers read the parameters as packed halves
+   * (`params`, 2 bytes each), the optimizer updates a float32 master copy of its slice
+   * (`master`, counted as optimizer state) and recordUpdate casts the slice back into the halves.
+   * The shard's offset must be even (a word boundary). Not with a parameterLayout.
+   */
+  readonly fp16?: boolean;
   readonly tuning?: Tuning;
 }
 
@@ -73,6 +82,8 @@ export class Trainer {
     readonly gradOffset: (p: ParamSpec) => number,
     /** First element of the slice this device's optimizer updates. */
     private readonly shardOffset: number,
+    /** fp16: the float32 master copy of the optimizer's slice; else null (the optimizer updates `params`). */
+    readonly master: Fp32Master | null,
   ) {
     this.staging = new StagingPool(gpu, 'step.readback', 32);
   }
@@ -82,18 +93,23 @@ export class Trainer {
     gpu.kernels.tuning = tuning.kernels;
     const shard = o.shard ?? { offset: 0, count: o.spec.total };
     const pl = o.parameterLayout;
-    const params = storageBuffer(gpu, pl?.label ?? 'params', (pl?.size ?? o.spec.total) * 4, 'parameters');
+    const fp16 = o.fp16 === true;
+    if (fp16 && pl) throw new Error('fp16 parameters with a parameter working buffer (ZeRO-3) are not supported');
+    const params = fp16
+      ? storageBuffer(gpu, 'params.fp16', Math.ceil(o.spec.total / 2) * 4, 'parameters')
+      : storageBuffer(gpu, pl?.label ?? 'params', (pl?.size ?? o.spec.total) * 4, 'parameters');
+    const master = fp16 ? await Fp32Master.create(gpu, params, shard.offset, shard.count) : null;
     const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
     const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
     const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
-    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset, pl?.offset);
+    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset, pl?.offset, fp16);
     const optimizer =
       o.optimizer === null
         ? null
         : await createOptimizer(gpu, o.optimizer, {
-            params,
+            params: master?.buffer ?? params,
             grads: shardGrads ?? grads,
-            paramOffset: shard.offset,
+            paramOffset: master ? 0 : shard.offset,
             gradOffset: shardGrads ? 0 : shard.offset,
             count: shard.count,
           });
@@ -101,13 +117,32 @@ export class Trainer {
       o.clipGradNorm && !o.shard
         ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups)
         : null;
-    return new Trainer(gpu, o.spec, params, grads, model, optimizer, clipper, shardGrads, layout.offset, shard.offset);
+    const { offset } = shard;
+    return new Trainer(
+      gpu,
+      o.spec,
+      params,
+      grads,
+      model,
+      optimizer,
+      clipper,
+      shardGrads,
+      layout.offset,
+      offset,
+      master,
+    );
   }
 
+  /**
+   * Sets every parameter. fp16: the layers' halves are `flat` rounded to fp16, and the master slice
+   * their values (DeepSpeed halves the module first, then copies its fp32 master from the halves).
+   */
   setParams(flat: Float32Array): void {
     this.assertFullParams();
     if (flat.length !== this.spec.total) throw new Error(`expected ${this.spec.total} parameters, got ${flat.length}`);
-    writeFloats(this.gpu, this.params, 0, flat);
+    const halves = this.master ? packHalves(flat) : null;
+    writeFloats(this.gpu, this.params, 0, halves ?? flat);
+    if (halves) this.master?.write(unpackHalves(halves, flat.length));
   }
 
   /** Writes `data` (e.g. an all-reduced bucket) into the gradient arena from element `offset`. */
@@ -123,16 +158,20 @@ export class Trainer {
 
   /** Throws when the parameters are not a full arena here (ZeRO-3: the mode's runner holds them). */
   private assertFullParams(): void {
-    if (this.params.size !== this.spec.total * 4)
+    if (this.params.size !== (this.master ? Math.ceil(this.spec.total / 2) : this.spec.total) * 4)
       throw new Error(
         `this trainer holds a ${this.params.label} of ${this.params.size / 4} elements, not the parameters`,
       );
   }
 
-  readParams(): Promise<Float32Array<ArrayBuffer>> {
+  /** The parameters the layers use (fp16: the halves' values, as a DeepSpeed fp16 module's state_dict holds). */
+  async readParams(): Promise<Float32Array<ArrayBuffer>> {
     this.assertFullParams();
-    return readFloats(this.gpu, this.params, 0, this.spec.total);
+    if (!this.master) return readFloats(this.gpu, this.params, 0, this.spec.total);
+    const words = new Uint32Array(await readBuffer(this.gpu, this.params));
+    return unpackHalves(words, this.spec.total) as Float32Array<ArrayBuffer>;
   }
+
   readGrads(): Promise<Float32Array<ArrayBuffer>> {
     return readFloats(this.gpu, this.grads, 0, this.spec.total);
   }
@@ -214,6 +253,7 @@ export class Trainer {
     rec.phase('optimizer');
     this.clipper?.record(rec);
     this.optimizer?.record(rec, lr);
+    if (this.optimizer) this.master?.recordCast(rec);
     rec.clear(this.grads);
   }
 
@@ -282,6 +322,7 @@ export class Trainer {
     this.staging.destroy();
     this.clipper?.destroy();
     this.optimizer?.destroy();
+    this.master?.destroy();
     if (this.shardGrads) this.gpu.memory.destroy(this.shardGrads);
     this.model.destroy();
     this.gpu.memory.destroy(this.params);

@@ -44,7 +44,7 @@ const close = (a: Float32Array, b: Float32Array) => compareTensors(a, b, { rtol:
 
 describe('distributed training (Node worker threads, Dawn)', () => {
   it('replays PyTorch DDP world 2 (ddp_world2.safetensors): params, shards and losses', async () => {
-    const r = await webddp('parity', 'test/fixtures/ddp_world2.safetensors');
+    const r = await webddp('parity', 'fixtures/ddp_world2.safetensors');
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(/parity OK: 12 checks/);
   });

@@ -13,7 +13,7 @@ import { checkTensor } from '../../src/parity/tolerance.ts';
 import { simpleCnnStep } from '../../src/reference/simplecnn.ts';
 import { Trainer } from '../../src/train/trainer.ts';
 import { expectClose } from '../helpers/gradcheck.ts';
-import { fittedGpuTuning } from '../helpers/fit-tiles.ts';
+import { fittedGpuTuning } from '../../src/check/cases/fit-tiles.ts';
 import { testGpu } from '../helpers/gpu.ts';
 
 let gpu: Gpu;
@@ -24,7 +24,7 @@ afterAll(() => gpu?.destroy());
 
 describe('SimpleCNN against PyTorch (simplecnn_grad.safetensors)', () => {
   it('logits, loss, gradients, optimizer steps and clipping are within the fixture tolerances', async () => {
-    const path = 'test/fixtures/simplecnn_grad.safetensors';
+    const path = 'fixtures/simplecnn_grad.safetensors';
     const f = readFixture(new Uint8Array(readFileSync(path)), path);
     const outputs = await runGradFixture(gpu, f);
     const rows = outputs.map((o) => {

@@ -1,16 +1,10 @@
-// Every WGSL kernel against its CPU reference on a real device (Dawn: the GPU, or SwiftShader).
-// CASES is typed Record<KernelName, ...>: adding a kernel without test cases does not compile.
+// Every WGSL kernel against its CPU reference on a real device (Dawn: the GPU, or SwiftShader): the
+// cases `webddp check` runs (src/check/cases; typed Record<KernelName, ...>, so adding a kernel
+// without cases does not compile).
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Gpu } from '../../src/gpu/device.ts';
-import type { KernelName } from '../../src/gpu/kernels.ts';
+import { KERNEL_CASES } from '../../src/check/cases/index.ts';
 import { testGpu } from '../helpers/gpu.ts';
-import type { OpCase } from './cases/case.ts';
-import { convCases } from './cases/conv.ts';
-import { convTiledCases } from './cases/conv-tiled.ts';
-import { denseCases } from './cases/dense.ts';
-import { optimCases } from './cases/optim.ts';
-
-const CASES: Record<KernelName, readonly OpCase[]> = { ...convCases, ...convTiledCases, ...denseCases, ...optimCases };
 
 let gpu: Gpu;
 beforeAll(async () => {
@@ -18,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => gpu?.destroy());
 
-for (const [kernel, cases] of Object.entries(CASES)) {
+for (const [kernel, cases] of Object.entries(KERNEL_CASES)) {
   describe(kernel, () => {
     for (const c of cases) {
       it(c.name, async (ctx) => {

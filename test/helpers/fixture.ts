@@ -1,4 +1,4 @@
-// Loads test/fixtures/simplecnn_grad.safetensors (PyTorch 2.11, CPU fp32; see test/fixtures/README.md)
+// Loads fixtures/simplecnn_grad.safetensors (PyTorch 2.11, CPU fp32; see test/fixtures/README.md)
 // into flat arenas in ModelSpec order, for the reference-op tests and the GPU tests alike:
 // parameters, the batch, logits, loss, gradients, the parameters after two optimizer steps
 // (after2.<opt>.*), clip_grad_norm_'s outputs, and the hyper-parameters from __metadata__.spec.
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { getF32, getI32, parseSafetensors, type SafeTensors } from '../../src/checkpoint/safetensors.ts';
 import { simpleCnnSpec, type ModelSpec } from '../../src/nn/spec.ts';
 
-export const GRAD_FIXTURE_PATH = fileURLToPath(new URL('../fixtures/simplecnn_grad.safetensors', import.meta.url));
+export const GRAD_FIXTURE_PATH = fileURLToPath(new URL('../../fixtures/simplecnn_grad.safetensors', import.meta.url));
 
 export type OptimizerName = 'sgd' | 'adam' | 'adamw';
 

@@ -2,7 +2,7 @@
 three steps of SGD / Adam / AdamW variants (test/unit/reference-optim-torch.test.ts), clip_grad_norm_
 values (reference-optim.test.ts) and a cross-entropy gradient (reference-softmax-xent.test.ts).
 Run from the repository root: OUT=dir python3 test/helpers/torch-goldens.py. With
-test/fixtures/simplecnn_grad.safetensors present it also writes grad2.safetensors: torch's float32
+fixtures/simplecnn_grad.safetensors present it also writes grad2.safetensors: torch's float32
 gradients at the second step of each after2.* run (grad2.<opt>.<name>) and a float64 forward/backward
 of the fixture batch (f64.*), and records in goldens.json how far its after2 runs are from the
 fixture's (0 when this torch reproduces the fixture). Inputs are dyadic rationals, exact in float32,
@@ -44,7 +44,7 @@ res["clip"] = {"notes": clip([torch.tensor([3, 4, .5]), torch.tensor([[1, -2], [
 z = torch.tensor([[2, 1, .1], [.5, 2.5, -1], [-.3, .2, .9], [1, 1, 1]], requires_grad=True)
 l = F.cross_entropy(z, torch.tensor([0, 1, 2, 1])); l.backward()
 res["xent"] = {"loss": hx(l.detach().reshape(1))[0], "grad": hx(z.grad)}
-fx = "test/fixtures/simplecnn_grad.safetensors"
+fx = "fixtures/simplecnn_grad.safetensors"
 if os.path.exists(fx):
     from safetensors.torch import load_file, save_file
     import importlib.util as u

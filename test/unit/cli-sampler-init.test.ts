@@ -202,7 +202,7 @@ describe('webddp init', () => {
     ]);
     expect(st.metadata).toMatchObject({ format: 'pt', producer: 'webddp', seed: '0', width: '1' });
     const ref = parseSafetensors(
-      new Uint8Array(readFileSync(new URL('../fixtures/simplecnn_grad.safetensors', import.meta.url))),
+      new Uint8Array(readFileSync(new URL('../../fixtures/simplecnn_grad.safetensors', import.meta.url))),
     );
     const arena = initSimpleCnn(spec, 0);
     for (const p of spec.params) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { command as trainCmd } from '../../src/cli/cmd-train.ts';
 import { UsageError } from '../../src/cli/command.ts';
-import { buildTrainConfig } from '../../src/cli/train-config.ts';
+import { buildTrainConfig, describeFp16 } from '../../src/cli/train-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-ds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,7 +49,7 @@ const usage = async (values: Record<string, string | boolean>) => {
 };
 
 describe('--deepspeed-config', () => {
-  it("the seed's file gives the one TrainConfig; flags for other settings apply; notes say what is not applied", async () => {
+  it("the seed's file gives the one TrainConfig; flags for other settings apply; notes say what fp16 does", async () => {
     const r = await buildTrainConfig({ 'deepspeed-config': seed, epochs: '3', workers: '2' });
     expect(r.config).toMatchObject({
       mode: 'zero2',
@@ -70,8 +70,39 @@ describe('--deepspeed-config', () => {
       `DeepSpeed config ${seed}: train_batch_size 64 = micro-batch 16 x accumulation 2 x 2 workers`,
       'optimizer AdamW: DeepSpeed FusedAdam, the update of torch.optim.AdamW (decoupled weight decay), weight_decay 0.01',
       'scheduler WarmupLR(warmup_min_lr=0, warmup_max_lr=0.00002, warmup_num_steps=100, warmup_type=log)',
-      'note: fp16 parsed but not yet applied: this run trains in fp32',
+      describeFp16(r.config),
     ]);
+    expect(describeFp16(r.config)).toMatch(
+      /^fp16 mixed precision: .*dynamic loss scale from 2\^16 \(window 1000, hysteresis 2, min 1\)\. Storage only: the kernels compute in float32/,
+    );
+  });
+
+  it('--reduce-bucket-size sets the ZeRO bucket; the file wins over it', async () => {
+    expect((await buildTrainConfig({ 'reduce-bucket-size': '1000', mode: 'zero2' })).config.reduceBucketSize).toBe(
+      1000,
+    );
+    expect(await usage({ 'deepspeed-config': seed, 'reduce-bucket-size': '1000' })).toBe(
+      `--reduce-bucket-size 1000 conflicts with ${seed}: zero_optimization.reduce_bucket_size gives 200000000`,
+    );
+  });
+
+  it('--fp16 turns fp16 on; modes without it and bf16 are refused by name', async () => {
+    expect((await buildTrainConfig({ fp16: true, mode: 'zero1' })).config.fp16).toBe(true);
+    expect(await usage({ fp16: true, mode: 'dp' })).toBe(
+      'fp16 is not supported with mode dp: fp16 mixed precision runs with ddp, zero1, zero2',
+    );
+    expect(await usage({ fp16: true, mode: 'zero3' })).toMatch(/^fp16 is not supported with mode zero3/);
+    const bare = file('bare16.json', { train_batch_size: 8 });
+    // a file without an fp16 section leaves it to the flag; one that turns it off wins over it
+    expect((await buildTrainConfig({ 'deepspeed-config': bare, fp16: true })).config.fp16).toBe(true);
+    const off = file('fp16off.json', { train_batch_size: 8, fp16: { enabled: false } });
+    expect(await usage({ 'deepspeed-config': off, fp16: true })).toBe(
+      `--fp16 true conflicts with ${off}: fp16.enabled gives false`,
+    );
+    const bf16 = file('bf16.json', { train_batch_size: 8, bf16: { enabled: true } });
+    expect(await usage({ 'deepspeed-config': bf16 })).toBe(
+      'bf16 (bfloat16 mixed precision) is not supported: webddp implements fp16 mixed precision (fp16.enabled, --fp16)',
+    );
   });
 
   it('a flag that contradicts the file is refused naming both; one that agrees is fine', async () => {

@@ -63,7 +63,7 @@ function sha256F32(v: Float32Array): string {
 
 describe('initSimpleCnn vs torch 2.11 (simplecnn_grad.safetensors param.*, seed 0, width 1)', () => {
   const st = parseSafetensors(
-    new Uint8Array(readFileSync(fixtureUrl('simplecnn_grad.safetensors'))),
+    new Uint8Array(readFileSync(new URL('../../fixtures/simplecnn_grad.safetensors', import.meta.url))),
     'simplecnn_grad.safetensors',
   );
   const spec = simpleCnnSpec(1);
@@ -152,7 +152,9 @@ describe(`initSimpleCnn vs init_golden.json (torch ${golden.torch}, gen_init_gol
   });
 
   it('the seed-0 width-1 golden matches the 2.11 fixture (ties 1.13 to 2.11)', () => {
-    const st = parseSafetensors(new Uint8Array(readFileSync(fixtureUrl('simplecnn_grad.safetensors'))));
+    const st = parseSafetensors(
+      new Uint8Array(readFileSync(new URL('../../fixtures/simplecnn_grad.safetensors', import.meta.url))),
+    );
     const m = golden.models.find((x) => x.seed === 0 && x.width === 1);
     for (const [name, t] of Object.entries(m?.params ?? {}))
       expect(sha256F32(getF32(st, `param.${name}`)), name).toBe(t.sha256);

@@ -1,4 +1,4 @@
-// The whole-model reference against PyTorch (test/fixtures/simplecnn_grad.safetensors): logits,
+// The whole-model reference against PyTorch (fixtures/simplecnn_grad.safetensors): logits,
 // loss and every gradient; two optimizer steps of SGD, Adam and AdamW (each step recomputes the
 // gradient on the same batch, as gen_fixtures.py does); clip_grad_norm_; and central finite
 // differences of the whole model in float64 at a small width.

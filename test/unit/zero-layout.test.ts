@@ -2,6 +2,7 @@
 // gradient bucket and the parameter working buffer are far smaller than the model (and than fc1),
 // every piece fits them, and the packed pieces hold exactly the weights the kernels read.
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/config.ts';
 import { LinearLayer } from '../../src/nn/layers/linear.ts';
 import { paramByName, simpleCnnSpec } from '../../src/nn/spec.ts';
 import { bucketLayout, layerRanges } from '../../src/parallel/zero/layout.ts';
@@ -28,6 +29,18 @@ describe('ZeRO layouts', () => {
     expect(grads.offset(paramByName(spec, 'conv2.bias'))).toBe(18_432);
     // At width 2 conv2 (73,856 floats) is never cut: it sets the bound.
     expect(bucketLayout(simpleCnnSpec(2), 'g', false).size).toBe(73_856);
+  });
+
+  it('reduce_bucket_size sets the bucket: the default is BUCKET; one that holds fc1 keeps every layer whole', () => {
+    const spec = simpleCnnSpec(1);
+    expect(DEFAULT_CONFIG.reduceBucketSize).toBe(BUCKET);
+    expect(bucketLayout(spec, 'g', false, DEFAULT_CONFIG.reduceBucketSize).size).toBe(15 * 4097);
+    // the seed's 2e8: nothing is cut, the bucket is the largest layer (DeepSpeed's one bucket for a small model)
+    expect(layerRanges(spec, 2e8).some((l) => l.large)).toBe(false);
+    expect(bucketLayout(spec, 'g', false, 2e8).size).toBe(524_416);
+    // smaller than fc1's row (4097): one row per piece, and the bucket is conv2, never cut
+    expect(pieceShape(128, 4096, 1000).rows).toBe(1);
+    expect(bucketLayout(spec, 'g', false, 1000).size).toBe(18_496);
   });
 
   it('packs rows (weight then bias) and columns ([o, cols]) of a gathered Linear layer', () => {

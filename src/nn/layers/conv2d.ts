@@ -79,12 +79,12 @@ export class Conv2dLayer implements Layer {
     const label = `${this.name}.forward`;
     const t = forwardTiles(this.ci, ctx.tuning, ctx.gpu.device.limits);
     if (t) {
-      const k = await ctx.gpu.kernels.get('conv2d_forward_tiled', { ...t });
+      const k = await ctx.gpu.kernels.get('conv2d_forward_tiled', { ...t }, ctx.paramStorage);
       const pixelTiles = cdiv(this.h, t.ROWS) * cdiv(this.w, t.TW);
       return [makeOp(ctx.gpu, k, label, shape, operands, [pixelTiles, cdiv(this.co, t.TCO), batch])];
     }
     const wide = ctx.tuning.convForward === 'wide';
-    const k = await ctx.gpu.kernels.get(wide ? 'conv2d_forward_wide' : 'conv2d_forward');
+    const k = await ctx.gpu.kernels.get(wide ? 'conv2d_forward_wide' : 'conv2d_forward', {}, ctx.paramStorage);
     const { WG_X = 64, WG_Y = 1 } = k.overrides;
     const b = wide ? 16 : 4; // channels and pixels per invocation
     const wg = [cdiv(this.h * cdiv(this.w, b), WG_X), cdiv(cdiv(this.co, b), WG_Y), batch] as const;
@@ -139,12 +139,12 @@ export class Conv2dLayer implements Layer {
     const label = `${this.name}.backward_input`;
     const t = inputTiles(this.co, ctx.tuning, g.device.limits);
     if (t) {
-      const k = await g.kernels.get('conv2d_backward_input_tiled', { ...t });
+      const k = await g.kernels.get('conv2d_backward_input_tiled', { ...t }, ctx.paramStorage);
       const pixelTiles = cdiv(this.h, t.ROWS) * cdiv(this.w, t.TW);
       return makeOp(g, k, label, shape, { dy, theta: ctx.params, dx }, [pixelTiles, cdiv(this.ci, t.TCI), batch]);
     }
     const wide = ctx.tuning.convInput === 'wide';
-    const k = await g.kernels.get(wide ? 'conv2d_backward_input_wide' : 'conv2d_backward_input');
+    const k = await g.kernels.get(wide ? 'conv2d_backward_input_wide' : 'conv2d_backward_input', {}, ctx.paramStorage);
     const { WG_X = 64, WG_Y = 1 } = k.overrides;
     const b = wide ? 16 : 4;
     const wg = [cdiv(this.h * cdiv(this.w, b), WG_X), cdiv(cdiv(this.ci, b), WG_Y), batch] as const;

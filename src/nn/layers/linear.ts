@@ -38,7 +38,7 @@ export class LinearLayer implements Layer {
 
   // x [N, i] -> y [N, o] = relu?(x W^T + b)
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
-    const k = await ctx.gpu.kernels.get('linear_forward');
+    const k = await ctx.gpu.kernels.get('linear_forward', {}, ctx.paramStorage);
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
     return [
       makeOp(
@@ -64,7 +64,7 @@ export class LinearLayer implements Layer {
     const g = ctx.gpu;
     const ops: Op[] = [];
     if (io.dx) {
-      const k = await g.kernels.get('linear_backward_input');
+      const k = await g.kernels.get('linear_backward_input', {}, ctx.paramStorage);
       const { WG_X = 16, WG_Y = 4 } = k.overrides;
       ops.push(
         makeOp(

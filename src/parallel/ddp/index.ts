@@ -8,13 +8,16 @@ export const ddp: ParallelMode = {
   ...RING_PLANNING,
   partitioned: { optimizer: false, gradients: false, parameters: false },
   usesGpu0Bsz: false,
+  fp16: true,
   validate: () => [],
-  // One worker: a step is submits only (no collective); accumulation would interleave micro-batches.
-  pipelines: (c) => c.workers === 1 && c.gradAccum === 1,
+  // One worker: a step is submits only (no collective); accumulation would interleave micro-batches;
+  // fp16 reads the overflow flag back before its update.
+  pipelines: (c) => c.workers === 1 && c.gradAccum === 1 && !c.fp16,
   trainerOptions: (spec, c) => ({
     spec,
     maxBatch: c.batchSize,
     optimizer: optimizerOf(c),
+    ...(c.fp16 ? { fp16: true } : {}),
     ...(c.clipGradNorm > 0 ? { clipGradNorm: c.clipGradNorm } : {}),
   }),
   createRunner: async (ctx) => (await import('./runner.ts')).DdpRunner.create(ctx),

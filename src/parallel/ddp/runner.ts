@@ -4,6 +4,10 @@
 // they are pre-divided by the world size on the GPU, copied out, and all-reduced over the ring
 // while the GPU goes on with the earlier layers' backward. Then every rank steps its own optimizer.
 // Gradient accumulation: micro-batches before the last run without any all-reduce (no_sync).
+// fp16 (DeepSpeed's fp16 section): the loss gradient is multiplied by the loss scale, each bucket is
+// packed into halves and all-reduced as fp16 (half the bytes, as PyTorch's fp16_compress_hook), the
+// halves are checked for inf/NaN and unscaled into the float32 gradients, and an overflowing step
+// skips the optimizer (../fp16.ts).
 import { bufferFrom } from '../../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
 import { Readback } from '../../gpu/readback.ts';
@@ -11,6 +15,9 @@ import { Recorder } from '../../gpu/recorder.ts';
 import type { StepPlan } from '../../nn/model.ts';
 import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
 import { computeBuckets, type Bucket } from './buckets.ts';
+import { HalfGradients } from '../../train/half-grads.ts';
+import type { LossScaler } from '../../optim/loss-scaler.ts';
+import { lossScalerOf, scalerStep } from '../fp16.ts';
 
 interface BucketIO {
   readonly bucket: Bucket;
@@ -23,10 +30,12 @@ export class DdpRunner implements ModeRunner {
     private readonly ctx: ModeContext,
     private readonly buckets: readonly BucketIO[],
     private readonly factor: GPUBuffer,
+    private readonly fp16: { readonly half: HalfGradients; readonly scaler: LossScaler } | null,
   ) {}
 
   static async create(ctx: ModeContext): Promise<DdpRunner> {
     const { gpu, trainer, world } = ctx;
+    const fp16 = ctx.config.fp16;
     const factor = bufferFrom(gpu, 'ddp.inv_world', Float32Array.of(1 / world), 'other');
     const k = await gpu.kernels.get('scale');
     const buckets = computeBuckets(trainer.spec.params, ctx.config.bucketCapMB).map((bucket) => ({
@@ -39,9 +48,17 @@ export class DdpRunner implements ModeRunner {
         { factor, data: trainer.grads },
         grid1d(bucket.count, k.overrides.WG ?? 64),
       ),
-      readback: new Readback(gpu, `ddp.bucket${bucket.index}`, bucket.count),
+      // fp16: the bucket's halves, two per word
+      readback: new Readback(gpu, `ddp.bucket${bucket.index}`, fp16 ? Math.ceil(bucket.count / 2) : bucket.count),
     }));
-    return new DdpRunner(ctx, buckets, factor);
+    const half = fp16
+      ? await HalfGradients.create(
+          gpu,
+          trainer.grads,
+          buckets.map((b) => b.bucket),
+        )
+      : null;
+    return new DdpRunner(ctx, buckets, factor, half ? { half, scaler: lossScalerOf(ctx.config) } : null);
   }
 
   /** Rank 0's parameters to everyone (DDP's constructor does this). */
@@ -76,12 +93,13 @@ export class DdpRunner implements ModeRunner {
     const { trainer, source, world, tracer } = this.ctx;
     if (!source) throw new Error('DDP rank has no data source');
     const stats = new StatsSum();
+    const lossScale = this.fp16?.scaler.scale ?? 1;
     for (const [m, mb] of micro.entries()) {
       const endData = tracer.begin('data', 'data');
       const batch = source.trainBatch(mb.start, mb.count);
       endData();
       const plan = await trainer.upload(batch);
-      plan.lossBackward.setParams({ scale: 1 / (mb.count * micro.length) });
+      plan.lossBackward.setParams({ scale: lossScale / (mb.count * micro.length) });
       const rec = new Recorder(this.ctx.gpu, 'ddp.forward_backward');
       trainer.recordForward(rec, plan, 'images' in batch);
       const statsBuf = trainer.copyStats(rec);
@@ -89,12 +107,15 @@ export class DdpRunner implements ModeRunner {
       const sync = m === micro.length - 1 && world > 1;
       // One worker, one micro-batch: the update goes in the same submit, so that the next step
       // (the coordinator may already have asked for it: ParallelMode.pipelines) queues behind it.
-      const alone = world === 1 && micro.length === 1;
+      const alone = world === 1 && micro.length === 1 && !this.fp16;
       let reduced = Promise.resolve();
       if (sync) reduced = this.backwardWithBuckets(rec, plan);
       else {
         trainer.recordBackward(rec, plan);
         if (alone) trainer.recordUpdate(rec, lr);
+        // fp16 on one worker: the gradients still become halves (their precision and overflow)
+        if (this.fp16 && world === 1 && m === micro.length - 1)
+          for (const k of this.buckets.keys()) this.fp16.half.recordPack(rec, k);
         rec.submit();
         if (alone) submitted();
       }
@@ -105,10 +126,25 @@ export class DdpRunner implements ModeRunner {
       stats.add(r.loss, r.correct, mb.count);
       if (alone) return stats.value;
     }
+    if (this.fp16) return { ...stats.value, fp16: await this.fp16Update(this.fp16, lr) };
     const rec = new Recorder(this.ctx.gpu, 'ddp.update');
     trainer.recordUpdate(rec, lr);
     rec.submit();
     return stats.value;
+  }
+
+  /** fp16: checks the reduced halves for overflow, unscales them, and steps unless the scaler skips. */
+  private async fp16Update(f: NonNullable<DdpRunner['fp16']>, lr: number) {
+    const { gpu, trainer } = this.ctx;
+    const check = new Recorder(gpu, 'ddp.fp16.unscale');
+    f.half.recordUnscale(check, f.scaler.scale);
+    check.submit();
+    const info = scalerStep(f.scaler, await f.half.readOverflow());
+    const rec = new Recorder(gpu, 'ddp.update');
+    if (info.skipped) rec.clear(trainer.grads);
+    else trainer.recordUpdate(rec, lr);
+    rec.submit();
+    return info;
   }
 
   /**
@@ -125,26 +161,33 @@ export class DdpRunner implements ModeRunner {
     const ready = new Set<string>();
     const done = new Set<number>();
     let chain = Promise.resolve();
+    const half = this.fp16?.half;
     for (const seg of plan.backward) {
       for (const op of seg.ops) rec.dispatch(op);
       rec.layer(`${seg.layer}.backward`);
       for (const p of seg.ready) ready.add(p.name);
-      for (const b of this.buckets) {
+      for (const [k, b] of this.buckets.entries()) {
         if (done.has(b.bucket.index) || !b.bucket.params.every((p) => ready.has(p.name))) continue;
         done.add(b.bucket.index);
         const name = `bucket ${b.bucket.index}`;
         rec.phase(`${name} copy`);
         rec.dispatch(b.prescale);
-        b.readback.record(rec, trainer.grads, b.bucket.offset, b.bucket.count);
+        // fp16: the bucket's halves travel (fp16_compress_hook: divided by W, then cast)
+        const n = half ? half.wordCount(k) : b.bucket.count;
+        if (half) half.recordPack(rec, k);
+        if (half) b.readback.record(rec, half.words, half.wordOffsets[k] ?? 0, n);
+        else b.readback.record(rec, trainer.grads, b.bucket.offset, n);
         rec.submit();
         rec = new Recorder(gpu, 'ddp.backward');
         chain = chain.then(async () => {
           // Waiting for the copy is waiting for the GPU (its backward), not communication: a mark.
-          const data = await b.readback.read(b.bucket.count);
-          tracer.mark(`${name} ready`, 'comm', { bytes: b.bucket.count * 4 });
-          await this.ctx.comm(() => pg.allReduce(data), `all-reduce ${name}`);
+          const data = await b.readback.read(n);
+          tracer.mark(`${name} ready`, 'comm', { bytes: n * 4 });
+          await this.ctx.comm(() => pg.allReduce(data, half ? { halves: true } : {}), `all-reduce ${name}`);
           const endWrite = tracer.begin(`write ${name}`, 'comm');
-          trainer.writeGrads(b.bucket.offset, data, `ddp.bucket${b.bucket.index}`);
+          const label = `ddp.bucket${b.bucket.index}`;
+          if (half) half.writeWords(k, new Uint32Array(data.buffer, data.byteOffset, n), label);
+          else trainer.writeGrads(b.bucket.offset, data, label);
           endWrite();
         });
       }
@@ -158,6 +201,7 @@ export class DdpRunner implements ModeRunner {
       b.prescale.destroy();
       b.readback.destroy();
     }
+    this.fp16?.half.destroy();
     this.ctx.gpu.memory.destroy(this.factor);
   }
 }

@@ -10,15 +10,17 @@ function zeroStage(stage: 1 | 2): ParallelMode {
     ...RING_PLANNING,
     partitioned: { optimizer: true, gradients: stage >= 2, parameters: false },
     usesGpu0Bsz: false,
+    fp16: true,
     validate: () => [],
     trainerOptions: (spec, c, rank, world) => {
-      const p = zeroPartition(rank, world, spec.total);
+      const p = zeroPartition(rank, world, spec.total, c.fp16);
       return {
         spec,
         maxBatch: c.batchSize,
         optimizer: optimizerOf(c),
         shard: { offset: p.start, count: p.end - p.start, ownGradients: stage >= 2 },
-        ...(stage >= 2 ? { gradientLayout: bucketLayout(spec, 'grads.bucket', false) } : {}),
+        ...(c.fp16 ? { fp16: true } : {}),
+        ...(stage >= 2 ? { gradientLayout: bucketLayout(spec, 'grads.bucket', false, c.reduceBucketSize) } : {}),
       };
     },
     createRunner: async (ctx) => (await import('./runner.ts')).ZeroRunner.create(ctx, stage),
@@ -36,13 +38,14 @@ export const zero3: ParallelMode = {
   ...RING_PLANNING,
   partitioned: { optimizer: true, gradients: true, parameters: true },
   usesGpu0Bsz: false,
+  fp16: false, // the per-layer parameter gathers run in float32
   validate: () => [],
   trainerOptions: (spec, c) => ({
     spec,
     maxBatch: c.batchSize,
     optimizer: null,
-    gradientLayout: bucketLayout(spec, 'grads.bucket', false),
-    parameterLayout: bucketLayout(spec, 'params.working', true),
+    gradientLayout: bucketLayout(spec, 'grads.bucket', false, c.reduceBucketSize),
+    parameterLayout: bucketLayout(spec, 'params.working', true, c.reduceBucketSize),
   }),
   createRunner: async (ctx) => (await import('./stage3.ts')).Zero3Runner.create(ctx),
 };

@@ -6,9 +6,14 @@ import type { ModelSpec, ParamSpec } from '../../nn/spec.ts';
 import type { GradientLayout } from '../../train/trainer.ts';
 import { BUCKET, pieceShape } from './linear-pieces.ts';
 
-/** Rank `rank`'s ZeRO partition of a `total`-element arena (reduce_scatter_tensor's shard). */
-export function zeroPartition(rank: number, world: number, total: number): Range {
-  return chunkRange(rank, total, world);
+/**
+ * Rank `rank`'s ZeRO partition of a `total`-element arena (reduce_scatter_tensor's shard). fp16:
+ * the shard of the ceil(total / 2) words of packed halves, in elements (so it starts on a word).
+ */
+export function zeroPartition(rank: number, world: number, total: number, fp16 = false): Range {
+  if (!fp16) return chunkRange(rank, total, world);
+  const w = chunkRange(rank, Math.ceil(total / 2), world);
+  return { start: Math.min(2 * w.start, total), end: Math.min(2 * w.end, total) };
 }
 
 export interface LayerRange {

@@ -10,7 +10,10 @@ import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
 import type { Recorder } from '../../gpu/recorder.ts';
 import type { LinearLayer } from '../../nn/layers/linear.ts';
 
-/** webddp ZeRO's reduce_bucket_size: 64 Ki floats (256 KiB), the most one gradient or parameter piece holds. */
+/**
+ * webddp's default ZeRO bucket (TrainConfig.reduceBucketSize, DeepSpeed's reduce_bucket_size): 64 Ki
+ * elements (256 KiB), the most one gradient or parameter piece holds.
+ */
 export const BUCKET = 64 * 1024;
 
 /** [src, srcOffset, dst, dstOffset, bytes] */

@@ -6,7 +6,6 @@ import type { BackwardIO } from '../../nn/layer.ts';
 import { LinearLayer } from '../../nn/layers/linear.ts';
 import type { Trainer } from '../../train/trainer.ts';
 import {
-  BUCKET,
   forwardPieces,
   inputGradPieces,
   isLarge,
@@ -28,10 +27,12 @@ export class PieceCache {
   constructor(
     private readonly gpu: Gpu,
     private readonly trainer: Trainer,
+    /** The bucket, in elements (TrainConfig.reduceBucketSize). */
+    private readonly bucket: number,
   ) {
     const widths = this.large().map((l) => {
       const [o = 0, i = 0] = l.weight.shape;
-      const { rows, cols } = pieceShape(o, i, BUCKET);
+      const { rows, cols } = pieceShape(o, i, this.bucket);
       return Math.max(Math.min(rows, o), Math.min(cols, i));
     });
     const n = trainer.model.maxBatch * Math.max(1, ...widths);
@@ -41,7 +42,9 @@ export class PieceCache {
 
   /** The model's Linear layers larger than one bucket. */
   large(): LinearLayer[] {
-    return this.trainer.model.layers.filter((l): l is LinearLayer => l instanceof LinearLayer && isLarge(l, BUCKET));
+    return this.trainer.model.layers.filter(
+      (l): l is LinearLayer => l instanceof LinearLayer && isLarge(l, this.bucket),
+    );
   }
 
   /** The large Linear layer `name`, or null when that layer is kept whole. */
@@ -61,7 +64,7 @@ export class PieceCache {
         tmpIn: this.tmpIn,
         tmpOut: this.tmpOut,
       };
-      p = BUILD[kind](this.gpu, layer, b, n, BUCKET);
+      p = BUILD[kind](this.gpu, layer, b, n, this.bucket);
       this.cache.set(key, p);
     }
     return p;

@@ -7,6 +7,11 @@
 // (grad-bucket.ts); the rank's device gradients are that bucket plus its reduced partition:
 // 240 KiB + P/W, against P for DDP (2.18 MB at width 1).
 // Clipping uses the global norm (partition norms all-reduced).
+// fp16 (DeepSpeed's fp16 with ZeRO): the loss gradient is multiplied by the loss scale; the summed
+// gradients are cast to halves and reduce-scattered as halves (half the bytes), each rank checks
+// its partition for inf/NaN and the ranks agree on the flag (DeepSpeed all-reduces it); an
+// overflowing step is skipped, else the partition is unscaled into float32, the rank's fp32 master
+// steps, and the fp16 parameters (halves) are all-gathered.
 import { bufferFrom } from '../../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
 import { Readback } from '../../gpu/readback.ts';
@@ -19,6 +24,10 @@ import { GradientBucket } from './grad-bucket.ts';
 import { layerRanges, zeroPartition, type LayerRange } from './layout.ts';
 import { recordPiece } from './linear-pieces.ts';
 import { PieceCache } from './piece-cache.ts';
+import { halvesView } from '../../comm/collectives.ts';
+import type { LossScaler } from '../../optim/loss-scaler.ts';
+import { halvesOverflow, packHalves, unpackHalves } from '../../reference/f16.ts';
+import { lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 
 /** Stage 2's bounded gradient path. */
 interface Stage2 {
@@ -30,6 +39,8 @@ interface Stage2 {
 export class ZeroRunner implements ModeRunner {
   private host: Float32Array;
   private readonly grads: Float32Array;
+  /** fp16: the loss scaler and the host's packed fp16 parameters (all-gathered every step). */
+  private readonly fp16: { readonly scaler: LossScaler; readonly words: Uint32Array } | null;
 
   private constructor(
     private readonly ctx: ModeContext,
@@ -43,6 +54,9 @@ export class ZeroRunner implements ModeRunner {
   ) {
     this.host = new Float32Array(ctx.trainer.spec.total);
     this.grads = stage2?.bucket.host ?? new Float32Array(ctx.trainer.spec.total);
+    this.fp16 = ctx.config.fp16
+      ? { scaler: lossScalerOf(ctx.config), words: new Uint32Array(Math.ceil(ctx.trainer.spec.total / 2)) }
+      : null;
   }
 
   static async create(ctx: ModeContext, stage: 1 | 2): Promise<ZeroRunner> {
@@ -58,13 +72,14 @@ export class ZeroRunner implements ModeRunner {
       { factor, data: trainer.grads },
       grid1d(P, k.overrides.WG ?? 64),
     );
-    const part = zeroPartition(rank, world, P);
+    const part = zeroPartition(rank, world, P, ctx.config.fp16);
+    const partWords = ctx.config.fp16 ? Math.ceil((part.end - part.start) / 2) : part.end - part.start;
     const stage2 =
       stage === 2
         ? {
             bucket: new GradientBucket(gpu, trainer, world),
-            pieces: new PieceCache(gpu, trainer),
-            layers: new Map(layerRanges(trainer.spec).map((l) => [l.layer, l])),
+            pieces: new PieceCache(gpu, trainer, ctx.config.reduceBucketSize),
+            layers: new Map(layerRanges(trainer.spec, ctx.config.reduceBucketSize).map((l) => [l.layer, l])),
           }
         : null;
     return new ZeroRunner(
@@ -72,7 +87,7 @@ export class ZeroRunner implements ModeRunner {
       part,
       factor,
       stage === 1 ? new Readback(gpu, 'zero.grads.readback', P) : null,
-      new Readback(gpu, 'zero.partition.readback', part.end - part.start),
+      new Readback(gpu, 'zero.partition.readback', partWords),
       stage === 1 ? fullScale : (fullScale.destroy(), null),
       stage2,
     );
@@ -90,15 +105,16 @@ export class ZeroRunner implements ModeRunner {
   }
 
   async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
-    const { trainer, source, gpu, pg, config } = this.ctx;
+    const { trainer, source, gpu } = this.ctx;
     if (!source) throw new Error('ZeRO rank has no data source');
     const stats = new StatsSum();
+    const lossScale = this.fp16?.scaler.scale ?? 1;
     for (const [m, mb] of micro.entries()) {
       const endData = this.ctx.tracer.begin('data', 'data');
       const batch = source.trainBatch(mb.start, mb.count);
       endData();
       const plan = await trainer.upload(batch);
-      plan.lossBackward.setParams({ scale: 1 / (mb.count * micro.length) });
+      plan.lossBackward.setParams({ scale: lossScale / (mb.count * micro.length) });
       const rec = new Recorder(gpu, 'zero.forward_backward');
       trainer.recordForward(rec, plan, 'images' in batch);
       const statsBuf = trainer.copyStats(rec);
@@ -107,8 +123,30 @@ export class ZeroRunner implements ModeRunner {
       const r = await this.ctx.tracer.span('readback stats', 'step', () => trainer.readStats(statsBuf, mb.count));
       stats.add(r.loss, r.correct, mb.count);
     }
+    if (this.fp16) return { ...stats.value, fp16: await this.fp16Step(this.fp16, lr) };
     // Reduce-scatter the (pre-divided) gradients: this rank's partition, averaged over ranks.
-    const { chunk } = await this.ctx.comm(() => pg.reduceScatter(this.grads), 'reduce-scatter');
+    const { chunk } = await this.ctx.comm(() => this.ctx.pg.reduceScatter(this.grads), 'reduce-scatter');
+    await this.update(chunk, lr);
+    return stats.value;
+  }
+
+  /** fp16: the gradients reduce-scattered as halves, the overflow agreed on, then the update unless skipped. */
+  private async fp16Step(f: NonNullable<ZeroRunner['fp16']>, lr: number): Promise<Fp16StepInfo> {
+    const { pg } = this.ctx;
+    const words = packHalves(this.grads);
+    const r = await this.ctx.comm(() => pg.reduceScatter(halvesView(words), { halves: true }), 'reduce-scatter');
+    const n = this.part.end - this.part.start;
+    const mine = words.subarray(r.start, r.end);
+    const local = halvesOverflow(mine, n) ? 1 : 0;
+    const [ranks = 0] = await this.ctx.comm(() => pg.allReduceScalars([local]), 'all-reduce overflow');
+    const info = scalerStep(f.scaler, ranks > 0);
+    if (!info.skipped) await this.update(unpackHalves(mine, n, 1 / info.lossScale), lr);
+    return info;
+  }
+
+  /** Clips (global norm) and steps this rank's partition from its reduced gradients, then all-gathers the parameters. */
+  private async update(chunk: Float32Array, lr: number): Promise<void> {
+    const { trainer, gpu, pg, config } = this.ctx;
     if (config.clipGradNorm > 0) {
       let sq = 0;
       for (const g of chunk) sq += g * g;
@@ -117,19 +155,24 @@ export class ZeroRunner implements ModeRunner {
       for (let i = 0; i < chunk.length; i++) chunk[i] = (chunk[i] ?? 0) * coef;
     }
     trainer.writeShardGrads(chunk);
-    const n = this.part.end - this.part.start;
+    // fp16: the partition's halves (cast from the master by recordUpdate), words from part.start / 2
+    const half = this.fp16 ? 2 : 1;
+    const n = Math.ceil((this.part.end - this.part.start) / half);
     const rec = new Recorder(gpu, 'zero.update');
     trainer.recordUpdate(rec, lr);
-    if (n > 0) this.paramReadback.record(rec, trainer.params, this.part.start, n);
+    if (n > 0) this.paramReadback.record(rec, trainer.params, this.part.start / half, n);
     rec.submit();
-    if (n > 0)
-      this.host.set(
-        await this.ctx.tracer.span('readback params', 'step', () => this.paramReadback.read(n)),
-        this.part.start,
-      );
+    const read = n > 0 ? await this.ctx.tracer.span('readback params', 'step', () => this.paramReadback.read(n)) : null;
+    if (this.fp16) {
+      const words = this.fp16.words;
+      if (read) words.set(new Uint32Array(read.buffer, read.byteOffset, n), this.part.start / 2);
+      await this.ctx.comm(() => pg.allGather(halvesView(words)), 'all-gather');
+      trainer.master?.writeHalves(words);
+      return;
+    }
+    if (read) this.host.set(read, this.part.start);
     await this.ctx.comm(() => pg.allGather(this.host), 'all-gather');
     trainer.setParams(this.host);
-    return stats.value;
   }
 
   /** Stage 1: a full gradient arena; on the last micro-batch it is pre-divided and read back whole. */

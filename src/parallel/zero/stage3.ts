@@ -42,7 +42,7 @@ export class Zero3Runner implements ModeRunner {
     private readonly owned: readonly Owned[],
     private readonly partParams: GPUBuffer,
     private readonly partGrads: GPUBuffer,
-    private readonly optimizer: Optimizer,
+    readonly optimizer: Optimizer,
     private readonly bucket: GradientBucket,
     private readonly pieces: PieceCache,
     private readonly readback: Readback,
@@ -60,7 +60,7 @@ export class Zero3Runner implements ModeRunner {
   static async create(ctx: ModeContext): Promise<Zero3Runner> {
     const { gpu, trainer, rank, world } = ctx;
     let at = 0;
-    const owned = layerRanges(trainer.spec).map((l) => {
+    const owned = layerRanges(trainer.spec, ctx.config.reduceBucketSize).map((l) => {
       const own = chunkRange(rank, l.size, world);
       const o = { l, own, at };
       at += own.end - own.start;
@@ -85,7 +85,7 @@ export class Zero3Runner implements ModeRunner {
       partGrads,
       optimizer,
       bucket,
-      new PieceCache(gpu, trainer),
+      new PieceCache(gpu, trainer, ctx.config.reduceBucketSize),
       readback,
     );
   }

@@ -1,6 +1,6 @@
 // The real-GPU tuning's conv tiles made to fit a smaller device (SwiftShader: 256 invocations per
 // workgroup): ROWS halved until the workgroup fits, so the tiled kernels still run in the tests.
-import { GPU_TUNING, type Tuning } from '../../src/gpu/tuning.ts';
+import { GPU_TUNING, type Tuning } from '../../gpu/tuning.ts';
 
 type TiledConv = 'conv2d_forward_tiled' | 'conv2d_backward_input_tiled';
 

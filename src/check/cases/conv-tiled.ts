@@ -3,18 +3,17 @@
 // tile (tiles of the default size, small ones, an odd row count, and the tiles the real-GPU tuning
 // gives conv2, made to fit 256 invocations), and the subgroup-shuffle reduce of the weight gradient's split-K slices, which runs
 // only where the device has the `subgroups` feature with one subgroup size (SwiftShader has: 4).
-import type { Gpu } from '../../../src/gpu/device.ts';
-import { KERNELS } from '../../../src/gpu/kernels.ts';
-import { cdiv } from '../../../src/gpu/op.ts';
-import { conv2dBackwardInput, conv2dForward, type Conv2dShape } from '../../../src/reference/conv2d.ts';
-import { fitTiles } from '../../helpers/fit-tiles.ts';
-import { expectClose } from '../../helpers/gradcheck.ts';
-import { arena, randn, runOp } from '../../helpers/run-op.ts';
+import type { Gpu } from '../../gpu/device.ts';
+import { cdiv } from '../../gpu/op.ts';
+import { conv2dBackwardInput, conv2dForward, type Conv2dShape } from '../../reference/conv2d.ts';
+import { fitTiles } from './fit-tiles.ts';
+import { expectClose } from './close.ts';
+import { arena, at, randn, runOp } from './run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
 
 type Tiles = Readonly<Record<string, number>>;
 const label = (s: Conv2dShape, t: Tiles) =>
-  `x=[${s.n},${s.ci},${s.h},${s.w}] w=[${s.co},${s.ci},3,3] tiles ${JSON.stringify(t)}`;
+  `x=[${s.n},${s.ci},${s.h},${s.w}] w=[${s.co},${s.ci},3,3] tiles ${Object.keys(t).length === 0 ? "of the device's tuning" : JSON.stringify(t)}`;
 
 const ODD: readonly (readonly [Conv2dShape, Tiles])[] = [
   [
@@ -41,13 +40,12 @@ function forwardCase(s: Conv2dShape, tiles: Tiles, relu: boolean, seed: number):
       const w = randn(s.co * s.ci * 9, 42 + seed, 0.5);
       const b = randn(s.co, 43 + seed, 0.5);
       const { data, offsets } = arena(5, w, b);
-      const o = { ...KERNELS.conv2d_forward_tiled.overrides, ...tiles };
       const out = await runOp(
         gpu,
         'conv2d_forward_tiled',
         { ...s, w_off: offsets[0] ?? 0, b_off: offsets[1] ?? 0, relu: relu ? 1 : 0 },
         { x, theta: data, y: s.n * s.co * s.h * s.w },
-        [cdiv(s.h, o.ROWS) * cdiv(s.w, o.TW), cdiv(s.co, o.TCO), s.n],
+        (o) => [cdiv(s.h, at(o, 'ROWS')) * cdiv(s.w, at(o, 'TW')), cdiv(s.co, at(o, 'TCO')), s.n],
         tiles,
       );
       expectClose('y', out.y!, conv2dForward(x, w, b, s, relu), KERNEL_TOL);
@@ -62,13 +60,12 @@ function inputCase(s: Conv2dShape, tiles: Tiles, seed: number): OpCase {
       const dy = randn(s.n * s.co * s.h * s.w, 51 + seed);
       const w = randn(s.co * s.ci * 9, 52 + seed, 0.5);
       const { data, offsets } = arena(3, w);
-      const o = { ...KERNELS.conv2d_backward_input_tiled.overrides, ...tiles };
       const out = await runOp(
         gpu,
         'conv2d_backward_input_tiled',
         { ...s, w_off: offsets[0] ?? 0 },
         { dy, theta: data, dx: s.n * s.ci * s.h * s.w },
-        [cdiv(s.h, o.ROWS) * cdiv(s.w, o.TW), cdiv(s.ci, o.TCI), s.n],
+        (o) => [cdiv(s.h, at(o, 'ROWS')) * cdiv(s.w, at(o, 'TW')), cdiv(s.ci, at(o, 'TCI')), s.n],
         tiles,
       );
       expectClose('dx', out.dx!, conv2dBackwardInput(dy, w, s), KERNEL_TOL);

@@ -1,16 +1,11 @@
 // Conv2d kernels (forward with fused bias/ReLU, backward input, split-K backward weight + reduce)
 // against src/reference/conv2d.ts, on shapes that are not multiples of the 4x4 register tiles.
-import type { Gpu } from '../../../src/gpu/device.ts';
-import { KERNELS } from '../../../src/gpu/kernels.ts';
-import { cdiv } from '../../../src/gpu/op.ts';
-import {
-  conv2dBackwardInput,
-  conv2dBackwardWeight,
-  conv2dForward,
-  type Conv2dShape,
-} from '../../../src/reference/conv2d.ts';
-import { expectClose } from '../../helpers/gradcheck.ts';
-import { arena, randn, runOp } from '../../helpers/run-op.ts';
+import type { Gpu } from '../../gpu/device.ts';
+import { KERNELS } from '../../gpu/kernels.ts';
+import { cdiv } from '../../gpu/op.ts';
+import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../reference/conv2d.ts';
+import { expectClose } from './close.ts';
+import { arena, randn, runOp } from './run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
 
 const SHAPES: Conv2dShape[] = [
@@ -112,26 +107,31 @@ export const convCases = {
   ),
   // Tiles of the default size (one tile covers these images) and tiles of 4x2 channels and 2x4
   // pixels, so that channels, rows and columns all end in a partial tile; then a conv2-sized layer.
+  // The tiles of the device's tuning (registry defaults where it sets none) are resolved when the
+  // case runs, as the kernel cache resolves them.
   conv2d_backward_weight_tiled: [...SHAPES, CONV2].flatMap((s, k) =>
-    [{}, SMALL_TILES].flatMap((tiles) =>
-      [1, 3].map((splits): OpCase => {
-        const o = { ...KERNELS.conv2d_backward_weight_tiled.overrides, ...tiles };
-        const S = Math.min(splits, s.n * cdiv(s.h, o.ROWS) * cdiv(s.w, o.TW));
-        return {
-          name: `${label(s)} tiles co${o.TCO} ci${o.TCI} ${o.ROWS}x${o.TW} splits=${S} (with reduce, accumulating)`,
-          run: (gpu) =>
-            checkWeightGrad(gpu, s, k, S, (p) =>
-              runOp(
-                gpu,
-                'conv2d_backward_weight_tiled',
-                { ...s, splits: S },
-                p,
-                [cdiv(s.co, o.TCO) * cdiv(s.ci, o.TCI), 1, S],
-                tiles,
-              ),
+    [{}, SMALL_TILES].flatMap((tiles: Readonly<Record<string, number>>) =>
+      [1, 3].map((splits): OpCase => ({
+        name: `${label(s)} tiles ${Object.keys(tiles).length === 0 ? "of the device's tuning" : `co${tiles.TCO} ci${tiles.TCI} ${tiles.ROWS}x${tiles.TW}`} splits<=${splits} (with reduce, accumulating)`,
+        run: (gpu) => {
+          const o = {
+            ...KERNELS.conv2d_backward_weight_tiled.overrides,
+            ...gpu.kernels.tuning.conv2d_backward_weight_tiled,
+            ...tiles,
+          };
+          const S = Math.min(splits, s.n * cdiv(s.h, o.ROWS) * cdiv(s.w, o.TW));
+          return checkWeightGrad(gpu, s, k, S, (p) =>
+            runOp(
+              gpu,
+              'conv2d_backward_weight_tiled',
+              { ...s, splits: S },
+              p,
+              [cdiv(s.co, o.TCO) * cdiv(s.ci, o.TCI), 1, S],
+              tiles,
             ),
-        };
-      }),
+          );
+        },
+      })),
     ),
   ),
   // Serial (LANES 1, the default), and lanes that do not divide the slices, more lanes than

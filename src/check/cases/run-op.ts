@@ -1,11 +1,11 @@
 // Runs one kernel on a real device for a test: uploads the inputs, dispatches once inside
 // validation error scopes, reads back every read_write binding.
-import { bufferFrom, readFloats, storageBuffer } from '../../src/gpu/buffers.ts';
-import type { Gpu } from '../../src/gpu/device.ts';
-import { withErrorScopes } from '../../src/gpu/errors.ts';
-import { KERNELS, type BindingName, type KernelName, type ParamValues } from '../../src/gpu/kernels.ts';
-import { makeOp, type Workgroups } from '../../src/gpu/op.ts';
-import { Recorder } from '../../src/gpu/recorder.ts';
+import { bufferFrom, readFloats, storageBuffer } from '../../gpu/buffers.ts';
+import type { Gpu } from '../../gpu/device.ts';
+import { withErrorScopes } from '../../gpu/errors.ts';
+import { KERNELS, type BindingName, type KernelName, type ParamValues } from '../../gpu/kernels.ts';
+import { makeOp, type Workgroups } from '../../gpu/op.ts';
+import { Recorder } from '../../gpu/recorder.ts';
 
 /** A binding's initial contents, or a number of zero floats. */
 export type OpInput = Float32Array | Int32Array | Uint32Array | number;
@@ -68,4 +68,11 @@ export function arena(pad: number, ...tensors: Float32Array[]): { data: Float32A
     at += t.length;
   }
   return { data, offsets };
+}
+
+/** An override constant of a built kernel (its registry default at least), by name. */
+export function at(overrides: Readonly<Record<string, number>>, name: string): number {
+  const v = overrides[name];
+  if (v === undefined) throw new Error(`the kernel has no override constant '${name}'`);
+  return v;
 }

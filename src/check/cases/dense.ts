@@ -1,15 +1,10 @@
 // MaxPool2d, Linear and softmax cross-entropy kernels against the CPU reference, on odd shapes.
-import { cdiv, grid1d } from '../../../src/gpu/op.ts';
-import {
-  linearBackwardInput,
-  linearBackwardWeight,
-  linearForward,
-  type LinearShape,
-} from '../../../src/reference/linear.ts';
-import { maxPool2dBackward, maxPool2dForward, type MaxPool2dShape } from '../../../src/reference/maxpool2d.ts';
-import { softmaxXentBackward, softmaxXentForward } from '../../../src/reference/softmax-xent.ts';
-import { expectClose } from '../../helpers/gradcheck.ts';
-import { arena, randn, runOp } from '../../helpers/run-op.ts';
+import { cdiv, grid1d } from '../../gpu/op.ts';
+import { linearBackwardInput, linearBackwardWeight, linearForward, type LinearShape } from '../../reference/linear.ts';
+import { maxPool2dBackward, maxPool2dForward, type MaxPool2dShape } from '../../reference/maxpool2d.ts';
+import { softmaxXentBackward, softmaxXentForward } from '../../reference/softmax-xent.ts';
+import { expectClose } from './close.ts';
+import { arena, randn, runOp } from './run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
 
 const POOLS: MaxPool2dShape[] = [

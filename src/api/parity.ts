@@ -1,0 +1,43 @@
+// The library's `parity`: replays a PyTorch fixture (kind grad or ddp) on this machine's WebGPU and
+// compares every output with PyTorch's, as `webddp parity` does. ok only when at least one tensor
+// was compared and every one is within the fixture's tolerance.
+import { acquireDevice } from '../gpu/device.ts';
+import { nodeGpu, type AdapterChoice } from '../gpu/device-node.ts';
+import { runDdpFixture } from '../parity/ddp.ts';
+import { ddpMetadataRows } from '../parity/ddp-rows.ts';
+import { compareOutputs, requireExpected } from '../parity/expected.ts';
+import { readFixture } from '../parity/fixture.ts';
+import { runGradFixture } from '../parity/grad.ts';
+import type { ParityRow } from '../parity/tolerance.ts';
+import { nodeSpawner } from '../runtime/spawn-node.ts';
+
+export interface ParityResult {
+  readonly ok: boolean;
+  readonly kind: 'grad' | 'ddp';
+  /** One row per compared tensor: name, rule, ok, max abs/rel error, mismatches. */
+  readonly rows: readonly ParityRow[];
+}
+
+export async function parityWith(
+  rankWorkerUrl: URL,
+  fixture: Uint8Array,
+  source = 'fixture',
+  adapter: AdapterChoice = 'auto',
+): Promise<ParityResult> {
+  const f = readFixture(fixture, source);
+  requireExpected(f);
+  const { gpu, software } = await nodeGpu(adapter);
+  let rows: ParityRow[];
+  if (f.kind === 'grad') {
+    const g = await acquireDevice(gpu, { label: 'parity' });
+    try {
+      rows = compareOutputs(f, await runGradFixture(g, f));
+    } finally {
+      g.destroy();
+    }
+  } else {
+    const r = await runDdpFixture(f, nodeSpawner(rankWorkerUrl, software ? 'swiftshader' : 'gpu'));
+    rows = [...compareOutputs(f, r.outputs), ...ddpMetadataRows(f, r)];
+  }
+  return { ok: rows.length > 0 && rows.every((r) => r.ok), kind: f.kind, rows };
+}

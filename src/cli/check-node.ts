@@ -1,0 +1,46 @@
+// Node only: `webddp check`'s environment: a Dawn device on the chosen adapter (a real GPU asks for
+// the high-performance one), worker threads for the ranks on the same adapter, and the fixtures from
+// the package's fixtures/ folder.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CheckEnvironment } from '../check/check-env.ts';
+import { acquireDevice } from '../gpu/device.ts';
+import { nodeGpu, type AdapterChoice } from '../gpu/device-node.ts';
+import { nodeSpawner } from '../runtime/spawn-node.ts';
+import { packageRoot } from './browser.ts';
+import type { CliEnv, CliIO } from './command.ts';
+
+export async function nodeCheckEnvironment(
+  env: CliEnv,
+  io: CliIO,
+  choice: AdapterChoice,
+  device?: string,
+): Promise<CheckEnvironment> {
+  const { gpu, software } = await nodeGpu(choice, device);
+  const fixtures = join(packageRoot(env), 'fixtures');
+  return {
+    runtime: 'node-dawn',
+    async acquire(label) {
+      const g = await acquireDevice(gpu, {
+        label,
+        ...(software ? {} : { powerPreference: 'high-performance' as const }),
+      });
+      const a = g.adapter;
+      io.err(
+        `adapter: ${a.description || a.device || a.architecture} (${a.vendor}${a.fallback ? ', software' : ''})\n`,
+      );
+      return g;
+    },
+    spawn: nodeSpawner(env.rankWorkerUrl, software ? 'swiftshader' : 'gpu', device ? [device] : []),
+    readFixture: async (name) => {
+      try {
+        return new Uint8Array(await readFile(join(fixtures, name)));
+      } catch (e) {
+        throw new Error(
+          `cannot read the fixture ${join(fixtures, name)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+          { cause: e },
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,43 @@
+// fp16 parameter storage for the layer kernels, without shader-f16: the same kernel with its
+// read-only `theta: array<f32>` binding read as packed halves (two per u32, pack2x16float's order),
+// each load through unpack2x16float, which is exact. The arithmetic stays float32, so the result is
+// bit for bit the float32 kernel's on the half-rounded parameters (test/gpu/half-params.test.ts).
+// One WGSL file per kernel still: this rewrites the file's loads, it adds no kernel.
+import { KERNELS, type KernelName } from './kernels.ts';
+
+/** How a kernel reads its parameters: float32, or packed halves. */
+export type ParamStorage = 'f32' | 'f16';
+
+const DECL = 'var<storage, read> theta: array<f32>;';
+
+/** Whether `name` reads parameters through a read-only `theta` binding (and so has an f16 form). */
+export function readsTheta(name: KernelName): boolean {
+  return KERNELS[name].bindings.some(([b, kind]) => b === 'theta' && kind === 'read');
+}
+
+/** `code` with every `theta[i]` read from packed halves. Throws if the kernel does not read theta as declared. */
+export function halfThetaSource(name: KernelName, code: string): string {
+  if (!readsTheta(name) || !code.includes(DECL))
+    throw new Error(`kernel ${name} has no read-only 'theta: array<f32>' binding to store as fp16`);
+  let out = code.replace(DECL, 'var<storage, read> theta: array<u32>;');
+  let at = out.indexOf('theta[');
+  while (at >= 0) {
+    // the index expression: up to the matching ']'
+    let depth = 0;
+    let end = at + 'theta'.length;
+    for (; end < out.length; end++) {
+      const c = out[end];
+      if (c === '[') depth++;
+      else if (c === ']' && --depth === 0) break;
+    }
+    if (end >= out.length) throw new Error(`kernel ${name}: unbalanced 'theta[' at offset ${at}`);
+    out = `${out.slice(0, at)}theta_at(${out.slice(at + 'theta['.length, end)})${out.slice(end + 1)}`;
+    at = out.indexOf('theta[', at);
+  }
+  return `${out}
+fn theta_at(i: u32) -> f32 {
+  let pair = unpack2x16float(theta[i >> 1u]);
+  return select(pair.x, pair.y, (i & 1u) == 1u);
+}
+`;
+}

@@ -1,0 +1,127 @@
+// fp16 gradients (DeepSpeed's fp16 optimizer, without its fused kernels): backward accumulates the
+// loss-scaled gradients in the float32 arena; each segment of it (a DDP bucket, or the whole arena)
+// is packed into halves (`grads.fp16`, rounding to the gradients' fp16 precision, overflow to
+// infinity), which is what travels through the all-reduce; then every half is checked for inf/NaN
+// (a flag read back before the optimizer step) and unpacked times 1/loss_scale into the float32
+// arena the clipping and the optimizer read. Segment k's halves sit from word `words[k]`, so a
+// segment of odd length never shares a word with the next.
+import { storageBuffer } from '../gpu/buffers.ts';
+import type { Gpu } from '../gpu/device.ts';
+import { grid1d, makeOp, type Op } from '../gpu/op.ts';
+import { Readback } from '../gpu/readback.ts';
+import type { Recorder } from '../gpu/recorder.ts';
+
+/** A contiguous run of the gradient arena: elements [offset, offset + count). */
+export interface GradSegment {
+  readonly offset: number;
+  readonly count: number;
+}
+
+export class HalfGradients {
+  private constructor(
+    private readonly gpu: Gpu,
+    readonly segments: readonly GradSegment[],
+    /** First word of each segment in `words`. */
+    readonly wordOffsets: readonly number[],
+    /** The packed fp16 gradients. */
+    readonly words: GPUBuffer,
+    private readonly flag: GPUBuffer,
+    private readonly flagReadback: Readback,
+    private readonly pack: readonly Op<'cast_f32_to_f16'>[],
+    private readonly unpack: readonly Op<'cast_f16_to_f32'>[],
+    private readonly check: Op<'f16_overflow'>,
+    private invScale: number,
+  ) {}
+
+  static async create(gpu: Gpu, grads: GPUBuffer, segments: readonly GradSegment[]): Promise<HalfGradients> {
+    const wordOffsets: number[] = [];
+    let total = 0;
+    for (const s of segments) {
+      wordOffsets.push(total);
+      total += Math.ceil(s.count / 2);
+    }
+    const words = storageBuffer(gpu, 'grads.fp16', total * 4, 'gradients');
+    const flag = storageBuffer(gpu, 'grads.fp16.overflow', 4, 'other');
+    const [kp, ku, kc] = await Promise.all([
+      gpu.kernels.get('cast_f32_to_f16'),
+      gpu.kernels.get('cast_f16_to_f32'),
+      gpu.kernels.get('f16_overflow'),
+    ]);
+    const pack = segments.map((s, k) =>
+      makeOp(
+        gpu,
+        kp,
+        `grads.fp16.pack${k}`,
+        { count: s.count, s_off: s.offset, d_off: wordOffsets[k] ?? 0, scale: 1 },
+        { src: grads, dst: words },
+        grid1d(Math.ceil(s.count / 2), kp.overrides.WG ?? 64),
+      ),
+    );
+    const unpack = segments.map((s, k) =>
+      makeOp(
+        gpu,
+        ku,
+        `grads.fp16.unscale${k}`,
+        { count: s.count, s_off: wordOffsets[k] ?? 0, d_off: s.offset, scale: 1 },
+        { src: words, dst: grads },
+        grid1d(s.count, ku.overrides.WG ?? 64),
+      ),
+    );
+    const check = makeOp(
+      gpu,
+      kc,
+      'grads.fp16.overflow',
+      { count: 2 * total, offset: 0 },
+      { data: words, flag },
+      grid1d(total, kc.overrides.WG ?? 64),
+    );
+    const rb = new Readback(gpu, 'grads.fp16.overflow.readback', 1);
+    return new HalfGradients(gpu, segments, wordOffsets, words, flag, rb, pack, unpack, check, 1);
+  }
+
+  /** Words of segment k. */
+  wordCount(k: number): number {
+    return Math.ceil((this.segments[k]?.count ?? 0) / 2);
+  }
+
+  /** Records the packing of segment k's float32 gradients into halves. */
+  recordPack(rec: Recorder, k: number): void {
+    const op = this.pack[k];
+    if (!op) throw new RangeError(`no gradient segment ${k}`);
+    rec.dispatch(op);
+  }
+
+  /** Writes segment k's halves (e.g. after the all-reduce). */
+  writeWords(k: number, data: Uint32Array, label: string): void {
+    this.gpu.uploads.write(this.words, (this.wordOffsets[k] ?? 0) * 4, data, 'communication', label);
+  }
+
+  /**
+   * Records the overflow check over every half and the unscaling (x 1/`lossScale`) back into the
+   * float32 arena; readOverflow() then tells whether the step must be skipped.
+   */
+  recordUnscale(rec: Recorder, lossScale: number): void {
+    const inv = 1 / lossScale;
+    if (inv !== this.invScale) {
+      for (const op of this.unpack) op.setParams({ scale: inv });
+      this.invScale = inv;
+    }
+    rec.clear(this.flag);
+    rec.dispatch(this.check);
+    for (const op of this.unpack) rec.dispatch(op);
+    this.flagReadback.record(rec, this.flag, 0, 1);
+  }
+
+  /** Whether the halves unscaled by the last submitted recordUnscale held an inf or NaN. */
+  async readOverflow(): Promise<boolean> {
+    const f = await this.flagReadback.read(1);
+    return new Uint32Array(f.buffer, f.byteOffset, 1)[0] !== 0;
+  }
+
+  destroy(): void {
+    for (const op of [...this.pack, ...this.unpack, this.check]) op.destroy();
+    this.flagReadback.destroy();
+    this.gpu.memory.destroy(this.words);
+    this.gpu.memory.destroy(this.flag);
+  }
+}
