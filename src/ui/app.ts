@@ -221,6 +221,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         memory: memory.latest,
         losses: curves.history.loss,
         lrs: curves.history.lr,
+        lossScales: curves.history.lossScale,
         epochs: curves.history.epochs.length,
         moved: shards.movedShare,
         commSpans: timeline.commSpans,

@@ -32,6 +32,8 @@ export interface LessonRun {
   readonly epochs: number;
   /** Indices that changed rank between the last two epochs, as a share of those compared (NaN: one epoch). */
   readonly moved: number;
+  /** fp16: the loss scale of every step (NaN in an fp32 run). */
+  readonly lossScales: readonly number[];
   /** Communication spans the timeline drew. */
   readonly commSpans: number;
 }

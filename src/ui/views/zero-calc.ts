@@ -95,6 +95,7 @@ export class ZeroCalcView implements View {
     for (const el of [this.params, this.ranks, this.memory]) el.addEventListener('input', () => this.compute());
     for (const el of [this.precision, this.optimizer]) el.addEventListener('change', () => this.compute());
     this.compute();
+    this.render();
   }
 
   handle(e: TrainEvent): void {
@@ -123,10 +124,16 @@ export class ZeroCalcView implements View {
     this.measuredEl.replaceChildren(
       h('p', {}, w.measuredIntro(MODE_SHORT[r.config.mode], r.config.workers, r.params.toLocaleString('en-US'))),
       table(
-        [w.category, w.formula, w.measuredCol],
-        STATES.map((s) => [t().memory.categories[s], bytes(f[s]), bytes(m.byCategory[s].peak)]),
+        [w.category, w.formula, w.measuredCol, w.diffCol],
+        STATES.map((s) => [
+          t().memory.categories[s],
+          bytes(f[s]),
+          bytes(m.byCategory[s].peak),
+          bytes(m.byCategory[s].peak - f[s]),
+        ]),
         'calc-check',
       ),
+      h('p', { class: 'hint' }, w.diffNote),
     );
     return false;
   }

@@ -127,7 +127,7 @@ export const enControls = {
       fp16: 'DeepSpeed’s fp16 section: fp32 master weights, fp16 storage, dynamic loss scaling',
     },
     fp16Pending:
-      'This engine build checks fp16 settings but still trains in fp32 (the run’s log says so); the fp16 engine is being built.',
+      'fp16 trains in DDP, ZeRO-1 and ZeRO-2; DataParallel, BalancedDataParallel and ZeRO-3 refuse it by name.',
     enterNumber: (label: string) => `${label}: enter a number`,
     scheduleProblem: (issues: string) => `LR schedule: ${issues}`,
   },

@@ -63,6 +63,9 @@ export const enViews = {
     category: 'category',
     formula: 'formula',
     measuredCol: 'measured (peak)',
+    diffCol: 'difference',
+    diffNote:
+      'A difference is what the formula leaves out: ZeRO-2’s gradient bucket and ZeRO-3’s working buffer (reduce_bucket_size elements each), and the last rank’s padding to a whole share.',
     useRun: 'Use this run’s numbers',
     sgdMomentum: 'SGD with momentum (K = 4)',
     sgdPlain: 'SGD (K = 0)',
@@ -112,6 +115,7 @@ export const enViews = {
       `Epoch ${e} | Batch ${s}/${n} | Loss: ${loss}${lr ? ` | lr ${lr}` : ''}`,
     epoch: (e: number, tl: string, ta: string, vl: string, va: string, samples: number, ips: string, secs: string) =>
       `Epoch ${e} done | train loss ${tl} | train acc ${ta} | test loss ${vl} | test acc ${va} (${samples} images) | ${ips} images/s | ${secs} s`,
+    lossScale: (scale: number) => ` | loss scale ${scale}`,
     check: (s: number, same: boolean) =>
       `check at batch ${s}: ${same ? 'all replicas hold identical parameters' : 'REPLICAS DIFFER'}`,
     done: 'done',

@@ -120,7 +120,7 @@ export const zhControls: typeof enControls = {
       schedule: '留空：学习率不变；或 TYPE:name=value,… 例如 CosineAnnealingLR:T_max=100',
       fp16: 'DeepSpeed 的 fp16 配置：fp32 主权重、fp16 存储、动态损失缩放',
     },
-    fp16Pending: '当前引擎版本会检查 fp16 设置，但仍以 fp32 训练（运行日志会说明）；fp16 引擎正在开发中。',
+    fp16Pending: 'fp16 可在 DDP、ZeRO-1 和 ZeRO-2 中训练；DataParallel、BalancedDataParallel 和 ZeRO-3 会明确拒绝。',
     enterNumber: (label) => `${label}：请输入数字`,
     scheduleProblem: (issues) => `学习率调度：${issues}`,
   },

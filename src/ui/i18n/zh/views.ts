@@ -60,6 +60,9 @@ export const zhViews: typeof enViews = {
     category: '类别',
     formula: '公式',
     measuredCol: '实测（峰值）',
+    diffCol: '差值',
+    diffNote:
+      '差值是公式没有计入的部分：ZeRO-2 的梯度桶和 ZeRO-3 的工作缓冲区（各 reduce_bucket_size 个元素），以及最后一个 rank 补齐到整份的填充。',
     useRun: '使用本次运行的数字',
     sgdMomentum: '带动量的 SGD（K = 4）',
     sgdPlain: 'SGD（K = 0）',
@@ -107,6 +110,7 @@ export const zhViews: typeof enViews = {
     step: (e, s, n, loss, lr) => `Epoch ${e} | Batch ${s}/${n} | Loss: ${loss}${lr ? ` | lr ${lr}` : ''}`,
     epoch: (e, tl, ta, vl, va, samples, ips, secs) =>
       `第 ${e} 轮结束 | 训练损失 ${tl} | 训练准确率 ${ta} | 测试损失 ${vl} | 测试准确率 ${va}（${samples} 张图像）| 每秒 ${ips} 张图像 | ${secs} 秒`,
+    lossScale: (scale) => ` | 损失缩放 ${scale}`,
     check: (s, same) => `第 ${s} 批次检查：${same ? '所有副本的参数完全相同' : '副本之间不一致'}`,
     done: '完成',
     stopped: '已停止',
