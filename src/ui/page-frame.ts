@@ -61,19 +61,25 @@ export function section(parent: HTMLElement, id: ExplainKey): HTMLElement {
 
 /** The language switch: a link per language to this page with `?lang=`, each name in its own language. */
 export function languageSwitch(): HTMLElement {
-  const links = LANGS.map((l) => {
+  const hrefOf = (l: string) => {
     const q = new URLSearchParams(location.search);
     q.set('lang', l);
-    return h(
+    return `?${q.toString()}`;
+  };
+  const links = LANGS.map((l) => {
+    const a = h(
       'a',
       {
-        href: `?${q.toString()}`,
+        href: hrefOf(l),
         lang: l === 'zh' ? 'zh-CN' : 'en',
         hreflang: l === 'zh' ? 'zh-CN' : 'en',
         'aria-current': l === lang() ? 'true' : undefined,
       },
       messagesOf(l).langName,
     );
+    // The address follows the settings, so the link is made when it is used: the switch keeps them.
+    for (const ev of ['focus', 'mouseover', 'click'] as const) a.addEventListener(ev, () => (a.href = hrefOf(l)));
+    return a;
   });
   return h('nav', { class: 'lang-switch', 'aria-label': t().page.language }, ...links);
 }

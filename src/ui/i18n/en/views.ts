@@ -128,6 +128,8 @@ export const enViews = {
     predicted: 'predicted ',
     truth: 'true ',
     className: (i: number) => `class ${i}`,
+    /** Names of the built-in and CIFAR-10 classes (the dataset stores them in English). */
+    classNames: {} as Readonly<Record<string, string>>,
     imageLabel: (i: number, truth: string, pred: string) => `image ${i}: a ${truth}, predicted ${pred}`,
     title: (e: number, s: number) => `rank 0's batch at epoch **${e}**, step **${s}**`,
     score: (right: number, n: number) => `${right} of ${n} predicted right`,
