@@ -55,6 +55,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     { ...defaults, ...first?.settings, ...params.values },
     { testLimit: testLimit ?? defaultTestLimit, checkEvery: 25 },
   );
+  form.showMoreFor({ ...first?.settings, ...params.values });
   const store = new IdbDatasetStore();
   const datasets = new DatasetPanel(store);
   const buttons = new RunButtons((a) => act(a));
@@ -64,7 +65,10 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       const n = Number(form.values().workers);
       return Number.isInteger(n) && n >= 1 ? n : null;
     },
-    apply: (values, extra) => form.setValues(values, { ...extra, testLimit: testLimit ?? defaultTestLimit }),
+    apply: (values, extra) => {
+      form.setValues(values, { ...extra, testLimit: testLimit ?? defaultTestLimit });
+      form.showMoreFor(values);
+    },
   });
   const viewsEl = h('div', { class: 'views', id: 'views', tabindex: -1 });
   const notesEl = h('div', { class: 'notes' });
@@ -129,6 +133,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         fault = l.fault;
         testLimit = l.testLimit;
         form.setValues({ ...defaults, ...l.settings }, { testLimit: testLimit ?? defaultTestLimit });
+        form.showMoreFor(l.settings);
         showFault();
       }
       syncAddress();
