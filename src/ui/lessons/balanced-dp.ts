@@ -14,6 +14,7 @@ export const balancedDp: Lesson = {
   },
   testLimit: 8,
   view: 'memory',
+  docs: ['balanced', 'dp'],
   reached: (r) => {
     const [w0, w1] = r.memory;
     return (

@@ -5,6 +5,7 @@ export const dpPileup: Lesson = {
   settings: { mode: 'dp', workers: 4, batchSize: 2, trainLimit: 16, epochs: 1, optimizer: 'adam', lr: 0.002 },
   testLimit: 8,
   view: 'memory',
+  docs: ['dp', 'ddpNotDp'],
   reached: (r) => {
     const [w0, ...rest] = r.memory;
     return r.state === 'done' && w0 !== undefined && rest.length > 0 && rest.every((m) => m.peak < w0.peak);

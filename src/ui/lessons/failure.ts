@@ -6,6 +6,7 @@ export const failure: Lesson = {
   testLimit: 8,
   fault: '1:1:throw',
   view: 'log',
+  docs: ['torchrun'],
   partly: ['restarts'],
   reached: (r) => r.state === 'failed' && /rank 1/.test(r.status),
   text: {

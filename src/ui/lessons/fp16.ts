@@ -14,6 +14,7 @@ export const fp16: Lesson = {
   },
   testLimit: 8,
   view: 'log',
+  docs: ['dsFp16', 'amp'],
   needs: ['fp16'],
   // Every step ran with a loss scale (DeepSpeed's dynamic scaler starts at 2^16).
   reached: (r) =>

@@ -8,6 +8,7 @@ export const noSync: Lesson = {
   settings: { mode: 'ddp', workers: 2, batchSize: 2, gradAccum: 2, trainLimit: 16, epochs: 1 },
   testLimit: 8,
   view: 'log',
+  docs: ['ddp', 'ddpTutorial'],
   reached: (r) => r.state === 'done' && r.losses.length === STEPS,
   text: {
     en: {

@@ -5,6 +5,7 @@ export const sampler: Lesson = {
   settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 15, epochs: 2 },
   testLimit: 8,
   view: 'shards',
+  docs: ['sampler'],
   reached: (r) => r.state === 'done' && r.epochs === 2 && r.moved > 0,
   text: {
     en: {

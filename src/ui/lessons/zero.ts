@@ -10,6 +10,7 @@ export const zero: Lesson = {
   settings: { mode: 'zero3', workers: 2, batchSize: 2, trainLimit: 8, epochs: 1, optimizer: 'adam', lr: 0.002 },
   testLimit: 8,
   view: 'memory',
+  docs: ['zero', 'zeroPaper'],
   reached: (r) =>
     r.state === 'done' &&
     r.memory.length === 2 &&

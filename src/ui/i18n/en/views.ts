@@ -48,7 +48,6 @@ export const enViews = {
     fp16: 'fp16 mixed (K = 12)',
     optimizer: 'Optimizer',
     stageNames: ['0 (DDP)', '1 (optimizer)', '2 (+ gradients)', '3 (+ parameters)'],
-    perRank: 'Per rank',
     total: 'total',
     fits: (need: string, have: string) => `Fits: ${need} of model states per GPU, ${have} available.`,
     noFit: (need: string, have: string) => `Does not fit: ${need} of model states per GPU, only ${have} available.`,
@@ -66,7 +65,6 @@ export const enViews = {
     diffCol: 'difference',
     diffNote:
       'A difference is what the formula leaves out: ZeRO-2’s gradient bucket and ZeRO-3’s working buffer (reduce_bucket_size elements each), and the last rank’s padding to a whole share.',
-    useRun: 'Use this run’s numbers',
     sgdMomentum: 'SGD with momentum (K = 4)',
     sgdPlain: 'SGD (K = 0)',
     adam: 'Adam / AdamW (K = 8)',

@@ -46,7 +46,6 @@ export const zhViews: typeof enViews = {
     fp16: 'fp16 混合精度（K = 12）',
     optimizer: '优化器',
     stageNames: ['0（DDP）', '1（优化器状态）', '2（+ 梯度）', '3（+ 参数）'],
-    perRank: '每个 rank',
     total: '合计',
     fits: (need, have) => `放得下：每个 GPU 需要 ${need} 的模型状态，可用 ${have}。`,
     noFit: (need, have) => `放不下：每个 GPU 需要 ${need} 的模型状态，只有 ${have}。`,
@@ -63,7 +62,6 @@ export const zhViews: typeof enViews = {
     diffCol: '差值',
     diffNote:
       '差值是公式没有计入的部分：ZeRO-2 的梯度桶和 ZeRO-3 的工作缓冲区（各 reduce_bucket_size 个元素），以及最后一个 rank 补齐到整份的填充。',
-    useRun: '使用本次运行的数字',
     sgdMomentum: '带动量的 SGD（K = 4）',
     sgdPlain: 'SGD（K = 0）',
     adam: 'Adam / AdamW（K = 8）',
