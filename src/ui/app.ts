@@ -12,7 +12,7 @@ import { DatasetPanel } from './controls/dataset-panel.ts';
 import { DeepSpeedPanel } from './controls/deepspeed-panel.ts';
 import { RunButtons, type RunAction } from './controls/run-buttons.ts';
 import { h } from './dom.ts';
-import { lang, t } from './i18n/index.ts';
+import { lang, localizeRunError, t } from './i18n/index.ts';
 import { isLessonId, LESSONS, type LessonId } from './lessons/index.ts';
 import { missing } from './lessons/features.ts';
 import {
@@ -197,7 +197,8 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     const s = new Session({
       event: onEvent,
       sample: (b, at) => samples.show(b, at),
-      state: (st, detail) => {
+      state: (st, raw) => {
+        const detail = raw === undefined ? undefined : localizeRunError(raw);
         buttons.set(st, detail);
         if (st === 'failed' && detail) log.note(t().log.error(detail));
         scheduler.request();

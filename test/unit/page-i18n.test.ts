@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressQuery } from '../../src/ui/address.ts';
 import type { FieldKey } from '../../src/ui/controls/config-fields.ts';
-import { localizeIssue, pickLang, setLang } from '../../src/ui/i18n/index.ts';
+import { localizeIssue, localizeRunError, pickLang, setLang } from '../../src/ui/i18n/index.ts';
 
 afterEach(() => setLang('en'));
 
@@ -25,6 +25,9 @@ describe('page language', () => {
       'gpu0Bsz（1000）不能超过全局批大小（12）',
     );
     expect(localizeIssue('something new', label)).toBe('something new');
+    expect(localizeRunError('rank 1 failed during step 2 of epoch 0: Error: injected fault')).toBe(
+      'rank 1 在第 0 轮第 2 步时失败：Error: injected fault',
+    );
     setLang('en');
     expect(localizeIssue('workers must be an integer from 1 to 8 (got 9)', label)).toBe(
       'workers must be an integer from 1 to 8 (got 9)',

@@ -140,6 +140,19 @@ export function docLinkOf(key: DocKey): HTMLAnchorElement {
 }
 
 /**
+ * A failed run's error (src/runtime's RankFailedError: `rank R failed during WHAT: REASON`) in the
+ * current language; the worker's own reason stays as the worker wrote it.
+ */
+export function localizeRunError(message: string): string {
+  if (current === 'en') return message;
+  const m = /^rank (\d+) failed during (.+?): (.*)$/s.exec(message);
+  if (!m) return message;
+  const w = t().issues;
+  const step = /^step (\d+) of epoch (\d+)$/.exec(m[2] ?? '');
+  return w.rankFailed(m[1] ?? '', step ? w.stepOf(step[1] ?? '', step[2] ?? '') : ` ${m[2] ?? ''} `, m[3] ?? '');
+}
+
+/**
  * An engine message (validateConfig's wording, src/config.ts and src/parallel/) in the current
  * language; a message of another shape is shown as the engine wrote it.
  */

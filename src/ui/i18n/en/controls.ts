@@ -140,6 +140,8 @@ export const enControls = {
     bool: (field: string, got: string) => `${field} must be true or false (got ${got})`,
     needsTwo: (mode: string) => `${mode} needs at least 2 workers`,
     gpu0: (given: string, global: string) => `gpu0Bsz (${given}) cannot exceed the global batch (${global})`,
+    rankFailed: (rank: string, during: string, reason: string) => `rank ${rank} failed during ${during}: ${reason}`,
+    stepOf: (step: string, epoch: string) => `step ${step} of epoch ${epoch}`,
   },
   deepspeed: {
     legend: 'DeepSpeed config',

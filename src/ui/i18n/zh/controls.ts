@@ -131,6 +131,8 @@ export const zhControls: typeof enControls = {
     bool: (field, got) => `${field} 必须是 true 或 false（当前为 ${got}）`,
     needsTwo: (mode) => `${mode} 至少需要 2 个 worker`,
     gpu0: (given, global) => `gpu0Bsz（${given}）不能超过全局批大小（${global}）`,
+    rankFailed: (rank, during, reason) => `rank ${rank} 在${during}时失败：${reason}`,
+    stepOf: (step, epoch) => `第 ${epoch} 轮第 ${step} 步`,
   },
   deepspeed: {
     legend: 'DeepSpeed 配置',
