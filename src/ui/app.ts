@@ -18,6 +18,7 @@ import { missing } from './lessons/features.ts';
 import {
   contents,
   faultNote,
+  trackContents,
   GPU_DEFAULTS,
   languageSwitch,
   section,
@@ -61,10 +62,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
   const deepspeed = new DeepSpeedPanel({
-    workers: () => {
-      const n = Number(form.values().workers);
-      return Number.isInteger(n) && n >= 1 ? n : null;
-    },
+    workers: () => form.config()?.workers ?? null,
     apply: (values, extra) => {
       form.setValues(values, { ...extra, testLimit: testLimit ?? defaultTestLimit });
       form.showMoreFor(values);
@@ -77,6 +75,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   document.title = w.title;
   // The header already says when the adapter is a software one.
   for (const n of notes.filter((x) => x !== t().page.softwareNote)) notesEl.append(h('p', { class: 'banner' }, n));
+  const nav = contents(VIEW_IDS);
   const adapter = gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || w.anAdapter;
   root.replaceChildren(
     h('a', { class: 'skip', href: '#views' }, w.skip),
@@ -88,7 +87,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       h('p', { class: 'adapter' }, w.adapter(adapter, software)),
       languageSwitch(),
     ),
-    contents(VIEW_IDS),
+    nav,
     h(
       'main',
       {},
@@ -154,6 +153,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     busy: (on) => lock(on),
   });
   const log = new LogView(section(viewsEl, 'log'));
+  trackContents(nav);
   const views: View[] = [curves, memory, calc, ring, shards, timeline, log];
   const scheduler = new RenderScheduler(views);
   let session: Session | null = null;

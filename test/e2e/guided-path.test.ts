@@ -93,6 +93,9 @@ describe('the guided path', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: `${DOCS}/${lang}-phone.png` });
+    // The contents bar says which view is being read.
+    await page.evaluate(() => document.getElementById('memory')?.scrollIntoView());
+    await page.waitForSelector('.contents a[href="#memory"][aria-current="location"]', { timeout: 5000 });
     // Keyboard: the skip link is the first stop and leads to the views.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('href'))).toBe('#views');
