@@ -142,6 +142,8 @@ export const enControls = {
     gpu0: (given: string, global: string) => `gpu0Bsz (${given}) cannot exceed the global batch (${global})`,
     rankFailed: (rank: string, during: string, reason: string) => `rank ${rank} failed during ${during}: ${reason}`,
     stepOf: (step: string, epoch: string) => `step ${step} of epoch ${epoch}`,
+    fp16Mode: (mode: string, modes: string) =>
+      `fp16 is not supported with mode ${mode}: fp16 mixed precision runs with ${modes}`,
   },
   deepspeed: {
     legend: 'DeepSpeed config',
