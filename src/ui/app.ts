@@ -6,18 +6,19 @@ import { IdbDatasetStore } from '../data/store-idb.ts';
 import type { TrainEvent } from '../runtime/events.ts';
 import { parseFaultSpec, type RankFault } from '../runtime/fault.ts';
 import { addressQuery } from './address.ts';
-import { imbalance } from './compare-runner.ts';
 import { CheckpointPanel } from './controls/checkpoint.ts';
 import { ConfigForm } from './controls/config-form.ts';
 import { DatasetPanel } from './controls/dataset-panel.ts';
+import { DeepSpeedPanel } from './controls/deepspeed-panel.ts';
 import { RunButtons, type RunAction } from './controls/run-buttons.ts';
 import { h } from './dom.ts';
-import { lang, t } from './i18n/index.ts';
+import { lang, localizeRunError, t } from './i18n/index.ts';
 import { isLessonId, LESSONS, type LessonId } from './lessons/index.ts';
 import { missing } from './lessons/features.ts';
 import {
   contents,
   faultNote,
+  trackContents,
   GPU_DEFAULTS,
   languageSwitch,
   section,
@@ -37,6 +38,7 @@ import { RingView } from './views/ring.ts';
 import { SamplesView } from './views/samples.ts';
 import { ShardsView } from './views/shards.ts';
 import { TimelineView } from './views/timeline.ts';
+import { ZeroCalcView } from './views/zero-calc.ts';
 import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 
@@ -54,10 +56,18 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     { ...defaults, ...first?.settings, ...params.values },
     { testLimit: testLimit ?? defaultTestLimit, checkEvery: 25 },
   );
+  form.showMoreFor({ ...first?.settings, ...params.values });
   const store = new IdbDatasetStore();
   const datasets = new DatasetPanel(store);
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
+  const deepspeed = new DeepSpeedPanel({
+    workers: () => form.config()?.workers ?? null,
+    apply: (values, extra) => {
+      form.setValues(values, { ...extra, testLimit: testLimit ?? defaultTestLimit });
+      form.showMoreFor(values);
+    },
+  });
   const viewsEl = h('div', { class: 'views', id: 'views', tabindex: -1 });
   const notesEl = h('div', { class: 'notes' });
   const w = t().page;
@@ -65,6 +75,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   document.title = w.title;
   // The header already says when the adapter is a software one.
   for (const n of notes.filter((x) => x !== t().page.softwareNote)) notesEl.append(h('p', { class: 'banner' }, n));
+  const nav = contents(VIEW_IDS);
   const adapter = gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || w.anAdapter;
   root.replaceChildren(
     h('a', { class: 'skip', href: '#views' }, w.skip),
@@ -76,7 +87,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       h('p', { class: 'adapter' }, w.adapter(adapter, software)),
       languageSwitch(),
     ),
-    contents(VIEW_IDS),
+    nav,
     h(
       'main',
       {},
@@ -85,6 +96,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         { class: 'panel', id: 'settings', tabindex: -1, 'aria-label': w.settings },
         buttons.element,
         form.element,
+        deepspeed.element,
         datasets.element,
         checkpoint.element,
       ),
@@ -120,6 +132,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         fault = l.fault;
         testLimit = l.testLimit;
         form.setValues({ ...defaults, ...l.settings }, { testLimit: testLimit ?? defaultTestLimit });
+        form.showMoreFor(l.settings);
         showFault();
       }
       syncAddress();
@@ -128,6 +141,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   });
   const curves = new CurvesView(section(viewsEl, 'training'));
   const memory = new MemoryView(section(viewsEl, 'memory'));
+  const calc = new ZeroCalcView(section(viewsEl, 'calc'));
   const ring = new RingView(section(viewsEl, 'ring'));
   const shards = new ShardsView(section(viewsEl, 'shards'));
   const timeline = new TimelineView(section(viewsEl, 'timeline'));
@@ -139,7 +153,8 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     busy: (on) => lock(on),
   });
   const log = new LogView(section(viewsEl, 'log'));
-  const views: View[] = [curves, memory, ring, shards, timeline, log];
+  trackContents(nav);
+  const views: View[] = [curves, memory, calc, ring, shards, timeline, log];
   const scheduler = new RenderScheduler(views);
   let session: Session | null = null;
 
@@ -147,6 +162,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     form.setDisabled(on);
     datasets.setDisabled(on);
     checkpoint.setDisabled(on);
+    deepspeed.setDisabled(on);
     compare.setDisabled(on);
     buttons.allowStart(!on && form.config() !== null);
   };
@@ -181,7 +197,8 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     const s = new Session({
       event: onEvent,
       sample: (b, at) => samples.show(b, at),
-      state: (st, detail) => {
+      state: (st, raw) => {
+        const detail = raw === undefined ? undefined : localizeRunError(raw);
         buttons.set(st, detail);
         if (st === 'failed' && detail) log.note(t().log.error(detail));
         scheduler.request();
@@ -210,6 +227,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         memory: memory.latest,
         losses: curves.history.loss,
         lrs: curves.history.lr,
+        lossScales: curves.history.lossScale,
         epochs: curves.history.epochs.length,
         moved: shards.movedShare,
         commSpans: timeline.commSpans,
@@ -229,16 +247,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     losses: () => [...curves.history.loss],
     epochs: () => [...curves.history.epochs],
     memory: () => [...memory.latest],
-    compare: () =>
-      compare.results.map((r) => ({
-        mode: r.mode,
-        workers: r.config.workers,
-        steps: r.steps,
-        ...(r.error ? { error: r.error } : {}),
-        peaks: r.workers.map((w) => w.peak),
-        memory: r.workers,
-        imbalance: imbalance(r.workers),
-      })),
+    compare: () => compare.summaries(),
     log: () => [...log.text],
     lesson: () => lessons.state,
   };

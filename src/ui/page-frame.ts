@@ -43,6 +43,7 @@ export const VIEW_IDS = [
   'lessons',
   'training',
   'memory',
+  'calc',
   'ring',
   'shards',
   'timeline',
@@ -58,21 +59,56 @@ export function section(parent: HTMLElement, id: ExplainKey): HTMLElement {
   return c.body;
 }
 
+/**
+ * Marks the contents bar's link of the view being read (the topmost card in the upper part of the
+ * window) with aria-current="location", so the bar says where the reader is.
+ */
+export function trackContents(nav: HTMLElement): void {
+  if (typeof IntersectionObserver !== 'function') return;
+  const links = new Map<string, HTMLAnchorElement>();
+  for (const a of nav.querySelectorAll<HTMLAnchorElement>('a[href^="#"]')) links.set(a.hash.slice(1), a);
+  const seen = new Set<Element>();
+  const observer = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (e.isIntersecting) seen.add(e.target);
+        else seen.delete(e.target);
+      }
+      const top = [...seen].sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)[0];
+      for (const [id, a] of links) {
+        if (top && id === top.id) a.setAttribute('aria-current', 'location');
+        else a.removeAttribute('aria-current');
+      }
+    },
+    { rootMargin: '-15% 0px -60% 0px' },
+  );
+  for (const id of links.keys()) {
+    const el = document.getElementById(id);
+    if (el && el.classList.contains('card')) observer.observe(el);
+  }
+}
+
 /** The language switch: a link per language to this page with `?lang=`, each name in its own language. */
 export function languageSwitch(): HTMLElement {
-  const links = LANGS.map((l) => {
+  const hrefOf = (l: string) => {
     const q = new URLSearchParams(location.search);
     q.set('lang', l);
-    return h(
+    return `?${q.toString()}`;
+  };
+  const links = LANGS.map((l) => {
+    const a = h(
       'a',
       {
-        href: `?${q.toString()}`,
+        href: hrefOf(l),
         lang: l === 'zh' ? 'zh-CN' : 'en',
         hreflang: l === 'zh' ? 'zh-CN' : 'en',
         'aria-current': l === lang() ? 'true' : undefined,
       },
       messagesOf(l).langName,
     );
+    // The address follows the settings, so the link is made when it is used: the switch keeps them.
+    for (const ev of ['focus', 'mouseover', 'click'] as const) a.addEventListener(ev, () => (a.href = hrefOf(l)));
+    return a;
   });
   return h('nav', { class: 'lang-switch', 'aria-label': t().page.language }, ...links);
 }

@@ -50,8 +50,12 @@ export class ConfigForm {
     for (const spec of FIELDS) (spec.more ? this.more : this.element).append(this.build(spec, initial[spec.key]));
     this.more.append(h('p', { class: 'hint', id: 'cfg-fp16-note' }, t().form.fp16Pending));
     this.element.append(this.more);
-    if (FIELDS.some((f) => f.more && initial[f.key] !== undefined)) this.more.open = true;
     this.current = this.validate();
+  }
+
+  /** Opens "More training controls" when any of `values` is one of them (a link or a lesson set it). */
+  showMoreFor(values: FormValues): void {
+    if (FIELDS.some((f) => f.more && values[f.key] !== undefined)) this.more.open = true;
   }
 
   onChange(cb: () => void): void {
@@ -83,7 +87,6 @@ export class ConfigForm {
       if (!c) continue;
       if (c.input instanceof HTMLInputElement && c.input.type === 'checkbox') c.input.checked = value === true;
       else c.input.value = shown(value);
-      if (c.spec.more) this.more.open = true;
     }
     this.extra = extra;
     this.changed();

@@ -72,8 +72,9 @@ export function para(text: string): HTMLParagraphElement {
 
 /**
  * Documentation the page links to: the English page, and the Chinese one where it exists (the
- * ApacheCN translation of PyTorch 2.0's tutorials and notes). DeepSpeed, the API reference pages
- * and Perfetto have no Chinese edition; in Chinese their links say they are in English.
+ * ApacheCN translation of PyTorch 2.0's tutorials and notes; only pages whose translation was
+ * found are listed). DeepSpeed, the API reference pages and Perfetto have no Chinese edition; in
+ * Chinese their links say they are in English.
  */
 export const DOCS = {
   ddpTutorial: {
@@ -92,7 +93,10 @@ export const DOCS = {
   },
   balanced: { en: 'https://github.com/kimiyoung/transformer-xl/blob/master/pytorch/utils/data_parallel.py' },
   zero: { en: 'https://www.deepspeed.ai/tutorials/zero/' },
-  zeroOptimizer: { en: 'https://pytorch.org/docs/stable/distributed.optim.html' },
+  zeroOptimizer: {
+    en: 'https://pytorch.org/docs/stable/distributed.optim.html',
+    zh: 'https://pytorch.apachecn.org/2.0/docs/distributed.optim',
+  },
   memory: { en: 'https://pytorch.org/docs/stable/generated/torch.cuda.memory_allocated.html' },
   ddpNotes: {
     en: 'https://pytorch.org/docs/stable/notes/ddp.html',
@@ -106,23 +110,15 @@ export const DOCS = {
     en: 'https://pytorch.org/docs/stable/data.html#torch.utils.data.distributed.DistributedSampler',
     zh: 'https://pytorch.apachecn.org/2.0/docs/data',
   },
-  cifarTutorial: {
-    en: 'https://pytorch.org/tutorials/beginner/blitz/cifar10_tutorial.html',
-    zh: 'https://pytorch.apachecn.org/2.0/tutorials/beginner/blitz/cifar10_tutorial',
-  },
+  cifarTutorial: { en: 'https://pytorch.org/tutorials/beginner/blitz/cifar10_tutorial.html' },
   perfetto: { en: 'https://ui.perfetto.dev' },
   zeroPaper: { en: 'https://arxiv.org/abs/1910.02054' },
   dsConfig: { en: 'https://www.deepspeed.ai/docs/config-json/' },
   torchrun: {
     en: 'https://pytorch.org/docs/stable/elastic/run.html',
   },
-  checkpointTutorial: {
-    en: 'https://pytorch.org/tutorials/beginner/saving_loading_models.html',
-    zh: 'https://pytorch.apachecn.org/2.0/tutorials/beginner/saving_loading_models',
-  },
-  amp: {
-    en: 'https://pytorch.org/docs/stable/amp.html',
-  },
+  checkpointTutorial: { en: 'https://pytorch.org/tutorials/beginner/saving_loading_models.html' },
+  amp: { en: 'https://pytorch.org/docs/stable/amp.html', zh: 'https://pytorch.apachecn.org/2.0/docs/amp' },
   dsFp16: { en: 'https://www.deepspeed.ai/docs/config-json/#fp16-training-options' },
 } as const satisfies Record<string, { en: string; zh?: string }>;
 
@@ -144,6 +140,19 @@ export function docLinkOf(key: DocKey): HTMLAnchorElement {
 }
 
 /**
+ * A failed run's error (src/runtime's RankFailedError: `rank R failed during WHAT: REASON`) in the
+ * current language; the worker's own reason stays as the worker wrote it.
+ */
+export function localizeRunError(message: string): string {
+  if (current === 'en') return message;
+  const m = /^rank (\d+) failed during (.+?): (.*)$/s.exec(message);
+  if (!m) return message;
+  const w = t().issues;
+  const step = /^step (\d+) of epoch (\d+)$/.exec(m[2] ?? '');
+  return w.rankFailed(m[1] ?? '', step ? w.stepOf(step[1] ?? '', step[2] ?? '') : ` ${m[2] ?? ''} `, m[3] ?? '');
+}
+
+/**
  * An engine message (validateConfig's wording, src/config.ts and src/parallel/) in the current
  * language; a message of another shape is shown as the engine wrote it.
  */
@@ -162,5 +171,7 @@ export function localizeIssue(message: string, label: (field: string) => string)
   if (m) return w.needsTwo(m[1] ?? '');
   m = /^gpu0Bsz \((\d+)\) cannot exceed the global batch \((\d+)\)$/.exec(message);
   if (m) return w.gpu0(m[1] ?? '', m[2] ?? '');
+  m = /^fp16 is not supported with mode (\S+): fp16 mixed precision runs with (.*)$/.exec(message);
+  if (m) return w.fp16Mode(m[1] ?? '', m[2] ?? '');
   return message;
 }

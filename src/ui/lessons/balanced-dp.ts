@@ -4,16 +4,17 @@ import type { Lesson } from './lesson.ts';
 export const balancedDp: Lesson = {
   settings: {
     mode: 'balanced-dp',
-    workers: 4,
-    batchSize: 4,
+    workers: 3,
+    batchSize: 2,
     gpu0Bsz: 1,
-    trainLimit: 64,
+    trainLimit: 16,
     epochs: 1,
     optimizer: 'adam',
     lr: 0.002,
   },
-  testLimit: 16,
+  testLimit: 8,
   view: 'memory',
+  docs: ['balanced', 'dp'],
   reached: (r) => {
     const [w0, w1] = r.memory;
     return (
@@ -28,11 +29,11 @@ export const balancedDp: Lesson = {
       title: 'BalancedDataParallel: a smaller slice for device 0',
       intro: [
         'The seed’s fix for DataParallel’s heavy device 0 is transformer-xl’s `BalancedDataParallel(gpu0_bsz, model)`: device 0 takes only `gpu0_bsz` samples of the global batch and the other devices share the rest.',
-        'Here the global batch is 4 × 4 = 16 and `gpu0_bsz` = 1: worker 0 runs forward and backward on 1 sample, the three others on 5 each.',
+        'Here the global batch is 3 × 2 = 6 and `gpu0_bsz` = 1: worker 0 runs forward and backward on 1 sample, the two others share the other 5.',
       ],
       look: [
         'In **Memory per worker**, open the numbers: worker 0’s activations are now the smallest, but it still carries the optimizer state and the gathered outputs.',
-        'Try `gpu0_bsz` = 4 (an even split, like DataParallel) and compare.',
+        'Try `gpu0_bsz` = 2 (an even split, like DataParallel) and compare.',
       ],
       questions: [
         {
@@ -46,11 +47,11 @@ export const balancedDp: Lesson = {
       title: 'BalancedDataParallel：给设备 0 更小的一片',
       intro: [
         '种子文章针对 DataParallel 设备 0 过重的办法，是 transformer-xl 的 `BalancedDataParallel(gpu0_bsz, model)`：设备 0 只处理全局批次中的 `gpu0_bsz` 个样本，其余设备平分剩下的。',
-        '这里全局批次是 4 × 4 = 16，`gpu0_bsz` = 1：worker 0 只对 1 个样本做前向和反向，其他三个各 5 个。',
+        '这里全局批次是 3 × 2 = 6，`gpu0_bsz` = 1：worker 0 只对 1 个样本做前向和反向，另外两个分担剩下的 5 个。',
       ],
       look: [
         '在 **每个 worker 的显存** 中展开数字：worker 0 的激活值现在最小，但它仍然承担优化器状态和收集来的输出。',
-        '试试 `gpu0_bsz` = 4（与 DataParallel 一样均分），再比较。',
+        '试试 `gpu0_bsz` = 2（与 DataParallel 一样均分），再比较。',
       ],
       questions: [
         {

@@ -5,6 +5,7 @@ export const checkpoint: Lesson = {
   settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 64, epochs: 2 },
   testLimit: 16,
   view: 'log',
+  docs: ['checkpointTutorial', 'ddpTutorial'],
   needs: ['checkpoints'],
   reached: () => false,
   text: {

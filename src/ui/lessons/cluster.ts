@@ -5,6 +5,7 @@ export const cluster: Lesson = {
   settings: { mode: 'ddp', workers: 4, batchSize: 8, trainLimit: 256, epochs: 1 },
   testLimit: 16,
   view: 'calc',
+  docs: ['torchrun', 'ddpTutorial'],
   needs: ['torchrunExport'],
   reached: () => false,
   text: {

@@ -2,9 +2,10 @@
 import type { Lesson } from './lesson.ts';
 
 export const ddpRing: Lesson = {
-  settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 32, epochs: 1, bucketCapMB: 1 },
-  testLimit: 16,
+  settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 16, epochs: 1, bucketCapMB: 1 },
+  testLimit: 8,
   view: 'timeline',
+  docs: ['ddpNotes', 'ddp'],
   reached: (r) => r.state === 'done' && r.commSpans > 0,
   text: {
     en: {

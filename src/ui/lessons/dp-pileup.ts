@@ -2,9 +2,10 @@
 import type { Lesson } from './lesson.ts';
 
 export const dpPileup: Lesson = {
-  settings: { mode: 'dp', workers: 4, batchSize: 4, trainLimit: 64, epochs: 1, optimizer: 'adam', lr: 0.002 },
-  testLimit: 16,
+  settings: { mode: 'dp', workers: 4, batchSize: 2, trainLimit: 16, epochs: 1, optimizer: 'adam', lr: 0.002 },
+  testLimit: 8,
   view: 'memory',
+  docs: ['dp', 'ddpNotDp'],
   reached: (r) => {
     const [w0, ...rest] = r.memory;
     return r.state === 'done' && w0 !== undefined && rest.length > 0 && rest.every((m) => m.peak < w0.peak);
@@ -19,7 +20,7 @@ export const dpPileup: Lesson = {
       look: [
         'In **Memory per worker**, worker 0’s bar is the longest: open “Numbers per category” and compare its optimizer state with the replicas’ (none).',
         'In **Ring**, there is no ring: a star of messages around device 0.',
-        'Then set the batch to 16 and run again: the gap grows, because device 0 also gathers every replica’s outputs.',
+        'Then set the batch to 8 and run again: the gap grows, because device 0 also gathers every replica’s outputs.',
       ],
       questions: [
         {
@@ -27,7 +28,7 @@ export const dpPileup: Lesson = {
           a: 'DataParallel keeps one model and one optimizer on cuda:0; the replicas are copies made for each forward and thrown away, so only device 0 steps the parameters.',
         },
         {
-          q: 'What grows on device 0 when the batch per worker goes from 4 to 16?',
+          q: 'What grows on device 0 when the batch per worker goes from 2 to 8?',
           a: 'The gathered outputs and the loss over the whole global batch (workers × batch) live on device 0, so its activations and communication buffers grow with the global batch, while each replica only sees its own slice.',
         },
       ],
@@ -42,7 +43,7 @@ export const dpPileup: Lesson = {
       look: [
         '在 **每个 worker 的显存** 中，worker 0 的条最长：展开“按类别的数字”，比较它和副本的优化器状态（副本没有）。',
         '在 **环** 视图中没有环：只有围绕设备 0 的星形消息。',
-        '然后把批大小设为 16 再运行一次：差距变大，因为设备 0 还要收集每个副本的输出。',
+        '然后把批大小设为 8 再运行一次：差距变大，因为设备 0 还要收集每个副本的输出。',
       ],
       questions: [
         {
@@ -50,7 +51,7 @@ export const dpPileup: Lesson = {
           a: 'DataParallel 只在 cuda:0 上保存一个模型和一个优化器；副本是每次前向时复制出来、用完即丢的，所以只有设备 0 更新参数。',
         },
         {
-          q: '每个 worker 的批大小从 4 变到 16 时，设备 0 上什么在增长？',
+          q: '每个 worker 的批大小从 2 变到 8 时，设备 0 上什么在增长？',
           a: '收集来的输出和整个全局批次（worker 数 × 批大小）上的损失都在设备 0 上，所以它的激活值和通信缓冲区随全局批次增长，而每个副本只看到自己的那一片。',
         },
       ],

@@ -2,17 +2,18 @@
 import type { Lesson } from './lesson.ts';
 
 export const failure: Lesson = {
-  settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 64, epochs: 1 },
+  settings: { mode: 'ddp', workers: 2, batchSize: 2, trainLimit: 32, epochs: 1 },
   testLimit: 8,
-  fault: '1:2:throw',
+  fault: '1:1:throw',
   view: 'log',
+  docs: ['torchrun'],
   partly: ['restarts'],
   reached: (r) => r.state === 'failed' && /rank 1/.test(r.status),
   text: {
     en: {
       title: 'A worker fails: stop cleanly, then restart',
       intro: [
-        'This run makes rank 1 throw at its step 2. In a collective, the other ranks would wait for it forever; instead the whole group is aborted and the run stops with an error that names the rank and the step, so no rank goes on with half-reduced gradients.',
+        'This run makes rank 1 throw at its step 1. In a collective, the other ranks would wait for it forever; instead the whole group is aborted and the run stops with an error that names the rank and the step, so no rank goes on with half-reduced gradients.',
         '`torchrun --max-restarts=N` goes one step further: when a worker dies it stops the others and starts all of them again, and a script that saves checkpoints resumes from the last one.',
       ],
       look: [
@@ -33,7 +34,7 @@ export const failure: Lesson = {
     zh: {
       title: '一个 worker 出故障：干净地停下，然后重启',
       intro: [
-        '这次运行让 rank 1 在它的第 2 步抛出错误。在集合通信中，其他 rank 本会永远等它；这里整个进程组被中止，训练停下并给出指明 rank 和步数的错误，因此没有 rank 会带着只归约了一半的梯度继续。',
+        '这次运行让 rank 1 在它的第 1 步抛出错误。在集合通信中，其他 rank 本会永远等它；这里整个进程组被中止，训练停下并给出指明 rank 和步数的错误，因此没有 rank 会带着只归约了一半的梯度继续。',
         '`torchrun --max-restarts=N` 更进一步：一个 worker 死掉时，它停止其他 worker 并把所有 worker 重新启动，会保存检查点的脚本则从最后一个检查点恢复。',
       ],
       look: ['按钮下方的状态和 **rank 0 的日志** 的最后一行：哪个 rank、在哪一步、因为什么失败。'],

@@ -6,8 +6,8 @@ export const ENGINE_FEATURES = {
   checkpoints: false,
   /** torchrun-style restarts of a failed run from its last checkpoint (TrainConfig.maxRestarts). */
   restarts: false,
-  /** fp16 mixed precision applied to training (today fp16 is parsed and checked, training stays fp32). */
-  fp16: false,
+  /** fp16 mixed precision with loss scaling in DDP, ZeRO-1 and ZeRO-2 (src/parallel/fp16.ts). */
+  fp16: true,
   /** An export of the run as a torchrun + DDP script for a cluster. */
   torchrunExport: false,
 } as const satisfies Record<string, boolean>;

@@ -2,11 +2,23 @@
 import type { Lesson } from './lesson.ts';
 
 export const fp16: Lesson = {
-  settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 64, epochs: 1, fp16: true, optimizer: 'adam' },
-  testLimit: 16,
+  settings: {
+    mode: 'ddp',
+    workers: 2,
+    batchSize: 2,
+    trainLimit: 16,
+    epochs: 1,
+    fp16: true,
+    optimizer: 'adam',
+    lr: 0.002,
+  },
+  testLimit: 8,
   view: 'log',
+  docs: ['dsFp16', 'amp'],
   needs: ['fp16'],
-  reached: () => false,
+  // Every step ran with a loss scale (DeepSpeed's dynamic scaler starts at 2^16).
+  reached: (r) =>
+    r.state === 'done' && r.lossScales.length > 0 && r.lossScales.every((s) => Number.isFinite(s) && s >= 1),
   text: {
     en: {
       title: 'fp16 with loss scaling',
@@ -15,7 +27,8 @@ export const fp16: Lesson = {
         'fp16 cannot hold small gradients: many would round to zero. So the loss is multiplied by a scale (2^16 to start) before backward and the gradients divided by it before the step. `loss_scale: 0` means dynamic: on an overflow (inf or NaN) the step is skipped and the scale halved (after `hysteresis` overflows); after `loss_scale_window` good steps it doubles.',
       ],
       look: [
-        'In **Rank 0’s log**, the loss scale and any skipped steps (“OVERFLOW! Skipping step”), as DeepSpeed logs them; in **Memory**, the smaller gradients and communication.',
+        'In **Rank 0’s log**, the loss scale of each logged step and any overflow lines, word for word as DeepSpeed logs them; in **Memory**, the fp16 parameters and gradients beside the fp32 master copy in the optimizer state.',
+        'fp16 runs in DDP, ZeRO-1 and ZeRO-2 here; the other modes refuse it by name.',
       ],
       questions: [
         {
@@ -27,7 +40,7 @@ export const fp16: Lesson = {
           a: 'One batch of compute and no update; the scheduler does not advance either. With a good scale overflows are rare.',
         },
       ],
-      point: 'the log shows the loss scale, and memory shows fp16 gradients.',
+      point: 'every step ran with a loss scale.',
     },
     zh: {
       title: '带损失缩放的 fp16',
@@ -36,7 +49,8 @@ export const fp16: Lesson = {
         'fp16 装不下很小的梯度：很多会被舍入为零。所以反向传播之前把损失乘以一个缩放因子（初始为 2^16），更新之前再把梯度除以它。`loss_scale: 0` 表示动态缩放：出现溢出（inf 或 NaN）时跳过这一步并把缩放减半（在 `hysteresis` 次溢出之后）；连续 `loss_scale_window` 步正常后再翻倍。',
       ],
       look: [
-        '在 **rank 0 的日志** 中，可以看到损失缩放值和被跳过的步（“OVERFLOW! Skipping step”），与 DeepSpeed 的日志相同；在 **显存** 中，梯度和通信变小。',
+        '在 **rank 0 的日志** 中，可以看到每个记录步骤的损失缩放值和所有溢出信息，与 DeepSpeed 的日志逐字相同；在 **显存** 中，fp16 参数和梯度与优化器状态中的 fp32 主权重并列。',
+        '这里 fp16 可在 DDP、ZeRO-1 和 ZeRO-2 中运行；其他模式会明确拒绝。',
       ],
       questions: [
         {
@@ -48,7 +62,7 @@ export const fp16: Lesson = {
           a: '浪费一个批次的计算、不做更新；学习率调度也不前进。缩放因子合适时溢出很少发生。',
         },
       ],
-      point: '日志显示损失缩放值，显存显示 fp16 梯度。',
+      point: '每一步都带着损失缩放运行。',
     },
   },
 };

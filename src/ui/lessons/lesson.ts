@@ -4,7 +4,7 @@
 // an engine feature this build lacks says so and offers no run (nothing is faked).
 import type { MemorySnapshot } from '../../gpu/memory.ts';
 import type { FormValues } from '../controls/config-fields.ts';
-import type { Lang } from '../i18n/index.ts';
+import type { DocKey, Lang } from '../i18n/index.ts';
 import type { ExplainKey } from '../views/explain.ts';
 import type { EngineFeature } from './features.ts';
 
@@ -32,6 +32,8 @@ export interface LessonRun {
   readonly epochs: number;
   /** Indices that changed rank between the last two epochs, as a share of those compared (NaN: one epoch). */
   readonly moved: number;
+  /** fp16: the loss scale of every step (NaN in an fp32 run). */
+  readonly lossScales: readonly number[];
   /** Communication spans the timeline drew. */
   readonly commSpans: number;
 }
@@ -41,6 +43,8 @@ export interface Lesson {
   readonly settings: FormValues;
   readonly testLimit?: number;
   readonly fault?: string;
+  /** Documentation the lesson links to. */
+  readonly docs: readonly DocKey[];
   /** The view to look at (a card id). */
   readonly view: ExplainKey;
   /** Engine features the run needs; with one missing, the lesson shows text only. */

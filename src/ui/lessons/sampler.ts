@@ -2,16 +2,17 @@
 import type { Lesson } from './lesson.ts';
 
 export const sampler: Lesson = {
-  settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 31, epochs: 2 },
-  testLimit: 16,
+  settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 15, epochs: 2 },
+  testLimit: 8,
   view: 'shards',
+  docs: ['sampler'],
   reached: (r) => r.state === 'done' && r.epochs === 2 && r.moved > 0,
   text: {
     en: {
       title: 'DistributedSampler and set_epoch',
       intro: [
         '`DistributedSampler` gives every rank its own part of the dataset: it shuffles the indices with seed + epoch, pads the list to a multiple of W, and rank r takes every W-th index from r.',
-        'Here 31 records on 2 ranks: one index is repeated so both ranks get 16. The run has 2 epochs, and before each one the trainer calls `sampler.set_epoch(epoch)`.',
+        'Here 15 records on 2 ranks: one index is repeated so both ranks get 8. The run has 2 epochs, and before each one the trainer calls `sampler.set_epoch(epoch)`.',
       ],
       look: [
         'In **Data shards**, read the padding line, then switch the grid to “moved since previous”: about half of the indices changed rank between the epochs.',
@@ -32,7 +33,7 @@ export const sampler: Lesson = {
       title: 'DistributedSampler 与 set_epoch',
       intro: [
         '`DistributedSampler` 给每个 rank 分配数据集中属于它的部分：用 seed + epoch 打乱索引，把列表填充到 W 的倍数，rank r 从 r 开始每隔 W 个取一个。',
-        '这里是 2 个 rank、31 条记录：有一个索引被重复，使两个 rank 都拿到 16 个。运行 2 轮，每轮之前训练器都会调用 `sampler.set_epoch(epoch)`。',
+        '这里是 2 个 rank、15 条记录：有一个索引被重复，使两个 rank 都拿到 8 个。运行 2 轮，每轮之前训练器都会调用 `sampler.set_epoch(epoch)`。',
       ],
       look: ['在 **数据分片** 中阅读填充说明，然后把网格切换到“与上一轮相比移动的”：两轮之间大约一半的索引换了 rank。'],
       questions: [

@@ -7,9 +7,10 @@ const PARAM_BYTES = 545_098 * 4;
 const SLACK = 256 * 1024 + 64;
 
 export const zero: Lesson = {
-  settings: { mode: 'zero3', workers: 2, batchSize: 4, trainLimit: 16, epochs: 1, optimizer: 'adam', lr: 0.002 },
+  settings: { mode: 'zero3', workers: 2, batchSize: 2, trainLimit: 8, epochs: 1, optimizer: 'adam', lr: 0.002 },
   testLimit: 8,
   view: 'memory',
+  docs: ['zero', 'zeroPaper'],
   reached: (r) =>
     r.state === 'done' &&
     r.memory.length === 2 &&

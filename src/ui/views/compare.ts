@@ -11,6 +11,7 @@ import { bytes, duration } from '../format.ts';
 import type { Session } from '../session.ts';
 import { categoryLegend, memoryColumn, memoryTable } from './memory-bar.ts';
 import { workerRole } from './memory.ts';
+import type { CompareSummary } from '../page-api.ts';
 
 export interface CompareHost {
   /** The form's config, or null (with the form showing why) while a value is bad. */
@@ -60,6 +61,19 @@ export class CompareView {
       this.stopped = true;
       this.session?.stop();
     });
+  }
+
+  /** The last comparison as plain data (window.webddpPage.compare()). */
+  summaries(): CompareSummary[] {
+    return this.results.map((r) => ({
+      mode: r.mode,
+      workers: r.config.workers,
+      steps: r.steps,
+      ...(r.error ? { error: r.error } : {}),
+      peaks: r.workers.map((w) => w.peak),
+      memory: r.workers,
+      imbalance: imbalance(r.workers),
+    }));
   }
 
   setDisabled(disabled: boolean): void {

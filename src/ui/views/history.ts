@@ -23,6 +23,9 @@ export class History {
   readonly stepMs: number[] = [];
   /** The learning rate each optimizer step used (the schedule's, or the configured one). */
   readonly lr: number[] = [];
+  /** fp16: the loss scale each step used (NaN in an fp32 run), and the steps skipped on overflow. */
+  readonly lossScale: number[] = [];
+  skipped = 0;
   readonly epochs: EpochPoint[] = [];
   /** Smoothed loss (exponential moving average, like TensorBoard's smoothing 0.9). */
   readonly smoothLoss: number[] = [];
@@ -47,6 +50,8 @@ export class History {
       this.imagesPerSec.push(e.imagesPerSec);
       this.stepMs.push(e.ms);
       this.lr.push(e.lr);
+      this.lossScale.push(e.fp16?.lossScale ?? NaN);
+      if (e.fp16?.skipped) this.skipped++;
       this.smoothLoss.push(this.lossEma.add(e.loss));
       this.smoothAccuracy.push(this.accEma.add(e.accuracy));
       return true;
@@ -75,10 +80,12 @@ export class History {
       this.imagesPerSec,
       this.stepMs,
       this.lr,
+      this.lossScale,
       this.smoothLoss,
       this.smoothAccuracy,
     ])
       a.length = 0;
+    this.skipped = 0;
     this.epochs.length = 0;
     this.stepsPerEpoch = 0;
     this.epoch = 0;

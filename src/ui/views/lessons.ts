@@ -3,7 +3,7 @@
 // lesson's point. A lesson whose run needs an engine feature this build lacks shows its text and
 // says so, with no run button.
 import { h } from '../dom.ts';
-import { lang, para, t } from '../i18n/index.ts';
+import { docLinkOf, lang, para, t } from '../i18n/index.ts';
 import { FEATURE_NAMES, missing } from '../lessons/features.ts';
 import { isLessonId, LESSON_IDS, LESSONS, type Lesson, type LessonId, type LessonRun } from '../lessons/index.ts';
 
@@ -116,6 +116,12 @@ export class LessonsView {
       h('h4', {}, w.look),
       h('ul', {}, ...text.look.map((x) => h('li', {}, ...para(x).childNodes))),
       h('p', {}, h('a', { href: `#${lesson.view}` }, w.goTo(t().page.nav[lesson.view]))),
+      h(
+        'p',
+        { class: 'links' },
+        t().page.docs,
+        ...lesson.docs.flatMap((k, j) => (j === 0 ? [docLinkOf(k)] : [' · ', docLinkOf(k)])),
+      ),
       h('h4', {}, w.questions),
       ...text.questions.map((q) =>
         h('div', { class: 'lesson-q' }, para(q.q), h('details', {}, h('summary', {}, w.answer), para(q.a))),

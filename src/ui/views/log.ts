@@ -23,7 +23,7 @@ export class LogView implements View {
   private scheduled = false;
 
   constructor(body: HTMLElement) {
-    this.pre = h('pre', { class: 'log', tabindex: 0, 'aria-label': t().log.label });
+    this.pre = h('pre', { class: 'log', role: 'log', tabindex: 0, 'aria-label': t().log.label });
     body.append(this.pre);
   }
 
@@ -63,9 +63,12 @@ export class LogView implements View {
         this.every = logEvery(e.steps);
         break;
       case 'step':
+        // DeepSpeed's own lines (overflow, skipped step, new scale), word for word, whenever they come.
+        if (e.fp16) this.pending.push(...e.fp16.messages);
         if ((e.step + 1) % this.every === 0 || e.step === e.steps - 1) {
           this.pending.push(
-            t().log.step(e.epoch, e.step + 1, e.steps, e.loss.toFixed(4), this.scheduled ? e.lr.toPrecision(4) : ''),
+            t().log.step(e.epoch, e.step + 1, e.steps, e.loss.toFixed(4), this.scheduled ? e.lr.toPrecision(4) : '') +
+              (e.fp16 ? t().log.lossScale(e.fp16.lossScale) : ''),
           );
         }
         break;

@@ -26,7 +26,7 @@ interface Tile {
 /** A class index as a readable name ("horizontal_stripes" -> "horizontal stripes"). */
 function className(classes: readonly string[], i: number): string {
   const name = classes[i];
-  return name === undefined ? t().samples.className(i) : name.replace(/_/g, ' ');
+  return name === undefined ? t().samples.className(i) : (t().samples.classNames[name] ?? name.replace(/_/g, ' '));
 }
 
 export class SamplesView {

@@ -127,7 +127,7 @@ export const enControls = {
       fp16: 'DeepSpeed’s fp16 section: fp32 master weights, fp16 storage, dynamic loss scaling',
     },
     fp16Pending:
-      'This engine build checks fp16 settings but still trains in fp32 (the run’s log says so); the fp16 engine is being built.',
+      'fp16 trains in DDP, ZeRO-1 and ZeRO-2; DataParallel, BalancedDataParallel and ZeRO-3 refuse it by name.',
     enterNumber: (label: string) => `${label}: enter a number`,
     scheduleProblem: (issues: string) => `LR schedule: ${issues}`,
   },
@@ -140,6 +140,10 @@ export const enControls = {
     bool: (field: string, got: string) => `${field} must be true or false (got ${got})`,
     needsTwo: (mode: string) => `${mode} needs at least 2 workers`,
     gpu0: (given: string, global: string) => `gpu0Bsz (${given}) cannot exceed the global batch (${global})`,
+    rankFailed: (rank: string, during: string, reason: string) => `rank ${rank} failed during ${during}: ${reason}`,
+    stepOf: (step: string, epoch: string) => `step ${step} of epoch ${epoch}`,
+    fp16Mode: (mode: string, modes: string) =>
+      `fp16 is not supported with mode ${mode}: fp16 mixed precision runs with ${modes}`,
   },
   deepspeed: {
     legend: 'DeepSpeed config',

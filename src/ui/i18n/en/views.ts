@@ -48,7 +48,6 @@ export const enViews = {
     fp16: 'fp16 mixed (K = 12)',
     optimizer: 'Optimizer',
     stageNames: ['0 (DDP)', '1 (optimizer)', '2 (+ gradients)', '3 (+ parameters)'],
-    perRank: 'Per rank',
     total: 'total',
     fits: (need: string, have: string) => `Fits: ${need} of model states per GPU, ${have} available.`,
     noFit: (need: string, have: string) => `Does not fit: ${need} of model states per GPU, only ${have} available.`,
@@ -63,7 +62,9 @@ export const enViews = {
     category: 'category',
     formula: 'formula',
     measuredCol: 'measured (peak)',
-    useRun: 'Use this run’s numbers',
+    diffCol: 'difference',
+    diffNote:
+      'A difference is what the formula leaves out: ZeRO-2’s gradient bucket and ZeRO-3’s working buffer (reduce_bucket_size elements each), and the last rank’s padding to a whole share.',
     sgdMomentum: 'SGD with momentum (K = 4)',
     sgdPlain: 'SGD (K = 0)',
     adam: 'Adam / AdamW (K = 8)',
@@ -112,6 +113,7 @@ export const enViews = {
       `Epoch ${e} | Batch ${s}/${n} | Loss: ${loss}${lr ? ` | lr ${lr}` : ''}`,
     epoch: (e: number, tl: string, ta: string, vl: string, va: string, samples: number, ips: string, secs: string) =>
       `Epoch ${e} done | train loss ${tl} | train acc ${ta} | test loss ${vl} | test acc ${va} (${samples} images) | ${ips} images/s | ${secs} s`,
+    lossScale: (scale: number) => ` | loss scale ${scale}`,
     check: (s: number, same: boolean) =>
       `check at batch ${s}: ${same ? 'all replicas hold identical parameters' : 'REPLICAS DIFFER'}`,
     done: 'done',
@@ -124,6 +126,8 @@ export const enViews = {
     predicted: 'predicted ',
     truth: 'true ',
     className: (i: number) => `class ${i}`,
+    /** Names of the built-in and CIFAR-10 classes (the dataset stores them in English). */
+    classNames: {} as Readonly<Record<string, string>>,
     imageLabel: (i: number, truth: string, pred: string) => `image ${i}: a ${truth}, predicted ${pred}`,
     title: (e: number, s: number) => `rank 0's batch at epoch **${e}**, step **${s}**`,
     score: (right: number, n: number) => `${right} of ${n} predicted right`,

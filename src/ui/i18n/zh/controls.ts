@@ -120,7 +120,7 @@ export const zhControls: typeof enControls = {
       schedule: '留空：学习率不变；或 TYPE:name=value,… 例如 CosineAnnealingLR:T_max=100',
       fp16: 'DeepSpeed 的 fp16 配置：fp32 主权重、fp16 存储、动态损失缩放',
     },
-    fp16Pending: '当前引擎版本会检查 fp16 设置，但仍以 fp32 训练（运行日志会说明）；fp16 引擎正在开发中。',
+    fp16Pending: 'fp16 可在 DDP、ZeRO-1 和 ZeRO-2 中训练；DataParallel、BalancedDataParallel 和 ZeRO-3 会明确拒绝。',
     enterNumber: (label) => `${label}：请输入数字`,
     scheduleProblem: (issues) => `学习率调度：${issues}`,
   },
@@ -131,6 +131,9 @@ export const zhControls: typeof enControls = {
     bool: (field, got) => `${field} 必须是 true 或 false（当前为 ${got}）`,
     needsTwo: (mode) => `${mode} 至少需要 2 个 worker`,
     gpu0: (given, global) => `gpu0Bsz（${given}）不能超过全局批大小（${global}）`,
+    rankFailed: (rank, during, reason) => `rank ${rank} 在${during}时失败：${reason}`,
+    stepOf: (step, epoch) => `第 ${epoch} 轮第 ${step} 步`,
+    fp16Mode: (mode, modes) => `模式 ${mode} 不支持 fp16：fp16 混合精度可用于 ${modes}`,
   },
   deepspeed: {
     legend: 'DeepSpeed 配置',
