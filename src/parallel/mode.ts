@@ -9,7 +9,7 @@ import type { EpochPlan, MicroBatch } from '../data/plan.ts';
 import type { BatchSource } from '../data/source.ts';
 import type { Gpu } from '../gpu/device.ts';
 import type { ModelSpec } from '../nn/spec.ts';
-import type { OptimizerConfig } from '../optim/optimizer.ts';
+import type { Optimizer, OptimizerConfig } from '../optim/optimizer.ts';
 import type { StepResult, Trainer, TrainerOptions } from '../train/trainer.ts';
 import type { Batch } from '../data/batch.ts';
 import type { Tracer } from '../trace/tracer.ts';
@@ -81,6 +81,12 @@ export interface ModeContext {
   readonly tracer: Tracer;
 }
 
+/** An optimizer and where its slice lies in the flat model: [flat element, slice element, count]. */
+export interface OptimizerView {
+  readonly optimizer: Optimizer | null;
+  readonly segments: readonly (readonly [number, number, number])[];
+}
+
 export interface ModeRunner {
   /** Makes every replica start from rank 0's parameters (PyTorch DDP broadcasts in its constructor). */
   syncInitial(): Promise<void>;
@@ -93,6 +99,8 @@ export interface ModeRunner {
    */
   evaluate?(b: Batch): Promise<StepResult>;
   readParams?(): Promise<Float32Array<ArrayBuffer>>;
+  /** Where the runner keeps its own optimizer (ZeRO-3): it and its slice's segments. Absent: the trainer's. */
+  optimizerView?(): OptimizerView;
   dispose(): void;
 }
 

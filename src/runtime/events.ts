@@ -65,6 +65,27 @@ export type TrainEvent =
       readonly seconds: number;
       readonly workers: readonly WorkerStat[];
     }
+  | {
+      /** A checkpoint was saved: the run continues from step `step` of `epoch` with `globalStep` steps done. */
+      readonly type: 'checkpoint';
+      readonly epoch: number;
+      readonly step: number;
+      readonly globalStep: number;
+      readonly stepsPerEpoch: number;
+      /** Where it went (a directory, or the page's IndexedDB entry). */
+      readonly where: string;
+    }
+  | {
+      /** A rank failed and the run restarts its workers from the last checkpoint (or the start). */
+      readonly type: 'restart';
+      readonly attempt: number;
+      readonly maxRestarts: number;
+      readonly rank: number;
+      readonly kind: FailureKind;
+      readonly message: string;
+      /** The global step the run continues from. */
+      readonly fromStep: number;
+    }
   | { readonly type: 'done'; readonly stopped: boolean };
 
 /** A rank failed: it threw, exited, lost its device or stopped answering. */

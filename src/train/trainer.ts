@@ -72,7 +72,7 @@ export class Trainer {
     /** Element offset in `grads` of each parameter's gradient. */
     readonly gradOffset: (p: ParamSpec) => number,
     /** First element of the slice this device's optimizer updates. */
-    private readonly shardOffset: number,
+    readonly shardOffset: number,
   ) {
     this.staging = new StagingPool(gpu, 'step.readback', 32);
   }
