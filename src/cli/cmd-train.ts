@@ -4,7 +4,11 @@ import { parseArgs } from 'node:util';
 import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
 import { readRegularFile } from '../data/file-node.ts';
 import { MODES } from '../config.ts';
-import { Coordinator } from '../runtime/coordinator.ts';
+import { ElasticRun } from '../runtime/elastic.ts';
+import { RankFailedError } from '../runtime/events.ts';
+import { encodeCheckpoint, type Snapshot } from '../checkpoint/checkpoint.ts';
+import { writeCheckpointDir } from '../checkpoint/dir-node.ts';
+import { loadResume } from './train-resume.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { parseFaultSpec } from '../runtime/fault.ts';
@@ -12,7 +16,7 @@ import { FAULT_KINDS } from '../runtime/protocol.ts';
 import { SCHEDULE_TYPES } from '../schedule/index.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseAdapter, settleWorkerAdapter } from './device.ts';
-import { parseFlags } from './flags.ts';
+import { intFlag, parseFlags } from './flags.ts';
 import { buildTrainConfig } from './train-config.ts';
 import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
@@ -33,7 +37,19 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       65536, DeepSpeed's is 5e8): a layer's gradients larger than it pass through it in row pieces
   --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
   --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50 or steps_per_print)  --json (JSON lines)
-  --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them)
+  --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them,
+      with a fresh optimizer at epoch 0; --resume-from continues a full checkpoint exactly)
+  --checkpoint-dir DIR   save full checkpoints (DIR/step-N: model.safetensors under state_dict names,
+      optimizer.safetensors under torch.optim names, trainer.json) at each epoch's end, every
+      --checkpoint-every N optimizer steps, and on Ctrl-C (then exit 130); written to a temporary
+      directory and renamed, so a crash or a full disk keeps the previous one
+  --checkpoint-every N   --keep K (the newest K checkpoints stay, default 3; 0 keeps all)
+  --max-steps N          stop (with a checkpoint) once N optimizer steps are done in all
+  --resume-from DIR      continue a checkpoint (DIR/step-N, or DIR: its newest) bit for bit: parameters,
+      optimizer state, epoch and step, sampler, augmentation stream, schedule. Its config applies;
+      only --workers (from an epoch's end), --epochs, --step-timeout, --check-every may change
+  --max-restarts N       like torchrun: when a rank dies, hangs, loses its device or its link breaks,
+      start fresh workers from the last checkpoint (or the start) up to N times (default 0)
   --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)
   --schedule TYPE[:name=value,...]      learning-rate schedule per optimizer step, with PyTorch's and
       DeepSpeed's own type and parameter names. TYPE is one of
@@ -100,6 +116,12 @@ export const command: Command = {
           save: num,
           resume: num,
           'inject-fault': num,
+          'checkpoint-dir': num,
+          'checkpoint-every': num,
+          keep: num,
+          'max-steps': num,
+          'resume-from': num,
+          'max-restarts': num,
           'deepspeed-config': num,
           fp16: { type: 'boolean' },
           'reduce-bucket-size': num,
@@ -113,7 +135,28 @@ export const command: Command = {
       io.out(`${usage}\n`);
       return 0;
     }
-    const { config, logEvery, notes } = await buildTrainConfig(values);
+    if (values.resume && values['resume-from']) throw new UsageError('--resume and --resume-from: give one');
+    const resumed = values['resume-from'] ? await loadResume(values['resume-from'], values) : null;
+    const built = await buildTrainConfig(resumed ? { ...values, 'deepspeed-config': undefined } : values);
+    const config = resumed?.config ?? built.config;
+    const { logEvery, notes } = built;
+    const intOf = (flag: 'checkpoint-every' | 'keep' | 'max-steps' | 'max-restarts', min: number, dflt: number) => {
+      const v = values[flag];
+      return typeof v === 'string' ? intFlag(`--${flag}`, v, min) : dflt;
+    };
+    const checkpointEvery = intOf('checkpoint-every', 1, 0);
+    const keep = intOf('keep', 0, 3);
+    const maxSteps = values['max-steps'] === undefined ? undefined : intOf('max-steps', 1, 0);
+    const maxRestarts = intOf('max-restarts', 0, 0);
+    const checkpointDir = values['checkpoint-dir'];
+    if (checkpointEvery > 0 && !checkpointDir) throw new UsageError('--checkpoint-every needs --checkpoint-dir');
+    // A checkpoint holds float32 parameters and the optimizer state, not fp16's master copy, loss
+    // scale or skipped-step count, so resuming an fp16 run would not continue it exactly.
+    if (config.fp16 && (checkpointDir || maxRestarts > 0))
+      throw new UsageError(
+        `fp16 runs cannot be checkpointed yet (${checkpointDir ? '--checkpoint-dir' : '--max-restarts'}): a checkpoint ` +
+          'does not hold the float32 master parameters, the loss scale or the skipped steps, so a resume would not be exact',
+      );
     if (!env) throw new Error('webddp train needs the bundled rank worker (run it through bin/webddp.mjs)');
     if (!values.json) for (const n of notes) io.err(`${n}\n`);
     const parsedFault =
@@ -121,6 +164,11 @@ export const command: Command = {
     if (parsedFault && !parsedFault.ok) throw new UsageError(`--inject-fault ${parsedFault.message}`);
     const fault = parsedFault?.fault;
     const spec = simpleCnnSpec(config.width);
+    if (resumed && !values.json)
+      io.err(
+        `resuming ${resumed.dir}: epoch ${resumed.snapshot.position.epoch}, step ${resumed.snapshot.position.step}, ` +
+          `global step ${resumed.snapshot.position.globalStep}\n`,
+      );
     const initialParams = values.resume
       ? loadStateDict(await readRegularFile(values.resume), spec, values.resume)
       : undefined;
@@ -133,29 +181,53 @@ export const command: Command = {
       : [];
     const out = new TrainOutput(io, values.json, logEvery);
     const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
-    const coordinator = await Coordinator.start({
+    const run = new ElasticRun({
       config,
       data,
       spawn: nodeSpawner(env.rankWorkerUrl, adapter, devices),
       ...(initialParams ? { initialParams } : {}),
+      ...(resumed ? { resume: resumed.snapshot } : {}),
       ...(fault ? { fault } : {}),
       ...(values.trace ? { trace: true } : {}),
+      maxRestarts,
+      ...(maxSteps !== undefined ? { maxSteps } : {}),
+      ...(checkpointDir
+        ? {
+            checkpoint: {
+              every: checkpointEvery,
+              save: async (s: Snapshot) =>
+                writeCheckpointDir(checkpointDir, s.position.globalStep, await encodeCheckpoint(s, spec), keep),
+            },
+          }
+        : {}),
     });
     const trace = values.trace ? new TraceCollector() : null;
-    const onSignal = () => coordinator.stop();
+    let interrupted = false;
+    const onSignal = () => {
+      interrupted = true;
+      run.stop();
+    };
     process.once('SIGINT', onSignal);
     try {
-      for await (const e of coordinator.run()) {
-        if (e.type === 'step') trace?.add(e.spans);
-        out.event(e);
+      try {
+        for await (const e of run.run()) {
+          if (e.type === 'step') trace?.add(e.spans);
+          out.event(e);
+        }
+      } catch (e) {
+        const err = e instanceof Error ? e : new Error(String(e));
+        if (e instanceof RankFailedError) out.error(e.kind, e.rank, err.message);
+        else out.error(err.name, null, err.message);
+        throw e;
       }
       if (values.save) {
-        const [params] = await coordinator.readParams();
+        const [params] = await run.readParams();
         if (!params) throw new Error('rank 0 returned no parameters');
         await writeFileSafely(values.save, saveStateDict(spec, params, { config: JSON.stringify(config) }));
         if (!values.json) io.err(`saved ${values.save}\n`);
       }
-      return 0;
+      // Ctrl-C: the checkpoint is written (when asked for); the shell's code for an interrupt.
+      return interrupted ? 130 : 0;
     } finally {
       process.off('SIGINT', onSignal);
       if (trace && values.trace) {
@@ -165,7 +237,7 @@ export const command: Command = {
         );
         if (!values.json) io.err(`trace: ${values.trace}\n`);
       }
-      await coordinator.close();
+      await run.close();
     }
   },
 };

@@ -48,7 +48,7 @@ const FLAG: Partial<Record<keyof TrainConfig, string>> = {
 const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
 
 /** The explicitly given flags as TrainConfig fields (no defaults filled in). */
-function fromFlags(values: TrainFlagValues): Partial<Record<keyof TrainConfig, unknown>> {
+export function fromFlags(values: TrainFlagValues): Partial<Record<keyof TrainConfig, unknown>> {
   const int = (flag: string, min = 0) => {
     const v = str(values[flag]);
     return v === undefined ? undefined : intFlag(`--${flag}`, v, min);

@@ -73,6 +73,15 @@ export class TrainOutput {
         break;
       case 'check':
         break;
+      case 'checkpoint':
+        this.log(`checkpoint ${e.where} (epoch ${e.epoch}, step ${e.step}, global step ${e.globalStep})\n`);
+        break;
+      case 'restart':
+        this.log(
+          `rank ${e.rank} failed (${e.kind}): ${e.message}; restart ${e.attempt}/${e.maxRestarts}: ` +
+            `fresh workers from global step ${e.fromStep}\n`,
+        );
+        break;
       case 'done':
         this.bars?.stop();
         if (e.stopped) this.io.err('stopped\n');
@@ -84,6 +93,13 @@ export class TrainOutput {
   private log(text: string): void {
     if (this.bars && process.stderr.isTTY) this.bars.log(text);
     else this.io.err(text);
+  }
+
+  /** A run that failed: under --json, an `error` line (kind, rank, message) before the non-zero exit. */
+  error(kind: string, rank: number | null, message: string): void {
+    this.bars?.stop();
+    this.bars = null;
+    if (this.json) this.io.out(`${JSON.stringify({ type: 'error', kind, rank, message })}\n`);
   }
 
   private jsonLine(e: TrainEvent): void {
@@ -139,6 +155,18 @@ export class TrainOutput {
       });
     } else if (e.type === 'check') {
       line({ type: 'check', epoch: e.epoch, step: e.step, identical: e.identical });
+    } else if (e.type === 'checkpoint') {
+      line({ type: 'checkpoint', epoch: e.epoch, step: e.step, global_step: e.globalStep, path: e.where });
+    } else if (e.type === 'restart') {
+      line({
+        type: 'restart',
+        attempt: e.attempt,
+        max_restarts: e.maxRestarts,
+        rank: e.rank,
+        kind: e.kind,
+        message: e.message,
+        from_step: e.fromStep,
+      });
     } else if (e.type === 'done') {
       line({ type: 'done', stopped: e.stopped });
     }

@@ -1,11 +1,17 @@
 // torch.optim.Adam and AdamW on the GPU (adam_step.wgsl). The step-dependent scalars are computed
 // here in float64 and rounded to float32, as PyTorch's single-tensor path does.
-import { storageBuffer } from '../gpu/buffers.ts';
+import { readFloats, storageBuffer, writeFloats } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import type { Recorder } from '../gpu/recorder.ts';
 import { adamScalars } from '../reference/adam.ts';
-import { type ArenaSlice, type Optimizer, type OptimizerConfig } from './optimizer.ts';
+import {
+  stateBuffer,
+  type ArenaSlice,
+  type Optimizer,
+  type OptimizerConfig,
+  type OptimizerState,
+} from './optimizer.ts';
 
 /** adam_step.wgsl's Params for step `t` (1-based) at rate `lr`: the reference's float32 scalars. */
 export function adamParams(config: OptimizerConfig, t: number, lr: number) {
@@ -78,6 +84,22 @@ export class AdamOptimizer implements Optimizer {
     const config = this.beta1 === null ? this.config : { ...this.config, betas: [this.beta1, b2] as const };
     this.op.setParams(adamParams(config, this.steps, lr));
     rec.dispatch(this.op);
+  }
+
+  async readState(): Promise<OptimizerState> {
+    if (this.steps === 0) return { step: 0, buffers: {} };
+    const [m, v] = await Promise.all([
+      readFloats(this.gpu, this.m, 0, this.count),
+      readFloats(this.gpu, this.v, 0, this.count),
+    ]);
+    return { step: this.steps, buffers: { exp_avg: m, exp_avg_sq: v } };
+  }
+
+  loadState(state: OptimizerState): void {
+    this.steps = state.step;
+    if (state.step === 0) return;
+    writeFloats(this.gpu, this.m, 0, stateBuffer(state, 'exp_avg', this.count));
+    writeFloats(this.gpu, this.v, 0, stateBuffer(state, 'exp_avg_sq', this.count));
   }
 
   destroy(): void {

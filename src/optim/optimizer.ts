@@ -31,6 +31,16 @@ export interface ArenaSlice {
   readonly count: number;
 }
 
+/**
+ * An optimizer's state for its slice, under torch.optim's names: `momentum_buffer` (SGD with
+ * momentum), `exp_avg` and `exp_avg_sq` (Adam, AdamW), each as long as the slice; `step` is
+ * PyTorch's state['step'] (optimizer steps taken).
+ */
+export interface OptimizerState {
+  readonly step: number;
+  readonly buffers: Readonly<Record<string, Float32Array>>;
+}
+
 export interface Optimizer {
   readonly config: OptimizerConfig;
   /** Steps taken so far (PyTorch's state['step']). */
@@ -40,6 +50,12 @@ export interface Optimizer {
    * writes group['momentum'] / group['betas'][0] before each step).
    */
   setMomentum(m: number): void;
+  /** Elements of the slice this optimizer updates. */
+  readonly count: number;
+  /** The state tensors (after the work submitted so far). */
+  readState(): Promise<OptimizerState>;
+  /** Replaces the state (a checkpoint's): every buffer readState names, each `count` long. */
+  loadState(state: OptimizerState): void;
   /** Records one optimizer step into the caller's encoder; `lr` overrides the configured rate (schedules). */
   record(rec: Recorder, lr?: number): void;
   destroy(): void;
@@ -53,4 +69,12 @@ export async function createOptimizer(gpu: Gpu, config: OptimizerConfig, slice: 
     case 'adamw':
       return AdamOptimizer.create(gpu, config, slice);
   }
+}
+
+/** The buffer `name` of a state, checked to be `count` long. */
+export function stateBuffer(state: OptimizerState, name: string, count: number): Float32Array {
+  const b = state.buffers[name];
+  if (!b) throw new Error(`optimizer state has no ${name} (it has ${Object.keys(state.buffers).join(', ') || 'none'})`);
+  if (b.length !== count) throw new Error(`optimizer state ${name} holds ${b.length} values, expected ${count}`);
+  return b;
 }

@@ -1,9 +1,15 @@
 // torch.optim.SGD on the GPU (sgd_step.wgsl): momentum, dampening, weight decay, Nesterov.
-import { storageBuffer } from '../gpu/buffers.ts';
+import { readFloats, storageBuffer, writeFloats } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import type { Recorder } from '../gpu/recorder.ts';
-import { type ArenaSlice, type Optimizer, type OptimizerConfig } from './optimizer.ts';
+import {
+  stateBuffer,
+  type ArenaSlice,
+  type Optimizer,
+  type OptimizerConfig,
+  type OptimizerState,
+} from './optimizer.ts';
 
 export class SgdOptimizer implements Optimizer {
   steps = 0;
@@ -54,6 +60,18 @@ export class SgdOptimizer implements Optimizer {
     this.op.setParams({ lr, first: this.steps === 0 ? 1 : 0 });
     rec.dispatch(this.op);
     this.steps++;
+  }
+
+  async readState(): Promise<OptimizerState> {
+    // PyTorch keeps no momentum_buffer without momentum, and none before the first step.
+    if ((this.config.momentum ?? 0) === 0 || this.steps === 0) return { step: this.steps, buffers: {} };
+    return { step: this.steps, buffers: { momentum_buffer: await readFloats(this.gpu, this.momentum, 0, this.count) } };
+  }
+
+  loadState(state: OptimizerState): void {
+    this.steps = state.step;
+    if ((this.config.momentum ?? 0) === 0 || state.step === 0) return;
+    writeFloats(this.gpu, this.momentum, 0, stateBuffer(state, 'momentum_buffer', this.count));
   }
 
   destroy(): void {

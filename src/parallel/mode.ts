@@ -86,6 +86,12 @@ export interface ModeContext {
   readonly tracer: Tracer;
 }
 
+/** An optimizer and where its slice lies in the flat model: [flat element, slice element, count]. */
+export interface OptimizerView {
+  readonly optimizer: Optimizer | null;
+  readonly segments: readonly (readonly [number, number, number])[];
+}
+
 export interface ModeRunner {
   /** Where the optimizer is the runner's own rather than the trainer's (ZeRO-3). */
   readonly optimizer?: Optimizer;
@@ -100,6 +106,8 @@ export interface ModeRunner {
    */
   evaluate?(b: Batch): Promise<StepResult>;
   readParams?(): Promise<Float32Array<ArrayBuffer>>;
+  /** Where the runner keeps its own optimizer (ZeRO-3): it and its slice's segments. Absent: the trainer's. */
+  optimizerView?(): OptimizerView;
   dispose(): void;
 }
 

@@ -6,27 +6,19 @@
 // nothing continues on half-reduced gradients.
 import { transfer } from 'comlink';
 import type { TrainConfig } from '../config.ts';
-import { ReplicaMismatchError, type TrainEvent, type WorkerStat } from './events.ts';
+import { ReplicaMismatchError, workerStat, type TrainEvent } from './events.ts';
 import { createRingPorts, type RingPorts } from '../comm/link.ts';
-import type { BatchSample, DataSpec, Fault, RankInfo, RankStepLog } from './protocol.ts';
+import type { BatchSample, RankInfo } from './protocol.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
 import { learningRates } from '../schedule/index.ts';
-import { WorkerGroup, type SpawnWorker, type WorkerHandle } from './worker-group.ts';
+import { WorkerGroup, type WorkerHandle } from './worker-group.ts';
+import type { Snapshot, TrainPosition } from '../checkpoint/checkpoint.ts';
+import type { CoordinatorOptions, RunOptions } from './options.ts';
+import { checkResumedEpoch, gatherOptimizer } from './snapshot.ts';
 
 export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 
-export interface CoordinatorOptions {
-  readonly config: TrainConfig;
-  /** Each rank's data (DataParallel replicas get none). */
-  readonly data: DataSpec;
-  readonly spawn: SpawnWorker;
-  readonly initialParams?: Float32Array;
-  readonly recordTransfers?: boolean;
-  /** Record every rank's step timeline (step events carry the spans). */
-  readonly trace?: boolean;
-  /** Stage a failure on one rank (tests, demonstrations). */
-  readonly fault?: Fault & { readonly rank: number };
-}
+export type { CoordinatorOptions, RunOptions } from './options.ts';
 
 export class Coordinator {
   private stopRequested = false;
@@ -36,6 +28,8 @@ export class Coordinator {
     readonly config: TrainConfig,
     private readonly group: WorkerGroup,
     readonly ranks: readonly RankInfo[],
+    /** Where run() starts (a resumed checkpoint's position). */
+    private readonly from: TrainPosition = { epoch: 0, step: 0, globalStep: 0, stepsPerEpoch: 0 },
   ) {}
 
   private get workers(): readonly WorkerHandle[] {
@@ -62,6 +56,7 @@ export class Coordinator {
         }
       }
     }
+    const initialParams = o.resume?.params ?? o.initialParams;
     const group = new WorkerGroup(workers, o.config.stepTimeoutMs);
     const probe = new Coordinator(o.config, group, []);
     const ranks = await probe
@@ -83,10 +78,13 @@ export class Coordinator {
                 data,
                 ring: ring[r] ?? { next: ports[0]!, prev: ports[1]! },
                 pairs: pairs[r] ?? [],
-                ...(r === 0 && o.initialParams ? { initialParams: o.initialParams } : {}),
+                ...(r === 0 && initialParams ? { initialParams } : {}),
                 recordTransfers: o.recordTransfers ?? false,
                 ...(o.trace ? { trace: true } : {}),
                 ...(o.fault?.rank === r ? { fault: { step: o.fault.step, kind: o.fault.kind } } : {}),
+                ...(o.resume
+                  ? { restore: { globalStep: o.resume.position.globalStep, optimizer: o.resume.optimizer } }
+                  : {}),
               },
               ports,
             ),
@@ -98,7 +96,7 @@ export class Coordinator {
         await probe.close();
         throw e;
       });
-    return new Coordinator(o.config, group, ranks);
+    return new Coordinator(o.config, group, ranks, o.resume?.position);
   }
 
   /**
@@ -138,16 +136,29 @@ export class Coordinator {
     return this.pauseGate !== null;
   }
 
-  /** Trains for config.epochs epochs, yielding events; evaluates after each epoch. */
-  async *run(): AsyncGenerator<TrainEvent> {
+  /**
+   * Trains for config.epochs epochs (from a resumed checkpoint's position), yielding events;
+   * evaluates after each epoch; saves checkpoints as `o` asks.
+   */
+  async *run(o: RunOptions = {}): AsyncGenerator<TrainEvent> {
     const c = this.config;
     yield { type: 'start', config: c, ranks: this.ranks };
-    let globalStep = 0;
+    let globalStep = this.from.globalStep;
     let skipped = 0;
     let lrAt: ((step: number) => number) | undefined;
-    for (let epoch = 0; epoch < c.epochs && !this.stopRequested; epoch++) {
-      const infos = await this.all(`beginEpoch(${epoch})`, (h) => h.api.beginEpoch(epoch));
+    const [every, maxSteps] = [o.checkpoint?.every ?? 0, o.maxSteps ?? Infinity];
+    let saved = -1;
+    const save = async (epoch: number, step: number, steps: number): Promise<TrainEvent[]> => {
+      if (!o.checkpoint || saved === globalStep) return [];
+      saved = globalStep;
+      const position = { epoch, step, globalStep, stepsPerEpoch: steps };
+      return [{ type: 'checkpoint', ...position, where: await o.checkpoint.save(await this.snapshot(position)) }];
+    };
+    for (let epoch = this.from.epoch; epoch < c.epochs && !this.stopRequested; epoch++) {
+      const fromStep = epoch === this.from.epoch ? this.from.step : 0;
+      const infos = await this.all(`beginEpoch(${epoch})`, (h) => h.api.beginEpoch(epoch, fromStep));
       const steps = infos[0]?.steps ?? 0;
+      checkResumedEpoch(this.from, fromStep, steps);
       lrAt ??= learningRates(c.schedule, c.lr, c.epochs * steps);
       yield {
         type: 'epoch-start',
@@ -171,14 +182,18 @@ export class Coordinator {
       };
       let ahead: ReturnType<typeof issue> | null = null;
       let prevEnd = -Infinity;
-      for (let step = 0; step < steps; step++) {
+      // A checkpoint or the step limit after this step (the epoch's last step: its end saves).
+      const pauseAfter = (step: number) =>
+        globalStep + 1 >= maxSteps || (every > 0 && (globalStep + 1) % every === 0 && step < steps - 1);
+      let next = fromStep;
+      for (let step = fromStep; step < steps; step++) {
         if (!ahead && this.pauseGate) {
           this.pauseGate.held();
           await this.pauseGate.promise;
         }
         if (!ahead && this.stopRequested) break;
         const cur: ReturnType<typeof issue> = ahead ?? issue(step);
-        const more = pipelined && step + 1 < steps && !this.pauseGate && !this.stopRequested;
+        const more = pipelined && step + 1 < steps && !this.pauseGate && !this.stopRequested && !pauseAfter(step);
         ahead = more ? issue(step + 1) : null;
         const last = await cur.p;
         const end = performance.now();
@@ -192,6 +207,7 @@ export class Coordinator {
         samples0 += r0.samples;
         samplesAll += samples;
         globalStep++;
+        next = step + 1;
         yield {
           type: 'step',
           epoch,
@@ -204,14 +220,18 @@ export class Coordinator {
           samples,
           imagesPerSec: (samples * 1000) / ms,
           ms,
-          workers: last.map(stat),
+          workers: last.map(workerStat),
           transfers: last.flatMap((l) => l.transfers ?? []),
           ...(last.some((l) => l.spans) ? { spans: last.map((l) => l.spans ?? []) } : {}),
           ...(r0.fp16 ? { fp16: r0.fp16 } : {}),
         };
         if (r0.fp16?.skipped) skipped++; // DeepSpeed steps the lr schedule only on steps taken
         if (c.checkEvery > 0 && globalStep % c.checkEvery === 0) yield await this.check(epoch, step);
+        if (globalStep >= maxSteps) this.stopRequested = true;
+        if (every > 0 && globalStep % every === 0 && next < steps) yield* await save(epoch, next, steps);
       }
+      // Stopped mid-epoch (SIGINT, stop(), the step limit): save where it stopped.
+      if (next < steps) yield* await save(epoch, next, steps);
       const seconds = (performance.now() - t0) / 1000;
       const ev = await this.all(`evaluate (epoch ${epoch})`, (h) => h.api.evaluate());
       const t = ev.reduce(
@@ -232,6 +252,7 @@ export class Coordinator {
         workers: mem.map((memory, rank) => ({ rank, memory, ms: 0, commMs: 0, commBytes: 0 })),
       };
       if (!this.stopRequested && c.checkEvery > 0) yield await this.check(epoch, steps - 1);
+      if (next >= steps) yield* await save(epoch + 1, 0, steps);
     }
     yield { type: 'done', stopped: this.stopRequested };
   }
@@ -239,6 +260,13 @@ export class Coordinator {
   /** Every rank's parameters, for a checkpoint or a parity comparison. */
   readParams(): Promise<Float32Array[]> {
     return this.all('readParams', (h) => h.api.readParams());
+  }
+
+  /** The whole run's state at `position` (ZeRO's optimizer shards gathered from every rank). */
+  async snapshot(position: TrainPosition): Promise<Snapshot> {
+    const [[params], states] = [await this.readParams(), await this.all('optimizer', (h) => h.api.readOptimizer())];
+    if (!params) throw new Error('rank 0 returned no parameters');
+    return { config: this.config, position, params, optimizer: gatherOptimizer(states, params.length) };
   }
 
   /** A few images of rank 0's current batch with their labels and predictions. */
@@ -262,8 +290,4 @@ export class Coordinator {
     ]);
     for (const h of this.workers) h.terminate();
   }
-}
-
-function stat(l: RankStepLog): WorkerStat {
-  return { rank: l.rank, memory: l.memory, ms: l.ms, commMs: l.commMs, commBytes: l.commBytes };
 }

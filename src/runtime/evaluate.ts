@@ -4,7 +4,7 @@
 import type { BatchSource } from '../data/source.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
 import type { Trainer } from '../train/trainer.ts';
-import type { EvalResult, RankInit } from './protocol.ts';
+import type { BatchSample, EvalResult, RankInit } from './protocol.ts';
 
 /** What evaluates a test batch: the trainer, or a mode's runner that holds the parameters itself (ZeRO-3). */
 export type Evaluator = Pick<Trainer, 'model' | 'evaluate'>;
@@ -29,4 +29,26 @@ export async function evaluateShard(
     correct += r.correct;
   }
   return { lossSum, correct, samples: indices.length };
+}
+
+/** Up to n images of the source's last training batch, with their labels and the model's predictions. */
+export async function sampleBatch(
+  ev: Evaluator,
+  trainer: Trainer,
+  source: BatchSource | null,
+  n: number,
+): Promise<BatchSample | null> {
+  const b = source?.lastBatch;
+  if (!b || !('images' in b)) return null;
+  const k = Math.min(n, b.labels.length, trainer.model.maxBatch);
+  if (k === 0) return null;
+  const images = b.images.slice(0, k * 3072);
+  const labels = b.labels.slice(0, k);
+  await ev.evaluate({ images, labels });
+  const logits = await trainer.readLogits(k);
+  const predicted = Int32Array.from({ length: k }, (_, i) => {
+    const row = logits.subarray(i * 10, i * 10 + 10);
+    return row.indexOf(Math.max(...row));
+  });
+  return { images, labels, predicted };
 }

@@ -6,7 +6,7 @@ import type { TransferEvent } from '../comm/link.ts';
 import type { Span } from '../trace/tracer.ts';
 import type { Fp16StepInfo } from '../parallel/fp16.ts';
 import type { FailureKind } from './failure.ts';
-import type { RankInfo } from './protocol.ts';
+import type { RankInfo, RankStepLog } from './protocol.ts';
 
 export interface WorkerStat {
   readonly rank: number;
@@ -14,6 +14,11 @@ export interface WorkerStat {
   readonly ms: number;
   readonly commMs: number;
   readonly commBytes: number;
+}
+
+/** A worker's line of a step event, from its step log. */
+export function workerStat(l: RankStepLog): WorkerStat {
+  return { rank: l.rank, memory: l.memory, ms: l.ms, commMs: l.commMs, commBytes: l.commBytes };
 }
 
 export type TrainEvent =
@@ -67,6 +72,27 @@ export type TrainEvent =
       readonly imagesPerSec: number;
       readonly seconds: number;
       readonly workers: readonly WorkerStat[];
+    }
+  | {
+      /** A checkpoint was saved: the run continues from step `step` of `epoch` with `globalStep` steps done. */
+      readonly type: 'checkpoint';
+      readonly epoch: number;
+      readonly step: number;
+      readonly globalStep: number;
+      readonly stepsPerEpoch: number;
+      /** Where it went (a directory, or the page's IndexedDB entry). */
+      readonly where: string;
+    }
+  | {
+      /** A rank failed and the run restarts its workers from the last checkpoint (or the start). */
+      readonly type: 'restart';
+      readonly attempt: number;
+      readonly maxRestarts: number;
+      readonly rank: number;
+      readonly kind: FailureKind;
+      readonly message: string;
+      /** The global step the run continues from. */
+      readonly fromStep: number;
     }
   | { readonly type: 'done'; readonly stopped: boolean };
 

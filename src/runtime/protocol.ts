@@ -40,7 +40,33 @@ export interface RankInit {
   readonly trace?: boolean;
   /** A failure to stage at this rank's n-th step (0-based, counted over epochs), to test failure handling. */
   readonly fault?: Fault;
+  /** Resuming from a checkpoint: the optimizer steps already taken and the whole optimizer state. */
+  readonly restore?: RankRestore;
 }
+
+/** The whole model's optimizer state, flat in parameter order (each rank loads its slice). */
+export interface FlatOptimizerState {
+  readonly step: number;
+  /** torch.optim's state names (momentum_buffer, exp_avg, exp_avg_sq), each as long as the model. */
+  readonly buffers: Readonly<Record<string, Float32Array>>;
+}
+
+export interface RankRestore {
+  /** Optimizer steps taken before (over all epochs): the schedule's position and the fault counter. */
+  readonly globalStep: number;
+  /** null: a fresh optimizer (e.g. a checkpoint of a run that had not stepped). */
+  readonly optimizer: FlatOptimizerState | null;
+}
+
+/** Where a rank's optimizer slice lies: [element in the flat model, element in the slice, count]. */
+export type StateSegment = readonly [flat: number, local: number, count: number];
+
+/** A rank's optimizer state for its slice (null: this rank has no optimizer, e.g. a DataParallel replica). */
+export type RankOptimizerState = {
+  readonly step: number;
+  readonly segments: readonly StateSegment[];
+  readonly buffers: Readonly<Record<string, Float32Array>>;
+} | null;
 
 export const FAULT_KINDS = ['throw', 'exit', 'hang', 'device-lost'] as const;
 export interface Fault {
@@ -104,12 +130,18 @@ export interface EvalResult {
 /** What each rank's worker exposes. Every rank must be called with the same sequence. */
 export interface RankApi {
   init(init: RankInit): Promise<RankInfo>;
-  beginEpoch(epoch: number): Promise<EpochInfo>;
+  /**
+   * Plans `epoch`; `fromStep` > 0 (resuming mid-epoch) advances the augmentation stream past the
+   * batches of the steps before it, as the run that did not stop drew them.
+   */
+  beginEpoch(epoch: number, fromStep?: number): Promise<EpochInfo>;
   step(epoch: number, step: number): Promise<RankStepLog>;
   evaluate(): Promise<EvalResult>;
   /** SHA-256 of the parameters (replicas must agree). */
   checksum(): Promise<string>;
   readParams(): Promise<Float32Array>;
+  /** This rank's optimizer state (after the steps so far). */
+  readOptimizer(): Promise<RankOptimizerState>;
   /** Up to n images of the last training batch with predictions (null when the data are not images). */
   sample(n: number): Promise<BatchSample | null>;
   memory(): Promise<MemorySnapshot>;

@@ -14,10 +14,11 @@ import { stepSchedule, type StepSchedule } from '../schedule/index.ts';
 import { carryFailuresAcrossComlink, taggingFailures } from './failure.ts';
 import { stageFault } from './fault.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
+import { optimizerView, redrawAugmentation, restoreOptimizer } from './rank-state.ts';
 import { createProcessGroup, type ProcessGroup } from '../comm/process-group.ts';
 import type { DataSpec, RankApi, RankInit } from './protocol.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
-import { evaluateShard, type Evaluator } from './evaluate.ts';
+import { evaluateShard, sampleBatch, type Evaluator } from './evaluate.ts';
 import { Tracer } from '../trace/tracer.ts';
 
 export interface RankEnv {
@@ -154,20 +155,24 @@ export function createRankApi(env: RankEnv): RankApi {
         plan: null,
         transfers,
         counters,
-        done: 0,
+        done: init.restore?.globalStep ?? 0,
         skipped: 0,
         lrAt: null,
       };
       await runner.syncInitial();
+      if (init.restore) restoreOptimizer(optimizerView(s), init.restore);
       return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
     },
 
-    async beginEpoch(epoch) {
+    async beginEpoch(epoch, fromStep = 0) {
       const st = need();
       const { config, rank, world } = st.init;
       st.plan = st.source
         ? await PARALLEL_MODES[config.mode].planEpoch({ config, rank, world, epoch, source: st.source })
         : { epoch, steps: [], samples: 0, indices: new Int32Array(0) };
+      // Resuming mid-epoch: the augmentation stream draws per image in batch order, so the batches
+      // of the steps already trained are drawn (and dropped) again.
+      if (config.augment && st.source) redrawAugmentation(st.source, st.plan, fromStep);
       // The schedule spans the whole run: every epoch has as many steps as this one.
       if (st.source) st.lrAt ??= stepSchedule(config.schedule, config.lr, config.epochs * st.plan.steps.length);
       return { epoch, steps: st.plan.steps.length, samples: st.plan.samples, indices: st.plan.indices };
@@ -237,21 +242,16 @@ export function createRankApi(env: RankEnv): RankApi {
       return st.runner.readParams?.() ?? st.trainer.readParams();
     },
 
-    async sample(n) {
+    async readOptimizer() {
+      const v = optimizerView(need());
+      if (!v.optimizer) return null;
+      const state = await v.optimizer.readState();
+      return { step: state.step, segments: v.segments, buffers: state.buffers };
+    },
+
+    sample: (n) => {
       const st = need();
-      const b = st.source?.lastBatch;
-      if (!b || !('images' in b)) return null;
-      const k = Math.min(n, b.labels.length, st.trainer.model.maxBatch);
-      if (k === 0) return null;
-      const images = b.images.slice(0, k * 3072);
-      const labels = b.labels.slice(0, k);
-      await evaluator(st).evaluate({ images, labels });
-      const logits = await st.trainer.readLogits(k);
-      const predicted = Int32Array.from({ length: k }, (_, i) => {
-        const row = logits.subarray(i * 10, i * 10 + 10);
-        return row.indexOf(Math.max(...row));
-      });
-      return { images, labels, predicted };
+      return sampleBatch(evaluator(st), st.trainer, st.source, n);
     },
     async memory() {
       return need().gpu.memory.snapshot();

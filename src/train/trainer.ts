@@ -81,7 +81,7 @@ export class Trainer {
     /** Element offset in `grads` of each parameter's gradient. */
     readonly gradOffset: (p: ParamSpec) => number,
     /** First element of the slice this device's optimizer updates. */
-    private readonly shardOffset: number,
+    readonly shardOffset: number,
     /** fp16: the float32 master copy of the optimizer's slice; else null (the optimizer updates `params`). */
     readonly master: Fp32Master | null,
   ) {

@@ -16,7 +16,15 @@ import { createOptimizer, type Optimizer } from '../../optim/optimizer.ts';
 import { clipCoefficient } from '../../reference/clip.ts';
 import { chunkRange, type Range } from '../../comm/ring-schedule.ts';
 import type { StepResult } from '../../train/trainer.ts';
-import { optimizerOf, StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
+import {
+  optimizerOf,
+  StatsSum,
+  type MicroBatch,
+  type ModeContext,
+  type ModeRunner,
+  type OptimizerView,
+  type StepStats,
+} from '../mode.ts';
 import { GradientBucket } from './grad-bucket.ts';
 import { layerRanges, type LayerRange } from './layout.ts';
 import { recordPiece } from './linear-pieces.ts';
@@ -108,6 +116,13 @@ export class Zero3Runner implements ModeRunner {
 
   async syncParams(): Promise<void> {
     for (const o of this.owned) await this.gather(o);
+  }
+
+  optimizerView(): OptimizerView {
+    return {
+      optimizer: this.optimizer,
+      segments: this.owned.map((o) => [o.l.start + o.own.start, o.at, o.own.end - o.own.start] as const),
+    };
   }
 
   async readParams(): Promise<Float32Array<ArrayBuffer>> {

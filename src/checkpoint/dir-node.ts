@@ -1,0 +1,121 @@
+// Checkpoints in a directory (Node): ROOT/step-N/{model.safetensors, optimizer.safetensors,
+// trainer.json}. A checkpoint is written whole into ROOT/.step-N.tmp-PID (each file fsynced, then
+// the directory), renamed to step-N in one step and ROOT fsynced; only then are the oldest beyond
+// `keep` removed. A crash or a full disk while writing leaves the previous checkpoints as they
+// were and removes the partial one; the error names the path and the cause.
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readRegularFile } from '../data/file-node.ts';
+import { CHECKPOINT_FILES, CheckpointError, type CheckpointBytes } from './checkpoint.ts';
+
+let counter = 0;
+
+/** Writing a checkpoint failed: nothing new is at `path`, earlier checkpoints are unchanged. */
+export class CheckpointWriteError extends Error {
+  constructor(
+    readonly path: string,
+    readonly code: string | undefined,
+    cause: unknown,
+  ) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const hint = code === 'ENOSPC' ? ' (the disk is full)' : code === 'EDQUOT' ? ' (disk quota exceeded)' : '';
+    super(`cannot write checkpoint ${path}: ${why}${hint}; the previous checkpoints are unchanged`, { cause });
+    this.name = 'CheckpointWriteError';
+  }
+}
+
+async function syncPath(path: string): Promise<void> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(path, 'r');
+    await fh.sync();
+  } catch {
+    // a directory cannot be opened everywhere (Windows); the rename itself is still atomic
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+const STEP_DIR = /^step-(\d+)$/;
+
+/** The checkpoints under `root`, oldest first: [global step, directory]. */
+export async function listCheckpoints(root: string): Promise<[number, string][]> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT') return [];
+    throw e;
+  }
+  return names
+    .map((n) => [Number(STEP_DIR.exec(n)?.[1] ?? NaN), join(root, n)] as [number, string])
+    .filter(([n]) => Number.isInteger(n))
+    .sort((a, b) => a[0] - b[0]);
+}
+
+/** Writes the checkpoint of global step `step` as ROOT/step-N, keeping the newest `keep` (0: all). */
+export async function writeCheckpointDir(
+  root: string,
+  step: number,
+  files: CheckpointBytes,
+  keep: number,
+): Promise<string> {
+  const final = join(root, `step-${step}`);
+  const tmp = join(root, `.step-${step}.tmp-${process.pid}-${++counter}`);
+  try {
+    await mkdir(root, { recursive: true });
+    await mkdir(tmp);
+    for (const name of CHECKPOINT_FILES) {
+      const fh = await open(join(tmp, name), 'wx', 0o644);
+      try {
+        await fh.writeFile(files[name]);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+    await syncPath(tmp);
+    // The same step written again (a run restarted from an earlier checkpoint): replace it.
+    await rm(final, { recursive: true, force: true });
+    await rename(tmp, final);
+    await syncPath(root);
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    throw new CheckpointWriteError(final, (e as { code?: string } | null)?.code, e);
+  }
+  if (keep > 0) {
+    const all = await listCheckpoints(root);
+    for (const [, dir] of all.slice(0, Math.max(0, all.length - keep))) await rm(dir, { recursive: true, force: true });
+  }
+  return final;
+}
+
+/** The checkpoint directory `path` names: a checkpoint itself, or a root (its newest checkpoint). */
+export async function resolveCheckpointDir(path: string): Promise<string> {
+  const s = await stat(path).catch((e: unknown) => {
+    throw new CheckpointError(path, `cannot read it (${(e as Error).message})`);
+  });
+  if (!s.isDirectory()) throw new CheckpointError(path, 'is not a directory (a checkpoint is a directory step-N)');
+  const own = await stat(join(path, 'trainer.json')).catch(() => null);
+  if (own) return path;
+  const all = await listCheckpoints(path);
+  const last = all.at(-1);
+  if (!last) throw new CheckpointError(path, 'holds no checkpoint (no trainer.json, no step-N directory)');
+  return last[1];
+}
+
+/** The three files of the checkpoint in `dir`. */
+export async function readCheckpointDir(dir: string): Promise<CheckpointBytes> {
+  const read = async (name: (typeof CHECKPOINT_FILES)[number]) => {
+    try {
+      return await readRegularFile(join(dir, name));
+    } catch (e) {
+      throw new CheckpointError(join(dir, name), `cannot read it (${(e as Error).message})`);
+    }
+  };
+  return {
+    'model.safetensors': await read('model.safetensors'),
+    'optimizer.safetensors': await read('optimizer.safetensors'),
+    'trainer.json': await read('trainer.json'),
+  };
+}
