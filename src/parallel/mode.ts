@@ -27,6 +27,8 @@ export interface ParallelMode {
   readonly partitioned: { readonly optimizer: boolean; readonly gradients: boolean; readonly parameters: boolean };
   /** BalancedDataParallel's gpu0_bsz applies. */
   readonly usesGpu0Bsz: boolean;
+  /** DDP's bucket_cap_mb applies (gradients all-reduced in buckets). */
+  readonly usesBucketCap: boolean;
   /** fp16 mixed precision (fp16 parameters and gradients, fp32 master, loss scaling) is implemented. */
   readonly fp16: boolean;
   /** Problems of this mode with an otherwise valid configuration. */

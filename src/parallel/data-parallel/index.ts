@@ -16,6 +16,7 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
     topology: 'star',
     partitioned: { optimizer: false, gradients: false, parameters: false },
     usesGpu0Bsz,
+    usesBucketCap: false,
     fp16: false, // device 0's gather and reduce-add run in float32
     validate: (c) => {
       const issues: ConfigIssue[] = [];

@@ -8,6 +8,7 @@ export const ddp: ParallelMode = {
   ...RING_PLANNING,
   partitioned: { optimizer: false, gradients: false, parameters: false },
   usesGpu0Bsz: false,
+  usesBucketCap: true,
   fp16: true,
   validate: () => [],
   // One worker: a step is submits only (no collective); accumulation would interleave micro-batches;

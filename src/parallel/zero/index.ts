@@ -10,6 +10,7 @@ function zeroStage(stage: 1 | 2): ParallelMode {
     ...RING_PLANNING,
     partitioned: { optimizer: true, gradients: stage >= 2, parameters: false },
     usesGpu0Bsz: false,
+    usesBucketCap: false,
     fp16: true,
     validate: () => [],
     trainerOptions: (spec, c, rank, world) => {
@@ -38,6 +39,7 @@ export const zero3: ParallelMode = {
   ...RING_PLANNING,
   partitioned: { optimizer: true, gradients: true, parameters: true },
   usesGpu0Bsz: false,
+  usesBucketCap: false,
   fp16: false, // the per-layer parameter gathers run in float32
   validate: () => [],
   trainerOptions: (spec, c) => ({
