@@ -112,6 +112,9 @@ export function readme({ config: c, position: p, source, data }: ReadmeInput): s
     '',
     'or with a static rendezvous: `torchrun --nnodes N --nproc_per_node P --node_rank R --master_addr MASTER_ADDR',
     '--master_port 29500 train.py` (R = 0 on the master). Every node needs this folder and the data.',
+    '',
+    "torch 1.13 on Python 3.11 (Debian 12's `python3-torch`) fails in torchrun's own argument handling with",
+    "`AttributeError: 'NoneType' object has no attribute 'get'`; add `--redirects 2 --tee 2` there.",
     ...(zeroStage(c.mode) !== null
       ? ['', 'With DeepSpeed: `deepspeed --num_gpus P your_script.py --deepspeed_config ds_config.json`.']
       : []),
