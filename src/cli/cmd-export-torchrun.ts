@@ -86,7 +86,11 @@ export const command: Command = {
       return 0;
     }
     if (positionals.length !== 1)
-      throw new UsageError(`give one CHECKPOINT directory (got ${positionals.length}: ${positionals.join(' ')})`);
+      throw new UsageError(
+        positionals.length === 0
+          ? 'give the CHECKPOINT directory to export'
+          : `give one CHECKPOINT directory (got ${positionals.length}: ${positionals.join(' ')})`,
+      );
     const out = resolve(required('--out', values.out));
     const data = values.data === 'synthetic' ? 'synthetic' : resolve(values.data);
     await emptyOrAbsent(out);

@@ -6,8 +6,14 @@ import type { TrainConfig } from '../config.ts';
 import type { TrainPosition } from '../checkpoint/checkpoint.ts';
 import type { ModelSpec } from '../nn/spec.ts';
 
+/** A Python expression written as it is (a name). */
+class Raw {
+  constructor(readonly text: string) {}
+}
+
 /** A Python literal for a JSON-like value (numbers as JavaScript prints them are valid Python). */
 export function py(v: unknown): string {
+  if (v instanceof Raw) return v.text;
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (v === null || v === undefined) return 'None';
@@ -33,8 +39,9 @@ function optimizerLine(c: TrainConfig): string {
   return `torch.optim.${name}(params, ${kwargs({ lr: c.lr, betas: c.adamBetas, eps: c.adamEps, weight_decay: c.weightDecay, amsgrad: false })})`;
 }
 
-/** The scheduler expression over `optimizer`, or None; `total` stands in for a cycle length the run left out. */
-function schedulerLine(c: TrainConfig, total: number): string {
+/** The scheduler expression over `optimizer`, or None; `total_steps` (the run's length) stands in for a cycle length the run left out. */
+function schedulerLine(c: TrainConfig): string {
+  const total = new Raw('total_steps');
   const s = c.schedule;
   if (s === 'none') return 'None';
   const lr = 'torch.optim.lr_scheduler';
@@ -57,8 +64,10 @@ function schedulerLine(c: TrainConfig, total: number): string {
     case 'WarmupLR':
       return `DeepSpeedWarmup(optimizer, "WarmupLR", ${kwargs(s.params)})`;
     case 'WarmupDecayLR':
-    case 'WarmupCosineLR':
-      return `DeepSpeedWarmup(optimizer, ${py(s.type)}, ${kwargs({ ...s.params, total_num_steps: s.params.total_num_steps ?? total })})`;
+    case 'WarmupCosineLR': {
+      const params = { ...s.params, total_num_steps: s.params.total_num_steps ?? total };
+      return `DeepSpeedWarmup(optimizer, ${py(s.type)}, ${kwargs(params)})`;
+    }
   }
 }
 
@@ -96,9 +105,9 @@ export function pySettings({ config: c, position: p, spec, data }: SettingsInput
     `    return ${optimizerLine(c)}`,
     '',
     '',
-    'def make_scheduler(optimizer):',
-    '    """Stepped once per optimizer step, as webddp steps its schedule."""',
-    `    return ${schedulerLine(c, total)}`,
+    'def make_scheduler(optimizer, total_steps=EPOCHS * STEPS_PER_EPOCH):',
+    '    """Stepped once per optimizer step, as webddp steps its schedule; total_steps: the run\'s optimizer steps."""',
+    `    return ${schedulerLine(c)}`,
   ];
   return lines.join('\n');
 }

@@ -5,6 +5,7 @@
 // optimizer step the learning rate (and OneCycleLR's momentum / beta1) webddp's schedules give,
 // to the last bit (or 1 ulp, where glibc's log/cos and webddp's correctly rounded ones differ).
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,9 @@ import { parseDeepSpeedConfig } from '../../src/deepspeed/config.ts';
 import { torchrunProject } from '../../src/export/torchrun.ts';
 import { stepSchedule } from '../../src/schedule/index.ts';
 import { parseScheduleFlag } from '../../src/schedule/flag.ts';
+import { Augmenter } from '../../src/data/augment.ts';
+import { generateRecords } from '../../src/data/synthetic.ts';
+import { concatFiles, makeArchive, makeFiles, TRAIN_NAMES } from '../helpers/cifar-fixture.ts';
 import { torchPython } from '../helpers/torch-python.ts';
 
 const raw = Object.fromEntries(CHECKPOINT_FILES.map((f) => [f, new Uint8Array(1)])) as CheckpointBytes;
@@ -152,5 +156,51 @@ print(json.dumps(out))`;
       });
       expect(got[i]).toHaveLength(total - 1);
     });
+  });
+
+  it("webddp_data.py: the synthetic set, CIFAR-10 (archive and directory) and augmentation byte for byte as webddp's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webddp-export-data-'));
+    const files = makeFiles(12);
+    writeFileSync(join(dir, 'cifar.tar.gz'), await makeArchive({ files }));
+    mkdirSync(join(dir, 'bins'));
+    for (const [name, bytes] of files) writeFileSync(join(dir, 'bins', name), bytes);
+    writeFileSync(join(dir, 'webddp_data.py'), project(snapshot({})).files['webddp_data.py'] ?? new Uint8Array());
+    const script = `
+import hashlib, sys
+sys.path.insert(0, sys.argv[1])
+import webddp_data as d
+def h(x, y):
+    return hashlib.sha256(y.numpy().astype("uint8").tobytes() + x.numpy().tobytes()).hexdigest()
+x, y = d.synthetic_train(limit=40)
+print(h(x, y))
+print(h(d.Augmenter(7, 1, 3)(x[:6]), y[:6]))
+print(h(*d.cifar10_train(sys.argv[1] + "/cifar.tar.gz", limit=50)))
+print(h(*d.cifar10_train(sys.argv[1] + "/bins")))`;
+    const got = execFileSync(torchPython(), ['-c', script, dir], { encoding: 'utf8' }).trim().split('\n');
+    // the same hashes from webddp's records: labels, then images (CHW bytes)
+    const hash = (
+      records: Uint8Array,
+      n: number,
+      image = (i: number) => records.subarray(i * 3073 + 1, (i + 1) * 3073),
+    ) => {
+      const labels = Uint8Array.from({ length: n }, (_, i) => records[i * 3073] ?? 0);
+      const h = createHash('sha256').update(labels);
+      for (let i = 0; i < n; i++) h.update(image(i));
+      return h.digest('hex');
+    };
+    const synthetic = generateRecords(10000, 0, 16).subarray(0, 40 * 3073);
+    const aug = new Augmenter({ seed: 7, rank: 1, epoch: 3 });
+    const crops = Array.from({ length: 6 }, (_, i) => {
+      const out = new Uint8Array(3072);
+      aug.apply(synthetic.subarray(i * 3073 + 1, (i + 1) * 3073), out);
+      return out;
+    });
+    const cifar = concatFiles(files, TRAIN_NAMES);
+    expect(got).toEqual([
+      hash(synthetic, 40),
+      hash(synthetic, 6, (i) => crops[i] ?? new Uint8Array()),
+      hash(cifar, 50),
+      hash(cifar, 60),
+    ]);
   });
 });

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import hashlib
 import json
+import math
 import os
 import warnings
 
@@ -111,6 +112,9 @@ def main():
         raise SystemExit(f"the checkpoint is at step {START_STEP} of epoch {START_EPOCH} with {WORLD_SIZE} ranks: "
                          f"another world size ({world}) changes every rank's shard, so run it with "
                          f"--nproc_per_node x --nnodes = {WORLD_SIZE} (or export a checkpoint at an epoch's end)")
+    if world != WORLD_SIZE and rank == 0:
+        print(f"world size {world}, the webddp run had {WORLD_SIZE}: every rank's DistributedSampler shard, the "
+              f"global batch and the steps per epoch change (allowed from an epoch's end, as webddp allows)", flush=True)
     checked_files(args.checkpoint)
 
     if args.data == "synthetic":
@@ -126,7 +130,10 @@ def main():
     ddp = DDP(model, device_ids=[device.index] if cuda else None)
     optimizer = make_optimizer(ddp.parameters())
     load_optimizer_state(optimizer, os.path.join(args.checkpoint, "optimizer.safetensors"))
-    scheduler = make_scheduler(optimizer)
+    # the run's optimizer steps (webddp's too: another world size or --epochs changes them)
+    per_rank = len(DistributedSampler(train_set, num_replicas=world, rank=rank, drop_last=DROP_LAST))
+    steps_per_epoch = math.ceil(math.ceil(per_rank / BATCH_SIZE) / GRAD_ACCUM)
+    scheduler = make_scheduler(optimizer, total_steps=args.epochs * steps_per_epoch)
     if scheduler is not None:
         with warnings.catch_warnings():  # stepping the schedule to where the run was, before any optimizer step
             warnings.simplefilter("ignore")
