@@ -52,7 +52,7 @@ function carries(c: TrainConfig, p: TrainPosition): string[] {
     `  per parameter), into \`torch.optim.${c.optimizer === 'sgd' ? 'SGD' : c.optimizer === 'adam' ? 'Adam' : 'AdamW'}\` with the run's hyperparameters;`,
     `* the position: epoch ${p.epoch}, step ${p.step} of ${p.stepsPerEpoch}, ${p.globalStep} optimizer steps done;`,
     `* \`DistributedSampler(shuffle=${c.shuffle ? 'True' : 'False'}, seed=${c.seed}, drop_last=${c.dropLast ? 'True' : 'False'})\` with \`set_epoch\`, batches of ${c.batchSize} per rank,`,
-    `  ${c.gradAccum} micro-batch(es) per step (\`no_sync\` until the last, loss divided by their number)${c.clipGradNorm > 0 ? `, \`clip_grad_norm_(${c.clipGradNorm})\`` : ''};`,
+    `  ${c.gradAccum > 1 ? `${c.gradAccum} micro-batches per step (\`no_sync\` until the last, each loss divided by ${c.gradAccum})` : 'one micro-batch per step'}${c.clipGradNorm > 0 ? `, \`clip_grad_norm_(${c.clipGradNorm})\`` : ''};`,
     `* the learning-rate schedule: ${sched}, stepped to step ${p.globalStep}${c.schedule !== 'none' && deepSpeedSchedules(c) ? " (DeepSpeed's formulas, `webddp_schedules.py`)" : ''}.`,
     '',
     'With the same world size, continuing for N steps gives the parameters webddp gets continuing for N',
@@ -78,6 +78,8 @@ function carries(c: TrainConfig, p: TrainPosition): string[] {
 /** README.md for the exported project. */
 export function readme({ config: c, position: p, source, data }: ReadmeInput): string {
   const w = c.workers;
+  const nodes = w % 2 === 0 ? 2 : w;
+  const procs = w / nodes;
   return [
     '# Continuing a webddp run with torchrun',
     '',
@@ -91,11 +93,14 @@ export function readme({ config: c, position: p, source, data }: ReadmeInput): s
     '* `checkpoint/`: the webddp checkpoint (model, optimizer state, trainer.json with SHA-256s train.py checks)',
     ...(zeroStage(c.mode) !== null ? ["* `ds_config.json`: the run's DeepSpeed configuration"] : []),
     '',
-    'Needs PyTorch (any 1.13 or 2.x; CPU with the gloo backend, or CUDA with NCCL) and numpy.',
+    "Needs PyTorch and numpy (tested with torch 1.13, Debian 12's `python3-torch`, on the CPU with gloo;",
+    'with CUDA it uses NCCL and turns TF32 off, as webddp computes in float32).',
     '',
     '## Run it',
     '',
-    `The world size must be ${w} (nodes x processes per node) to continue mid-epoch with the same shards.`,
+    p.step > 0
+      ? `The world size (nodes x processes per node) must be ${w}: the checkpoint is mid-epoch, and another one would change every rank's shard.`
+      : `A world size (nodes x processes per node) of ${w} continues webddp's trajectory; another one is accepted here (an epoch's end), as by \`webddp train --resume-from --workers\`: the shards, the global batch, the steps per epoch and the schedule's total steps then change.`,
     '',
     'One machine:',
     '',
@@ -103,10 +108,10 @@ export function readme({ config: c, position: p, source, data }: ReadmeInput): s
     `torchrun --standalone --nnodes 1 --nproc_per_node ${w} train.py`,
     '```',
     '',
-    `Several machines (e.g. ${w % 2 === 0 && w > 1 ? `2 nodes x ${w / 2}` : `${w} nodes x 1`} processes): on every node, with the first node's address,`,
+    `Several machines (here ${nodes} node${nodes > 1 ? 's' : ''} with ${procs} process${procs > 1 ? 'es' : ''} each): on every node, with the first node's address,`,
     '',
     '```sh',
-    `torchrun --nnodes ${w % 2 === 0 && w > 1 ? 2 : w} --nproc_per_node ${w % 2 === 0 && w > 1 ? w / 2 : 1} --rdzv_id webddp-run --rdzv_backend c10d \\`,
+    `torchrun --nnodes ${nodes} --nproc_per_node ${procs} --rdzv_id webddp-run --rdzv_backend c10d \\`,
     '  --rdzv_endpoint MASTER_ADDR:29400 train.py',
     '```',
     '',
