@@ -3,7 +3,7 @@
 // (checksums, names, shapes, values); the project is written into a temporary directory next to
 // DIR and renamed into place, so a failure leaves nothing behind and an existing DIR is never
 // overwritten.
-import { mkdir, open, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { decodeCheckpoint, readTrainerJson } from '../checkpoint/checkpoint.ts';
@@ -93,6 +93,12 @@ export const command: Command = {
       );
     const out = resolve(required('--out', values.out));
     const data = values.data === 'synthetic' ? 'synthetic' : resolve(values.data);
+    if (data !== 'synthetic')
+      await stat(data).catch((e: Error) => {
+        throw new UsageError(
+          `--data ${data}: ${e.message} (synthetic, or the CIFAR-10 archive or directory the run read)`,
+        );
+      });
     await emptyOrAbsent(out);
     const dir = await resolveCheckpointDir(positionals[0] ?? '');
     const raw = await readCheckpointDir(dir);

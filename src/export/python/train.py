@@ -36,18 +36,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 class SimpleCNN(nn.Module):
     """The seed's model (PyTorch's DDP tutorial net); webddp's --width scales the channels."""
 
-    def __init__(self, c1=32, c2=64, hidden=128, classes=10):
+    def __init__(self, c1=32, c2=64, hidden=128, num_classes=10):
         super().__init__()
         self.conv1 = nn.Conv2d(3, c1, 3, padding=1)
         self.conv2 = nn.Conv2d(c1, c2, 3, padding=1)
+        self.pool = nn.MaxPool2d(2, 2)
         self.fc1 = nn.Linear(c2 * 8 * 8, hidden)
-        self.fc2 = nn.Linear(hidden, classes)
+        self.fc2 = nn.Linear(hidden, num_classes)
 
     def forward(self, x):
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-        x = torch.flatten(x, 1)
-        return self.fc2(F.relu(self.fc1(x)))
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = x.view(x.size(0), -1)
+        x = F.relu(self.fc1(x))
+        return self.fc2(x)
 
 
 def checked_files(checkpoint):
@@ -140,6 +142,10 @@ def main():
             for _ in range(GLOBAL_STEP):
                 scheduler.step()
 
+    if rank == 0:
+        lr = optimizer.param_groups[0]["lr"]
+        print(f"continuing {OPTIMIZER} on {world} ranks from epoch {START_EPOCH}, step {START_STEP} "
+              f"({GLOBAL_STEP} optimizer steps done), lr {lr}", flush=True)
     global_step, done = GLOBAL_STEP, 0
     for epoch in range(START_EPOCH, args.epochs):
         sampler = DistributedSampler(train_set, num_replicas=world, rank=rank, shuffle=SHUFFLE, seed=SEED,
