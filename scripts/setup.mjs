@@ -3,7 +3,9 @@
 //  * Debian's `chromium` (headless browser tests; it also ships the SwiftShader Vulkan driver,
 //    /usr/lib/chromium/vk_swiftshader_icd.json, that Dawn uses on a machine without a GPU);
 //  * `libvulkan1`, the Vulkan loader that Dawn (the `webgpu` npm package) opens;
-//  * `fonts-wqy-microhei`, a Chinese font, so the page's Chinese text renders in headless Chromium.
+//  * `fonts-wqy-microhei`, a Chinese font, so the page's Chinese text renders in headless Chromium;
+//  * `python3-torch` (with numpy), PyTorch on the CPU, which test/gpu/export-torchrun.test.ts runs the
+//    exported torchrun project with (skipped here when some python3 on PATH already imports torch).
 // Stops with a clear message where it cannot install them.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +16,13 @@ if (!chromium) need.push('chromium');
 if (!existsSync('/usr/lib/chromium/vk_swiftshader_icd.json') && !need.includes('chromium')) need.push('chromium');
 if (!hasVulkanLoader()) need.push('libvulkan1');
 if (!hasChineseFont()) need.push('fonts-wqy-microhei');
+if (!hasTorch()) need.push('python3-torch');
+
+function hasTorch() {
+  return ['python3', '/usr/bin/python3'].some(
+    (py) => spawnSync(py, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0,
+  );
+}
 
 function hasChineseFont() {
   const r = spawnSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' });
@@ -63,7 +72,7 @@ if (need.length > 0) {
   run(exe, [...pre, ...apt, 'update', '-qq']);
   run(exe, [...pre, ...apt, 'install', '-y', '-qq', '--no-install-recommends', ...need]);
 } else {
-  console.log(`setup: system packages present (${chromium}, SwiftShader ICD, libvulkan.so.1, a Chinese font)`);
+  console.log(`setup: system packages present (${chromium}, SwiftShader ICD, libvulkan.so.1, a Chinese font, PyTorch)`);
 }
 
 if (!existsSync('node_modules/.package-lock.json')) {

@@ -3,6 +3,7 @@
 import { command as bench } from './cmd-bench.ts';
 import { command as check } from './cmd-check.ts';
 import { command as devices } from './cmd-devices.ts';
+import { command as exportTorchrun } from './cmd-export-torchrun.ts';
 import { command as init } from './cmd-init.ts';
 import { command as parity } from './cmd-parity.ts';
 import { command as sampler } from './cmd-sampler.ts';
@@ -10,7 +11,7 @@ import { command as train } from './cmd-train.ts';
 import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
 import { VERSION } from '../version.ts';
 
-const COMMANDS: readonly Command[] = [train, parity, check, bench, devices, sampler, init];
+const COMMANDS: readonly Command[] = [train, parity, check, bench, devices, sampler, init, exportTorchrun];
 
 const io: CliIO = {
   out: (t) => {

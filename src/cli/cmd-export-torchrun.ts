@@ -1,0 +1,118 @@
+// `webddp export-torchrun CHECKPOINT --out DIR`: writes a small PyTorch project that continues a
+// checkpoint's run under torchrun (src/export/). The checkpoint is read and checked whole first
+// (checksums, names, shapes, values); the project is written into a temporary directory next to
+// DIR and renamed into place, so a failure leaves nothing behind and an existing DIR is never
+// overwritten.
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { decodeCheckpoint, readTrainerJson } from '../checkpoint/checkpoint.ts';
+import { readCheckpointDir, resolveCheckpointDir } from '../checkpoint/dir-node.ts';
+import { torchrunProject } from '../export/torchrun.ts';
+import { simpleCnnSpec } from '../nn/spec.ts';
+import { UsageError, type Command } from './command.ts';
+import { parseFlags, required } from './flags.ts';
+import { WriteFileError } from './write-file-safely.ts';
+
+const usage = `webddp export-torchrun CHECKPOINT --out DIR [--data synthetic|PATH]
+
+Writes a small PyTorch project into DIR that continues the checkpoint's run with torchrun
+(DistributedDataParallel, CPU/gloo or CUDA/NCCL): train.py (SimpleCNN under PyTorch's names, the
+same DistributedSampler seed and position, optimizer and hyperparameters, learning-rate schedule at
+the same step, gradient accumulation and clipping, model and optimizer state loaded from the
+checkpoint, the current epoch's finished steps skipped; rank 0 saves the final parameters as
+safetensors), its data, safetensors and schedule modules, README.md with the torchrun commands for
+one machine and several and what carries over, ds_config.json for a ZeRO run, and checkpoint/.
+  CHECKPOINT    a checkpoint directory (DIR/step-N), or a --checkpoint-dir (its newest)
+  --out DIR     where to write the project (must not exist, or be empty)
+  --data D      train.py's default --data: synthetic (default) or the CIFAR-10 path the run used
+                (cifar-10-binary.tar.gz or a directory of .bin files); a checkpoint does not record it
+DataParallel, BalancedDataParallel and fp16 runs are refused (no torchrun script continues them).`;
+
+async function emptyOrAbsent(dir: string): Promise<void> {
+  const names = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return [];
+    if (e.code === 'ENOTDIR') throw new UsageError(`--out ${dir} is a file, not a directory`);
+    throw e;
+  });
+  if (names.length > 0) throw new UsageError(`--out ${dir} is not empty (${names.length} entries): nothing written`);
+}
+
+async function writeProject(dir: string, files: Readonly<Record<string, Uint8Array>>): Promise<void> {
+  const tmp = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}`);
+  try {
+    await mkdir(dirname(dir), { recursive: true });
+    await rm(tmp, { recursive: true, force: true });
+    for (const [name, bytes] of Object.entries(files)) {
+      const path = join(tmp, name);
+      await mkdir(dirname(path), { recursive: true });
+      const fh = await open(path, 'wx', 0o644);
+      try {
+        await fh.writeFile(bytes);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+    await rmdir(dir).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
+    await rename(tmp, dir);
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    throw new WriteFileError(dir, (e as NodeJS.ErrnoException).code, e);
+  }
+}
+
+export const command: Command = {
+  name: 'export-torchrun',
+  summary: 'write a PyTorch project (train.py, README, ds_config.json) that continues a checkpoint with torchrun',
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(() =>
+      parseArgs({
+        args: [...argv],
+        strict: true,
+        allowPositionals: true,
+        options: {
+          out: { type: 'string' },
+          data: { type: 'string', default: 'synthetic' },
+          help: { type: 'boolean', default: false },
+        },
+      }),
+    );
+    if (values.help) {
+      io.out(`${usage}\n`);
+      return 0;
+    }
+    if (positionals.length !== 1)
+      throw new UsageError(
+        positionals.length === 0
+          ? 'give the CHECKPOINT directory to export'
+          : `give one CHECKPOINT directory (got ${positionals.length}: ${positionals.join(' ')})`,
+      );
+    const out = resolve(required('--out', values.out));
+    const data = values.data === 'synthetic' ? 'synthetic' : resolve(values.data);
+    if (data !== 'synthetic')
+      await stat(data).catch((e: Error) => {
+        throw new UsageError(
+          `--data ${data}: ${e.message} (synthetic, or the CIFAR-10 archive or directory the run read)`,
+        );
+      });
+    await emptyOrAbsent(out);
+    const dir = await resolveCheckpointDir(positionals[0] ?? '');
+    const raw = await readCheckpointDir(dir);
+    const head = readTrainerJson(raw['trainer.json'], join(dir, 'trainer.json'));
+    const snapshot = await decodeCheckpoint(raw, simpleCnnSpec(head.config.width), dir);
+    const project = torchrunProject(snapshot, raw, { source: dir, data });
+    await writeProject(out, project.files);
+    for (const w of project.warnings) io.err(`warning: ${w}\n`);
+    const p = snapshot.position;
+    io.err(
+      `webddp export-torchrun: wrote ${out} (${Object.keys(project.files).length} files): epoch ${p.epoch}, ` +
+        `step ${p.step}, global step ${p.globalStep}; run it with\n` +
+        `  cd ${out} && torchrun --standalone --nproc_per_node ${snapshot.config.workers} train.py\n`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,87 @@
+// `webddp export-torchrun`: a checkpoint turned into a small PyTorch project that continues the run
+// under torchrun (train.py, its helper modules, README.md, ds_config.json for a ZeRO run, and the
+// checkpoint's files). Environment-free: this builds the files' contents, the CLI writes them.
+// The Python modules live in ./python/ as plain .py files, bundled as text.
+import { CHECKPOINT_FILES, CheckpointError, type CheckpointBytes, type Snapshot } from '../checkpoint/checkpoint.ts';
+import { simpleCnnSpec } from '../nn/spec.ts';
+import { deepSpeedConfig, deepSpeedSchedules, zeroStage } from './ds-config.ts';
+import { pySettings } from './py-settings.ts';
+import { readme } from './readme.ts';
+import trainPy from './python/train.py?raw';
+import dataPy from './python/webddp_data.py?raw';
+import safetensorsPy from './python/webddp_safetensors.py?raw';
+import schedulesPy from './python/webddp_schedules.py?raw';
+
+const MARKER = '# @SETTINGS@';
+
+export interface ExportOptions {
+  /** The checkpoint directory (named in the README and in errors). */
+  readonly source: string;
+  /** The default of train.py's --data: 'synthetic' or a CIFAR-10 path. */
+  readonly data: string;
+}
+
+export interface TorchrunProject {
+  /** Relative path -> contents. */
+  readonly files: Readonly<Record<string, Uint8Array>>;
+  /** What does not carry over exactly, for the user to read before running it. */
+  readonly warnings: readonly string[];
+}
+
+/** Refuses what a torchrun DDP script cannot continue, naming the checkpoint and why. */
+function refuse(s: Snapshot, source: string): void {
+  const c = s.config;
+  if (c.mode === 'dp' || c.mode === 'balanced-dp')
+    throw new CheckpointError(
+      source,
+      `a ${c.mode === 'dp' ? 'DataParallel' : 'BalancedDataParallel'} run: device 0 reads, splits and sums a global ` +
+        'batch, which no torchrun (one process per rank, each with its own DistributedSampler shard) reproduces; ' +
+        'export a checkpoint of a ddp or zero1/2/3 run',
+    );
+  if (c.fp16)
+    throw new CheckpointError(source, 'an fp16 run: its checkpoint does not hold the master weights or loss scale');
+  if (s.position.epoch >= c.epochs)
+    throw new CheckpointError(
+      source,
+      `is at epoch ${s.position.epoch} of a ${c.epochs}-epoch run: nothing is left to train (train.py --epochs can go on)`,
+    );
+}
+
+/** The project's files for a decoded checkpoint and its raw files (copied into checkpoint/ as they are). */
+export function torchrunProject(s: Snapshot, raw: CheckpointBytes, opts: ExportOptions): TorchrunProject {
+  refuse(s, opts.source);
+  const c = s.config;
+  const p = s.position;
+  const spec = simpleCnnSpec(c.width);
+  if (!trainPy.includes(MARKER)) throw new Error(`train.py template has no '${MARKER}' line`);
+  const text = new TextEncoder();
+  const files: Record<string, Uint8Array> = {
+    'train.py': text.encode(trainPy.replace(MARKER, pySettings({ config: c, position: p, spec, data: opts.data }))),
+    'webddp_data.py': text.encode(dataPy),
+    'webddp_safetensors.py': text.encode(safetensorsPy),
+    'webddp_schedules.py': text.encode(schedulesPy),
+    'README.md': text.encode(readme({ config: c, position: p, source: opts.source, data: opts.data })),
+  };
+  for (const f of CHECKPOINT_FILES) files[`checkpoint/${f}`] = raw[f];
+  const warnings: string[] = [
+    `the checkpoint does not record its dataset: train.py reads --data (default '${opts.data}'); give the set the run trained on`,
+  ];
+  if (zeroStage(c.mode) !== null) {
+    files['ds_config.json'] = text.encode(
+      `${JSON.stringify(deepSpeedConfig(c, c.epochs * p.stepsPerEpoch), null, 2)}\n`,
+    );
+    warnings.push(
+      `${c.mode}: train.py continues with DistributedDataParallel (the same updates); ds_config.json is the run's ` +
+        "DeepSpeed config, but DeepSpeed's own checkpoint format is not written, so under DeepSpeed only the parameters carry over",
+    );
+    if (c.schedule !== 'none' && !deepSpeedSchedules(c))
+      warnings.push(
+        `ds_config.json has no scheduler: ${c.schedule.type} is PyTorch's, not one of DeepSpeed's; pass train.py's make_scheduler() to deepspeed.initialize`,
+      );
+  }
+  if (c.augment)
+    warnings.push(
+      "--augment: train.py draws crops and flips from webddp's own stream (webddp_data.Augmenter), not torchvision's transforms",
+    );
+  return { files, warnings };
+}
