@@ -72,6 +72,7 @@ export const enControls = {
     preparing: 'preparing the dataset',
     checkpointMismatch: (message: string) => `the checkpoint does not fit this run: ${message}`,
     badFault: (message: string) => `fault ${message}`,
+    restarting: (rank: number) => `rank ${rank} failed: restarting the workers from the last checkpoint`,
   },
   form: {
     legend: 'Training',

@@ -66,6 +66,7 @@ export const zhControls: typeof enControls = {
     preparing: '正在准备数据集',
     checkpointMismatch: (message) => `检查点与本次运行不匹配：${message}`,
     badFault: (message) => `fault ${message}`,
+    restarting: (rank) => `rank ${rank} 失败：从最后一个检查点重新启动 worker`,
   },
   form: {
     legend: '训练',
