@@ -2,7 +2,8 @@
 // a run checkpoints into IndexedDB, is stopped after its first step, and "Resume from the last
 // checkpoint" continues it to the end with exactly the parameters (SHA-256 of rank 0's float32
 // bytes) of an uninterrupted run of the same settings; the stored checkpoint downloads as the three
-// files `webddp train --resume-from` reads; a checkpoint corrupted in IndexedDB is refused on resume,
+// files `webddp train --resume-from` reads; with Max restarts 1, a worker that throws is recovered
+// from the last checkpoint and the run again ends with those parameters; a checkpoint corrupted in IndexedDB is refused on resume,
 // naming the file and the checksum, and no worker starts.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -109,11 +110,38 @@ describe('checkpoints, stop and resume on the page', () => {
     const head = readTrainerJson(new Uint8Array(await readFile(join(dir, 'trainer.json'))), 'trainer.json');
     expect(head.position).toMatchObject({ epoch: 2, step: 0, globalStep: 8 });
     expect(session.errors).toEqual([]);
+
+    // Elastic recovery (in Chinese): rank 1 throws in step 5 (the second of epoch 1); with one restart
+    // allowed, fresh workers continue from the epoch-end checkpoint of step 4, train step 4 again,
+    // and the run ends as the uninterrupted one did.
+    await openPage(page, { ...SETTINGS, fault: '1:5:throw', maxRestarts: 1, lang: 'zh' });
+    await run();
+    expect(await read(page, 'params')).toBe(uninterrupted);
+    const log = (await read(page, 'log')).join('\n');
+    expect(log).toMatch(/rank 1 失败（throw）：.*injected fault/);
+    expect(log).toMatch(/第 1\/1 次重启（torchrun --max-restarts）：.*全局第 4 步的检查点/);
+    expect(session.errors).toEqual([]);
   });
 
   it('refuses a checkpoint corrupted in IndexedDB, naming the file and the checksum, and starts nothing', async () => {
     await openPage(page, { ...SETTINGS, lang: 'en' });
     await page.waitForFunction(() => document.querySelector<HTMLElement>('.run-life')?.dataset.state === 'stored');
+    // Keep 2: the pointer names two checkpoints and only their files are left (older ones swept).
+    const stored = await page.evaluate(
+      () =>
+        new Promise<string[]>((resolve) => {
+          const open = indexedDB.open('webddp-checkpoints');
+          open.onsuccess = () => {
+            const req = open.result.transaction('checkpoints').objectStore('checkpoints').getAllKeys();
+            req.onsuccess = () => {
+              open.result.close();
+              resolve(req.result.map(String));
+            };
+          };
+        }),
+    );
+    expect(stored.filter((k) => k.startsWith('file/'))).toHaveLength(6);
+    expect(stored.filter((k) => !k.startsWith('file/'))).toEqual(['current']);
     await corruptNewest(page);
     await page.click('#life-resume');
     expect(await waitForState(page, ['failed', 'done'])).toBe('failed');

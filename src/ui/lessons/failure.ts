@@ -2,7 +2,7 @@
 import type { Lesson } from './lesson.ts';
 
 export const failure: Lesson = {
-  settings: { mode: 'ddp', workers: 2, batchSize: 2, trainLimit: 32, epochs: 1 },
+  settings: { mode: 'ddp', workers: 2, batchSize: 2, trainLimit: 16, epochs: 1 },
   testLimit: 8,
   fault: '1:3:throw',
   life: { checkpoints: true, checkpointEvery: 2, maxRestarts: 1 },
