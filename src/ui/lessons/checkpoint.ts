@@ -8,7 +8,8 @@ export const checkpoint: Lesson = {
   view: 'log',
   docs: ['checkpointTutorial', 'ddpTutorial'],
   needs: ['checkpoints'],
-  reached: (r) => r.state === 'done' && r.checkpoints >= 2,
+  // The run saved checkpoints as it went, or a resumed run continued one to the end.
+  reached: (r) => r.state === 'done' && (r.checkpoints >= 2 || r.resumed),
   text: {
     en: {
       title: 'Checkpoints: rank 0 saves, everyone waits, and a run resumes',

@@ -58,8 +58,6 @@ export interface Lesson {
   readonly view: ExplainKey;
   /** Engine features the run needs; with one missing, the lesson shows text only. */
   readonly needs?: readonly EngineFeature[];
-  /** Engine features a part of the lesson needs; the run still shows the rest. */
-  readonly partly?: readonly EngineFeature[];
   /** True when the run reached the lesson's point. */
   readonly reached: (run: LessonRun) => boolean;
   readonly text: Readonly<Record<Lang, LessonText>>;
