@@ -1,46 +1,44 @@
 // The teaching page: settings and dataset on the left, the run's views on the right, every number
 // measured from the run. Wires the form, the dataset panel and the buttons to a Session, and the
 // Session's events to the views (stored at once, drawn once per frame).
+import type { Snapshot } from '../checkpoint/checkpoint.ts';
 import type { TrainConfig } from '../config.ts';
 import { IdbDatasetStore } from '../data/store-idb.ts';
 import type { TrainEvent } from '../runtime/events.ts';
-import { parseFaultSpec, type RankFault } from '../runtime/fault.ts';
+import type { RankFault } from '../runtime/fault.ts';
 import { addressQuery } from './address.ts';
 import { CheckpointPanel } from './controls/checkpoint.ts';
 import { ConfigForm } from './controls/config-form.ts';
 import { DatasetPanel } from './controls/dataset-panel.ts';
 import { DeepSpeedPanel } from './controls/deepspeed-panel.ts';
 import { RunButtons, type RunAction } from './controls/run-buttons.ts';
+import { RunLifePanel } from './controls/run-life.ts';
 import { h } from './dom.ts';
-import { lang, localizeRunError, t } from './i18n/index.ts';
+import { localizeRunError, t } from './i18n/index.ts';
 import { isLessonId, LESSONS, type LessonId } from './lessons/index.ts';
 import { missing } from './lessons/features.ts';
 import {
   contents,
   faultNote,
+  layOut,
   trackContents,
   GPU_DEFAULTS,
-  languageSwitch,
   section,
   SOFTWARE_DEFAULTS,
+  stagedFault,
   VIEW_IDS,
 } from './page-frame.ts';
 import type { PageApi } from './page-api.ts';
 import { RenderScheduler } from './scheduler.ts';
+import { RunRecord } from './run-record.ts';
 import { Session } from './session.ts';
 import { readParams } from './url-params.ts';
-import { CompareView } from './views/compare.ts';
-import { CurvesView } from './views/curves.ts';
+import { runViews } from './page-views.ts';
 import { LessonsView } from './views/lessons.ts';
-import { LogView } from './views/log.ts';
-import { MemoryView } from './views/memory.ts';
-import { RingView } from './views/ring.ts';
-import { SamplesView } from './views/samples.ts';
-import { ShardsView } from './views/shards.ts';
-import { TimelineView } from './views/timeline.ts';
-import { ZeroCalcView } from './views/zero-calc.ts';
 import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Builds the page; `notes` are remarks about this browser's WebGPU (e.g. no cross-origin isolation). */
 export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly string[] = []): void {
@@ -57,10 +55,10 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     { testLimit: testLimit ?? defaultTestLimit, checkEvery: 25 },
   );
   form.showMoreFor({ ...first?.settings, ...params.values });
-  const store = new IdbDatasetStore();
-  const datasets = new DatasetPanel(store);
+  const datasets = new DatasetPanel(new IdbDatasetStore());
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
+  const life = new RunLifePanel({ ...first?.life, ...params.life });
   const deepspeed = new DeepSpeedPanel({
     workers: () => form.config()?.workers ?? null,
     apply: (values, extra) => {
@@ -70,39 +68,13 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   });
   const viewsEl = h('div', { class: 'views', id: 'views', tabindex: -1 });
   const notesEl = h('div', { class: 'notes' });
-  const w = t().page;
-  document.documentElement.lang = lang() === 'zh' ? 'zh-CN' : 'en';
-  document.title = w.title;
   // The header already says when the adapter is a software one.
   for (const n of notes.filter((x) => x !== t().page.softwareNote)) notesEl.append(h('p', { class: 'banner' }, n));
   const nav = contents(VIEW_IDS);
-  const adapter = gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || w.anAdapter;
-  root.replaceChildren(
-    h('a', { class: 'skip', href: '#views' }, w.skip),
-    h(
-      'header',
-      { class: 'top' },
-      h('h1', {}, 'webddp'),
-      h('p', {}, w.tagline),
-      h('p', { class: 'adapter' }, w.adapter(adapter, software)),
-      languageSwitch(),
-    ),
-    nav,
-    h(
-      'main',
-      {},
-      h(
-        'aside',
-        { class: 'panel', id: 'settings', tabindex: -1, 'aria-label': w.settings },
-        buttons.element,
-        form.element,
-        deepspeed.element,
-        datasets.element,
-        checkpoint.element,
-      ),
-      h('div', { class: 'views-col' }, notesEl, viewsEl),
-    ),
-  );
+  layOut(root, gpu, software, nav, {
+    settings: [buttons, form, life, deepspeed, datasets, checkpoint].map((x) => x.element),
+    views: [notesEl, viewsEl],
+  });
   const faultEl = h('p', { class: 'banner', id: 'fault-note', hidden: fault === undefined });
   notesEl.append(faultEl);
   const showFault = () => {
@@ -111,7 +83,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   };
   showFault();
   if (params.unknown.length > 0)
-    notesEl.append(h('p', { class: 'banner' }, w.unknownParams(params.unknown.join(', '))));
+    notesEl.append(h('p', { class: 'banner' }, t().page.unknownParams(params.unknown.join(', '))));
 
   let lessonId: LessonId | null = opened;
   const syncAddress = () => {
@@ -119,6 +91,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       values: form.values(),
       defaults,
       lesson: lessonId,
+      life: life.values(),
       ...(testLimit !== undefined ? { testLimit } : {}),
       ...(fault !== undefined ? { fault } : {}),
     });
@@ -133,67 +106,71 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         testLimit = l.testLimit;
         form.setValues({ ...defaults, ...l.settings }, { testLimit: testLimit ?? defaultTestLimit });
         form.showMoreFor(l.settings);
+        life.setValues(l.life ?? {});
         showFault();
       }
       syncAddress();
     },
     run: () => void start(),
   });
-  const curves = new CurvesView(section(viewsEl, 'training'));
-  const memory = new MemoryView(section(viewsEl, 'memory'));
-  const calc = new ZeroCalcView(section(viewsEl, 'calc'));
-  const ring = new RingView(section(viewsEl, 'ring'));
-  const shards = new ShardsView(section(viewsEl, 'shards'));
-  const timeline = new TimelineView(section(viewsEl, 'timeline'));
-  // The dataset cannot change during a run (the panel is locked), so its class names are the run's.
-  const samples = new SamplesView(section(viewsEl, 'samples'), () => datasets.classes());
-  const compare = new CompareView(section(viewsEl, 'compare'), {
+  const { curves, memory, calc, ring, shards, timeline, samples, compare, log } = runViews(viewsEl, {
+    classes: () => datasets.classes(),
     config: () => form.config(),
     dataset: () => datasets.ensureReady(),
     busy: (on) => lock(on),
   });
-  const log = new LogView(section(viewsEl, 'log'));
   trackContents(nav);
   const views: View[] = [curves, memory, calc, ring, shards, timeline, log];
   const scheduler = new RenderScheduler(views);
   let session: Session | null = null;
 
   const lock = (on: boolean) => {
-    form.setDisabled(on);
-    datasets.setDisabled(on);
-    checkpoint.setDisabled(on);
-    deepspeed.setDisabled(on);
-    compare.setDisabled(on);
-    buttons.allowStart(!on && form.config() !== null);
+    for (const part of [form, datasets, checkpoint, life, deepspeed, compare]) part.setDisabled(on);
+    buttons.allowStart(!on && startable());
   };
-  form.onChange(() => {
-    buttons.allowStart(form.config() !== null && session === null);
-    syncAddress();
-  });
+  const startable = () => form.config() !== null && life.settings() !== null;
+  for (const c of [form, life])
+    c.onChange(() => {
+      buttons.allowStart(startable() && session === null);
+      syncAddress();
+    });
+  life.onResume(() => void resumeLast());
 
+  const record = new RunRecord();
   const onEvent = (e: TrainEvent) => {
+    record.handle(e);
     for (const v of views) v.handle(e);
     scheduler.request();
   };
 
-  async function start(): Promise<void> {
-    const config: TrainConfig | null = form.config();
-    if (!config || session) return;
+  /** The newest stored checkpoint, continued exactly; a bad one is refused with what is wrong, and nothing starts. */
+  async function resumeLast(): Promise<void> {
+    const last = session
+      ? null
+      : await life.last().catch((e: unknown) => void buttons.set('failed', t().life.refused(errorText(e))));
+    if (last) await start(last);
+  }
+
+  async function start(resume?: { where: string; snapshot: Snapshot }): Promise<void> {
+    const config: TrainConfig | null = resume?.snapshot.config ?? form.config();
+    const lifeSettings = life.settings();
+    if (!config || !lifeSettings || session) return;
     let initialParams: Float32Array | undefined;
     let staged: RankFault | undefined;
     try {
-      initialParams = checkpoint.paramsFor(config);
-      if (fault !== undefined) {
-        const f = parseFaultSpec(fault, config.workers);
-        if (!f.ok) throw new RangeError(t().run.badFault(f.message));
-        staged = f.fault;
-      }
+      initialParams = resume ? undefined : checkpoint.paramsFor(config);
+      staged = fault === undefined ? undefined : stagedFault(fault, config.workers);
     } catch (e) {
-      buttons.set('failed', e instanceof Error ? e.message : String(e));
+      buttons.set('failed', errorText(e));
       return;
     }
     for (const v of views) v.reset();
     samples.reset();
+    record.reset(resume !== undefined);
+    const p = resume?.snapshot.position;
+    if (p) log.note(t().log.resumed(resume.where, p.epoch, p.step, p.globalStep));
+    if (config.fp16 && lifeSettings.checkpoints) log.note(t().log.noCheckpoints);
+    const sink = life.sink(config, lifeSettings);
     const s = new Session({
       event: onEvent,
       sample: (b, at) => samples.show(b, at),
@@ -214,24 +191,29 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         keepParams: true,
         ...(initialParams ? { initialParams } : {}),
         ...(staged ? { fault: staged } : {}),
+        ...(sink ? { checkpoint: sink } : {}),
+        ...(resume ? { resume: resume.snapshot } : {}),
+        maxRestarts: lifeSettings.maxRestarts,
       });
       checkpoint.setTrained(s.params, config);
+      await record.finished(s.params);
     } catch (e) {
-      buttons.set('failed', e instanceof Error ? e.message : String(e));
+      buttons.set('failed', errorText(e));
     } finally {
       session = null;
       lock(false);
-      lessons.finished({
-        state: buttons.element.dataset.state ?? '',
-        status: buttons.statusText,
-        memory: memory.latest,
-        losses: curves.history.loss,
-        lrs: curves.history.lr,
-        lossScales: curves.history.lossScale,
-        epochs: curves.history.epochs.length,
-        moved: shards.movedShare,
-        commSpans: timeline.commSpans,
-      });
+      void life.refresh();
+      const hist = curves.history;
+      lessons.finished(
+        record.lessonRun({
+          state: buttons.element.dataset.state ?? '',
+          status: buttons.statusText,
+          memory: memory.latest,
+          ...{ losses: hist.loss, lrs: hist.lr, lossScales: hist.lossScale, epochs: hist.epochs.length },
+          moved: shards.movedShare,
+          commSpans: timeline.commSpans,
+        }),
+      );
     }
   }
 
@@ -250,14 +232,16 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     compare: () => compare.summaries(),
     log: () => [...log.text],
     lesson: () => lessons.state,
+    params: () => record.paramsSha,
+    checkpoint: () => life.latest,
   };
   window.webddpPage = api;
   // A file dropped outside the drop zone must not navigate away from a running page.
   for (const t of ['dragover', 'drop'] as const) window.addEventListener(t, (e) => e.preventDefault());
-  buttons.allowStart(form.config() !== null);
+  buttons.allowStart(startable());
   lessons.show(opened);
   if (opened) syncAddress();
   const runnable = !first || missing(first.needs).length === 0;
-  if (params.autostart && runnable && form.config() !== null) void start();
+  if (params.autostart && runnable && startable()) void start();
   else void datasets.ensureReady().catch(() => undefined); // shows the built-in dataset's counts
 }

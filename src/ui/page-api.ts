@@ -1,6 +1,7 @@
 // What the page exposes on window.webddpPage: the numbers its views draw, as plain data, for the
 // browser console and for the end-to-end tests (which assert on the page's own data, not on pixels).
 import type { MemorySnapshot } from '../gpu/memory.ts';
+import type { StoredCheckpoint } from '../checkpoint/dir-idb.ts';
 import type { Mode } from '../config.ts';
 import type { EpochPoint } from './views/history.ts';
 
@@ -30,6 +31,10 @@ export interface PageApi {
   log(): string[];
   /** The open lesson of the guided path, and whether its last run reached the lesson's point. */
   lesson(): { id: string | null; reached: boolean | null };
+  /** SHA-256 of rank 0's parameters at the end of the last finished run (float32 bytes, state_dict order). */
+  params(): string | null;
+  /** The newest checkpoint stored in this browser (null: none). */
+  checkpoint(): StoredCheckpoint | null;
 }
 
 declare global {

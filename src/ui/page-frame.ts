@@ -1,11 +1,12 @@
 // The frame of the teaching page around its views: the defaults of a run, the header's language
 // switch, the sticky contents list, the banner of a staged failure, and the cards the views live in.
 import { MAX_WORKERS } from '../config.ts';
-import { parseFaultSpec } from '../runtime/fault.ts';
+import { parseFaultSpec, type RankFault } from '../runtime/fault.ts';
 import type { FormValues } from './controls/config-fields.ts';
 import { card, h } from './dom.ts';
 import { lang, LANGS, messagesOf, t } from './i18n/index.ts';
 import { explanation, type ExplainKey } from './views/explain.ts';
+import type { WebGpuInfo } from './webgpu-check.ts';
 
 /** Defaults for a GPU, and smaller ones for a software adapter (SwiftShader does ~1-2 GFLOP/s). */
 export const GPU_DEFAULTS: FormValues = {
@@ -36,6 +37,13 @@ export function faultNote(spec: string): string {
   const w = t().page;
   const what = f.ok ? w.faultWhat(f.fault.rank, w.faultVerbs[f.fault.kind], f.fault.step) : w.faultBad(f.message);
   return w.faultNote(spec, what);
+}
+
+/** The page's staged failure for a run of `workers` (throws, saying what is wrong with the spec). */
+export function stagedFault(spec: string, workers: number): RankFault {
+  const f = parseFaultSpec(spec, workers);
+  if (!f.ok) throw new RangeError(t().run.badFault(f.message));
+  return f.fault;
 }
 
 /** The views in page order: their card ids, which are also the contents list's anchors. */
@@ -86,6 +94,38 @@ export function trackContents(nav: HTMLElement): void {
     const el = document.getElementById(id);
     if (el && el.classList.contains('card')) observer.observe(el);
   }
+}
+
+/** The page: the skip link, the header, the contents bar, the settings column and the views column. */
+export function layOut(
+  root: HTMLElement,
+  gpu: WebGpuInfo,
+  software: boolean,
+  nav: HTMLElement,
+  parts: { settings: readonly HTMLElement[]; views: readonly HTMLElement[] },
+): void {
+  const w = t().page;
+  document.documentElement.lang = lang() === 'zh' ? 'zh-CN' : 'en';
+  document.title = w.title;
+  const adapter = gpu.description || [gpu.vendor, gpu.architecture].filter(Boolean).join(' ') || w.anAdapter;
+  root.replaceChildren(
+    h('a', { class: 'skip', href: '#views' }, w.skip),
+    h(
+      'header',
+      { class: 'top' },
+      h('h1', {}, 'webddp'),
+      h('p', {}, w.tagline),
+      h('p', { class: 'adapter' }, w.adapter(adapter, software)),
+      languageSwitch(),
+    ),
+    nav,
+    h(
+      'main',
+      {},
+      h('aside', { class: 'panel', id: 'settings', tabindex: -1, 'aria-label': w.settings }, ...parts.settings),
+      h('div', { class: 'views-col' }, ...parts.views),
+    ),
+  );
 }
 
 /** The language switch: a link per language to this page with `?lang=`, each name in its own language. */

@@ -1,9 +1,14 @@
-// One training run of the page: starts a Coordinator (one module worker with its own WebGPU device
-// per rank, reading the dataset from IndexedDB), forwards every event it yields, fetches a few
-// images of rank 0's batch now and then, and turns pause/resume/stop into the coordinator's calls.
-// A failing rank ends the run with the coordinator's error, which names the rank and the cause.
+// One training run of the page: an ElasticRun around the Coordinator (one module worker with its own
+// WebGPU device per rank, reading the dataset from IndexedDB), as the CLI's `webddp train` runs it:
+// it saves checkpoints where asked, resumes one exactly, and restarts failed workers from the last
+// checkpoint up to maxRestarts. It forwards every event it yields, fetches a few images of rank 0's
+// batch now and then, and turns pause/resume/stop into the coordinator's calls. A failing rank
+// (beyond the restarts) ends the run with the coordinator's error, which names the rank and the cause.
+import type { Snapshot } from '../checkpoint/checkpoint.ts';
 import type { TrainConfig } from '../config.ts';
-import { Coordinator } from '../runtime/coordinator.ts';
+import type { Coordinator } from '../runtime/coordinator.ts';
+import { ElasticRun } from '../runtime/elastic.ts';
+import type { RunOptions as CoordinatorRunOptions } from '../runtime/options.ts';
 import type { TrainEvent } from '../runtime/events.ts';
 import type { BatchSample } from '../runtime/protocol.ts';
 import type { RankFault } from '../runtime/fault.ts';
@@ -30,10 +35,16 @@ export interface RunOptions {
   readonly fault?: RankFault;
   /** Read rank 0's final parameters before the workers close (for a checkpoint download). */
   readonly keepParams?: boolean;
+  /** Save checkpoints (every N steps, at epoch ends, and where the run is stopped). */
+  readonly checkpoint?: CoordinatorRunOptions['checkpoint'];
+  /** Continue this checkpoint exactly (its config is the run's). */
+  readonly resume?: Snapshot;
+  /** torchrun's --max-restarts: restarts of the workers after a rank failure (default 0). */
+  readonly maxRestarts?: number;
 }
 
 export class Session {
-  private coordinator: Coordinator | null = null;
+  private elastic: ElasticRun | null = null;
   private stopRequested = false;
   private current: RunState = 'starting';
   /** Rank 0's parameters at the end of the run (with keepParams), state_dict order. */
@@ -48,48 +59,58 @@ export class Session {
   /** Runs to the end (or a stop, or a failure); never throws: failures arrive as state 'failed'. */
   async run(config: TrainConfig, dataset: string, opts: RunOptions = {}): Promise<RunState> {
     this.set('starting', t().run.startingWorkers(config.workers));
-    let c: Coordinator | null = null;
+    const run = new ElasticRun({
+      config,
+      data: { kind: 'idb', dataset },
+      spawn: browserSpawner(),
+      recordTransfers: opts.recordTransfers ?? true,
+      trace: true,
+      maxRestarts: opts.maxRestarts ?? 0,
+      ...(opts.initialParams ? { initialParams: opts.initialParams } : {}),
+      ...(opts.fault ? { fault: opts.fault } : {}),
+      ...(opts.resume ? { resume: opts.resume } : {}),
+      ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+    });
+    this.elastic = run;
+    if (this.stopRequested) run.stop();
     let end: [RunState, string?];
     try {
-      c = await Coordinator.start({
-        config,
-        data: { kind: 'idb', dataset },
-        spawn: browserSpawner(),
-        recordTransfers: opts.recordTransfers ?? true,
-        trace: true,
-        ...(opts.initialParams ? { initialParams: opts.initialParams } : {}),
-        ...(opts.fault ? { fault: opts.fault } : {}),
-      });
-      this.coordinator = c;
-      if (this.stopRequested) c.stop();
-      else this.set('running');
       let steps = 0;
       let lastSample = -Infinity;
-      for await (const e of c.run()) {
+      for await (const e of run.run()) {
+        if (e.type === 'start' && !this.stopRequested) this.set('running');
+        if (e.type === 'restart' && this.current !== 'stopping') this.set('starting', t().run.restarting(e.rank));
+        if (e.type === 'epoch-start' && this.current === 'starting') this.set('running');
         this.sink.event(e);
         if (e.type !== 'step') continue;
         steps++;
-        if (opts.maxSteps !== undefined && steps >= opts.maxSteps) c.stop();
+        if (opts.maxSteps !== undefined && steps >= opts.maxSteps) run.stop();
         const every = opts.sampleEveryMs ?? 2000;
-        if (every > 0 && this.sink.sample && performance.now() - lastSample >= every) {
+        const c = this.coordinator;
+        if (c && every > 0 && this.sink.sample && performance.now() - lastSample >= every) {
           lastSample = performance.now();
           const s = await c.sample(8);
           if (s) this.sink.sample(s, { epoch: e.epoch, step: e.step });
         }
       }
-      if (opts.keepParams) this.params = (await c.readParams())[0] ?? null;
+      if (opts.keepParams) this.params = (await run.readParams())[0] ?? null;
       end = [this.stopRequested ? 'stopped' : 'done'];
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       end = ['failed', message];
       this.set('stopping', t().run.closing(message));
     } finally {
-      this.coordinator = null;
-      await c?.close();
+      this.elastic = null;
+      await run.close();
     }
     // The end is told only once the workers are closed, so a page that shows it can start again.
     this.set(...end);
     return this.current;
+  }
+
+  /** The coordinator of the current attempt (null between a failure and the restart). */
+  private get coordinator(): Coordinator | null {
+    return this.elastic?.coordinator ?? null;
   }
 
   /** 'pausing' until the steps already asked for have finished and been reported, then 'paused'. */
@@ -112,7 +133,7 @@ export class Session {
   stop(): void {
     if (this.current === 'done' || this.current === 'stopped' || this.current === 'failed') return;
     this.stopRequested = true;
-    this.coordinator?.stop();
+    this.elastic?.stop();
     this.set('stopping', t().run.stoppingDetail);
   }
 

@@ -3,9 +3,12 @@
 // them like typed ones, so a bad link shows its mistakes at the controls instead of reaching a worker.
 import type { FormValues, FieldKey } from './controls/config-fields.ts';
 import { FIELDS } from './controls/config-fields.ts';
+import { isLifeKey, parseLifeParam, type LifeKey } from './controls/life-settings.ts';
 
 export interface PageParams {
   readonly values: FormValues;
+  /** Checkpoints and restarts (checkpoints, checkpointEvery, keep, maxRestarts). */
+  readonly life: Partial<Record<LifeKey, boolean | number>>;
   /** Also passed to the run but not shown on the form. */
   readonly testLimit?: number;
   /** A staged failure, RANK:STEP:KIND (e.g. 1:3:throw), to show what a dying worker does to a run. */
@@ -22,6 +25,7 @@ export function readParams(search: string): PageParams {
   const q = new URLSearchParams(search);
   const values: Record<string, unknown> = {};
   const unknown: string[] = [];
+  const life: Partial<Record<LifeKey, boolean | number>> = {};
   let testLimit: number | undefined;
   let autostart = true;
   let fault: string | undefined;
@@ -35,7 +39,8 @@ export function readParams(search: string): PageParams {
           : spec.kind === 'select' || spec.kind === 'text'
             ? raw
             : Number(raw);
-    } else if (k === 'testLimit') testLimit = Number(raw);
+    } else if (isLifeKey(k)) life[k] = parseLifeParam(k, raw);
+    else if (k === 'testLimit') testLimit = Number(raw);
     else if (k === 'lesson') lesson = raw;
     else if (k === 'lang')
       continue; // read by ./i18n/
@@ -45,6 +50,7 @@ export function readParams(search: string): PageParams {
   }
   return {
     values,
+    life,
     ...(testLimit !== undefined ? { testLimit } : {}),
     ...(fault !== undefined ? { fault } : {}),
     ...(lesson !== undefined ? { lesson } : {}),

@@ -2,6 +2,8 @@
 // fault specs (the page's ?fault= and the CLI's --inject-fault).
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../src/runtime/fault.ts';
+import { addressQuery } from '../../src/ui/address.ts';
+import type { FieldKey } from '../../src/ui/controls/config-fields.ts';
 import { readParams } from '../../src/ui/url-params.ts';
 
 describe('page address parameters', () => {
@@ -12,6 +14,16 @@ describe('page address parameters', () => {
     expect(p.fault).toBe('1:2:throw');
     expect(p.autostart).toBe(false);
     expect(p.unknown).toEqual(['colour']);
+  });
+
+  it('reads the checkpoint and restart settings, and the address carries those that differ from the defaults', () => {
+    const p = readParams('?checkpoints=0&checkpointEvery=4&keep=3&maxRestarts=1&workers=2');
+    expect(p.life).toEqual({ checkpoints: false, checkpointEvery: 4, keep: 3, maxRestarts: 1 });
+    expect(p.unknown).toEqual([]);
+    const life = { checkpoints: '1', checkpointEvery: '4', keep: '2', maxRestarts: '1' } as const;
+    expect(addressQuery('', { values: {} as Record<FieldKey, string>, defaults: {}, lesson: null, life })).toBe(
+      '?checkpointEvery=4&maxRestarts=1',
+    );
   });
 
   it('starts by itself unless told not to, and leaves bad numbers for the form to refuse', () => {

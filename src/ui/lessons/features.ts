@@ -2,10 +2,10 @@
 // every feature has an entry). Flip an entry when the feature lands in the engine; a lesson that
 // needs a missing one shows its text and says its run needs that feature.
 export const ENGINE_FEATURES = {
-  /** Periodic rank-0 checkpoints with a barrier during a run (TrainConfig.checkpointEvery). */
-  checkpoints: false,
-  /** torchrun-style restarts of a failed run from its last checkpoint (TrainConfig.maxRestarts). */
-  restarts: false,
+  /** Periodic rank-0 checkpoints with a barrier during a run, and exact resume (Coordinator.run's checkpoint, IndexedDB on the page). */
+  checkpoints: true,
+  /** torchrun-style restarts of a failed run from its last checkpoint (runtime/elastic.ts, the page's Max restarts). */
+  restarts: true,
   /** fp16 mixed precision with loss scaling in DDP, ZeRO-1 and ZeRO-2 (src/parallel/fp16.ts). */
   fp16: true,
   /** An export of the run as a torchrun + DDP script for a cluster. */

@@ -4,6 +4,7 @@
 // an engine feature this build lacks says so and offers no run (nothing is faked).
 import type { MemorySnapshot } from '../../gpu/memory.ts';
 import type { FormValues } from '../controls/config-fields.ts';
+import type { LifeSettings } from '../controls/life-settings.ts';
 import type { DocKey, Lang } from '../i18n/index.ts';
 import type { ExplainKey } from '../views/explain.ts';
 import type { EngineFeature } from './features.ts';
@@ -36,6 +37,12 @@ export interface LessonRun {
   readonly lossScales: readonly number[];
   /** Communication spans the timeline drew. */
   readonly commSpans: number;
+  /** Checkpoints the run saved. */
+  readonly checkpoints: number;
+  /** The rank that failed, for every restart of the run's workers. */
+  readonly restarts: readonly number[];
+  /** The run continued a stored checkpoint. */
+  readonly resumed: boolean;
 }
 
 export interface Lesson {
@@ -43,14 +50,14 @@ export interface Lesson {
   readonly settings: FormValues;
   readonly testLimit?: number;
   readonly fault?: string;
+  /** Checkpoints and restarts (the rest: the page's defaults). */
+  readonly life?: Partial<LifeSettings>;
   /** Documentation the lesson links to. */
   readonly docs: readonly DocKey[];
   /** The view to look at (a card id). */
   readonly view: ExplainKey;
   /** Engine features the run needs; with one missing, the lesson shows text only. */
   readonly needs?: readonly EngineFeature[];
-  /** Engine features a part of the lesson needs; the run still shows the rest. */
-  readonly partly?: readonly EngineFeature[];
   /** True when the run reached the lesson's point. */
   readonly reached: (run: LessonRun) => boolean;
   readonly text: Readonly<Record<Lang, LessonText>>;

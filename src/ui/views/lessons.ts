@@ -102,7 +102,6 @@ export class LessonsView {
     const l = lang();
     const text = lesson.text[l];
     const gone = missing(lesson.needs);
-    const partly = missing(lesson.partly);
     const names = (fs: readonly (keyof typeof FEATURE_NAMES)[]) => fs.map((f) => FEATURE_NAMES[f][l]).join(', ');
     const run = h('button', { type: 'button', class: 'primary', id: 'lesson-run' }, w.load);
     run.addEventListener('click', () => this.host.run());
@@ -111,7 +110,6 @@ export class LessonsView {
       h('h3', { id: `lesson-${id}-title` }, text.title),
       ...text.intro.map(para),
       gone.length > 0 ? h('p', { class: 'lesson-needs' }, w.needs(names(gone))) : null,
-      partly.length > 0 ? h('p', { class: 'lesson-needs' }, w.needs(names(partly))) : null,
       gone.length === 0 ? h('div', { class: 'buttons' }, run) : null,
       h('h4', {}, w.look),
       h('ul', {}, ...text.look.map((x) => h('li', {}, ...para(x).childNodes))),

@@ -89,6 +89,12 @@ export class LogView implements View {
       case 'check':
         this.pending.push(t().log.check(e.step + 1, e.identical));
         break;
+      case 'checkpoint':
+        this.pending.push(t().log.checkpoint(e.globalStep, e.epoch, e.step, e.stepsPerEpoch, e.where));
+        break;
+      case 'restart':
+        this.pending.push(t().log.restart(e.rank, e.kind, e.attempt, e.maxRestarts, e.fromStep, e.message));
+        break;
       case 'done':
         this.pending.push(e.stopped ? t().log.stopped : t().log.done);
         break;

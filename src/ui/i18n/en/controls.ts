@@ -40,7 +40,7 @@ export const enControls = {
     faultWhat: (rank: number, verb: string, step: number) => `rank ${rank} ${verb} at its step ${step}`,
     faultBad: (message: string) => `but fault ${message}`,
     faultNote: (spec: string, what: string) =>
-      `This page stages a failure (fault=${spec}): ${what}, to show that the run stops with an error naming the rank instead of hanging or going on with half-reduced gradients.`,
+      `This page stages a failure (fault=${spec}): ${what}, to show that the run stops with an error naming the rank instead of hanging or going on with half-reduced gradients; with Max restarts above 0, fresh workers then continue from the last checkpoint.`,
     unknownParams: (keys: string) => `Ignored unknown page parameter(s): ${keys}.`,
     notIsolated:
       'The page is not cross-origin isolated, so step and communication times are measured at 0.1 ms resolution only.',
@@ -72,6 +72,7 @@ export const enControls = {
     preparing: 'preparing the dataset',
     checkpointMismatch: (message: string) => `the checkpoint does not fit this run: ${message}`,
     badFault: (message: string) => `fault ${message}`,
+    restarting: (rank: number) => `rank ${rank} failed: restarting the workers from the last checkpoint`,
   },
   form: {
     legend: 'Training',

@@ -14,6 +14,34 @@ export const enPanels = {
     refused: (message: string) => `${message}. Runs start from torch.manual_seed(seed).`,
     downloaded: (mib: string) => `Downloaded ${mib} MiB.`,
   },
+  life: {
+    legend: 'Checkpoints and restarts',
+    labels: {
+      checkpoints: 'Save checkpoints in this browser',
+      checkpointEvery: 'Checkpoint every N steps',
+      keep: 'Keep the newest',
+      maxRestarts: 'Max restarts',
+    },
+    hints: {
+      checkpoints:
+        'rank 0 saves the model, the optimizer state and where the run is (IndexedDB) at each epoch’s end and where you stop; fp16 runs are not checkpointed',
+      checkpointEvery: '0: at each epoch’s end (and where a run is stopped) only',
+      keep: 'older checkpoints are deleted once a new one is stored',
+      maxRestarts:
+        'like torchrun --max-restarts: when a worker fails, every worker is closed and fresh ones continue from the last checkpoint',
+    },
+    range: (label: string, min: number, max: number) => `${label}: a whole number from ${min} to ${max}`,
+    resume: 'Resume from the last checkpoint',
+    download: 'Download the last checkpoint',
+    clear: 'Delete the checkpoints',
+    downloadHint:
+      'The download is three files, `model.safetensors`, `optimizer.safetensors` and `trainer.json`: put them in one folder and continue with `webddp train --resume-from FOLDER`.',
+    none: 'No checkpoint is stored in this browser.',
+    newest: (g: number, e: number, s: number, n: number, mode: string, w: number, mib: string) =>
+      `Last checkpoint: global step ${g} (epoch ${e}, batch ${s} of ${n}), ${mode} on ${w} worker(s), ${mib} MiB.`,
+    refused: (message: string) => `Cannot use the checkpoint: ${message}`,
+    downloaded: (g: number) => `Downloaded the checkpoint of global step ${g} (3 files).`,
+  },
   dataset: {
     legend: 'Dataset',
     trainOn: 'Train on',

@@ -119,6 +119,13 @@ export const enViews = {
     done: 'done',
     stopped: 'stopped',
     error: (d: string) => `error: ${d}`,
+    checkpoint: (g: number, e: number, s: number, n: number, where: string) =>
+      `checkpoint: rank 0 saved global step ${g} (epoch ${e}, batch ${s}/${n}) to ${where}; every rank waited for it (the barrier)`,
+    restart: (rank: number, kind: string, attempt: number, max: number, from: number, message: string) =>
+      `rank ${rank} failed (${kind}): ${message}\nrestart ${attempt} of ${max} (torchrun --max-restarts): every worker closed, fresh workers start from ${from > 0 ? `the checkpoint at global step ${from}` : 'the initial state (no checkpoint yet)'}`,
+    resumed: (where: string, e: number, s: number, g: number) =>
+      `resuming ${where}: epoch ${e}, batch ${s}, global step ${g} (the checkpoint's settings apply)`,
+    noCheckpoints: 'fp16 runs are not checkpointed: a checkpoint does not hold the fp32 master copy or the loss scale',
   },
   samples: {
     right: '✓ right',

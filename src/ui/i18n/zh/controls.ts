@@ -36,7 +36,7 @@ export const zhControls: typeof enControls = {
     faultWhat: (rank, verb, step) => `rank ${rank} 在它的第 ${step} 步${verb}`,
     faultBad: (message) => `但 fault ${message}`,
     faultNote: (spec, what) =>
-      `本页面演示一次故障（fault=${spec}）：${what}。它说明训练会停下并给出指明 rank 的错误，而不是卡住，或带着只归约了一半的梯度继续训练。`,
+      `本页面演示一次故障（fault=${spec}）：${what}。它说明训练会停下并给出指明 rank 的错误，而不是卡住，或带着只归约了一半的梯度继续训练；最大重启次数大于 0 时，新的 worker 随后从最后一个检查点继续。`,
     unknownParams: (keys) => `已忽略未知的页面参数：${keys}。`,
     notIsolated: '页面没有跨源隔离（cross-origin isolated），因此步骤和通信时间只能以 0.1 ms 的精度测量。',
     softwareNote: '此处 WebGPU 运行在软件（CPU）适配器上：可以训练，但很慢。',
@@ -66,6 +66,7 @@ export const zhControls: typeof enControls = {
     preparing: '正在准备数据集',
     checkpointMismatch: (message) => `检查点与本次运行不匹配：${message}`,
     badFault: (message) => `fault ${message}`,
+    restarting: (rank) => `rank ${rank} 失败：从最后一个检查点重新启动 worker`,
   },
   form: {
     legend: '训练',

@@ -14,6 +14,34 @@ export const zhPanels: typeof enPanels = {
     refused: (message) => `${message}。训练从 torch.manual_seed(seed) 开始。`,
     downloaded: (mib) => `已下载 ${mib} MiB。`,
   },
+  life: {
+    legend: '检查点与重启',
+    labels: {
+      checkpoints: '在本浏览器中保存检查点',
+      checkpointEvery: '每 N 步保存一次检查点',
+      keep: '保留最新的',
+      maxRestarts: '最大重启次数',
+    },
+    hints: {
+      checkpoints:
+        'rank 0 在每轮结束时和你停止运行的地方保存模型、优化器状态和训练进度（IndexedDB）；fp16 运行不保存检查点',
+      checkpointEvery: '0：只在每轮结束时（以及运行被停止的地方）保存',
+      keep: '新的检查点存好之后，更旧的会被删除',
+      maxRestarts:
+        '与 torchrun --max-restarts 相同：一个 worker 失败时，关闭所有 worker，新启动的 worker 从最后一个检查点继续',
+    },
+    range: (label, min, max) => `${label}：从 ${min} 到 ${max} 的整数`,
+    resume: '从最后一个检查点恢复',
+    download: '下载最后一个检查点',
+    clear: '删除检查点',
+    downloadHint:
+      '下载的是三个文件：`model.safetensors`、`optimizer.safetensors` 和 `trainer.json`。把它们放进同一个文件夹，然后用 `webddp train --resume-from 文件夹` 继续训练。',
+    none: '本浏览器中没有保存检查点。',
+    newest: (g, e, s, n, mode, w, mib) =>
+      `最后一个检查点：全局第 ${g} 步（第 ${e} 轮，第 ${s}/${n} 批），${mode}，${w} 个 worker，${mib} MiB。`,
+    refused: (message) => `无法使用该检查点：${message}`,
+    downloaded: (g) => `已下载全局第 ${g} 步的检查点（3 个文件）。`,
+  },
   dataset: {
     legend: '数据集',
     trainOn: '训练数据',
