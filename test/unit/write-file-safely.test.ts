@@ -2,9 +2,8 @@
 // in CI; where mount is not permitted the disk-full cases are skipped, saying so). Writing a file
 // that does not fit fails with an error naming the final path and ENOSPC, leaves no temporary
 // file behind and the previous file byte-identical, also through the CLI (`init --out`, which
-// shares the helper with `train --save` and `parity --out`), and a checkpoint directory (dir-node.ts)
-// too; other failures (a directory in the
-// way, a missing directory) are named the same way.
+// shares the helper with `train --save` and `parity --out`), and for a checkpoint directory
+// (dir-node.ts); other failures (a directory in the way, a missing directory) are named the same way.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
