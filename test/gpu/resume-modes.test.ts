@@ -1,10 +1,11 @@
 // Exact resume in the modes test/gpu/lifecycle.test.ts leaves out (issue 13): DataParallel,
 // BalancedDataParallel, ZeRO-1 and ZeRO-2, each with its own optimizer and schedule. One run that
 // never stops writes checkpoints (every 3 steps and at each epoch's end); a run resumed from the
-// mid-epoch one (global step 3 = epoch 1, step 1) must end with the same bytes. Then a different
-// worker count (2 -> 1): refused mid-epoch (the sampler's shards would change under the run), accepted from
-// an epoch's end, where the new shards start the new epoch. Tiny synthetic runs: 8 records, batch
-// 2 on 2 workers, 2 epochs of 2 steps.
+// mid-epoch one (global step 3 = epoch 1, step 1) must end with the same bytes. A lost device
+// before any checkpoint: --max-restarts starts again from the initial state, to the same bytes.
+// A different worker count (2 -> 1): refused mid-epoch (the sampler's shards would change under the
+// run), accepted from an epoch's end, where the new shards start the new epoch. Tiny synthetic
+// runs: 8 records, batch 2 on 2 workers, 2 epochs of 2 steps.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,24 @@ describe('exact resume in every mode (Node workers, Dawn)', () => {
     expect(jsonLines(full.out, 'checkpoint').map((c) => c.global_step)).toEqual([2, 3, 4]);
     const resumed = await train(`${mode}-resumed`, '--mode', mode, ...flags, '--resume-from', join(ck, 'step-3'));
     expect(readFileSync(resumed.file).equals(readFileSync(full.file)), `${mode} resumed differs`).toBe(true);
+  });
+
+  it('zero2: rank 1 loses its device at step 2 before any checkpoint: restarted from the initial state, same bytes', async () => {
+    const flags = table.find((t) => t.mode === 'zero2')?.flags ?? [];
+    const r = await train(
+      'zero2-lost',
+      '--mode',
+      'zero2',
+      ...flags,
+      '--inject-fault',
+      '1:2:device-lost',
+      '--max-restarts',
+      '1',
+    );
+    expect(jsonLines(r.out, 'restart')).toMatchObject([{ attempt: 1, rank: 1, kind: 'device-lost', from_step: 0 }]);
+    expect(readFileSync(r.file).equals(readFileSync(join(dir, 'zero2-full.safetensors'))), 'restarted differs').toBe(
+      true,
+    );
   });
 
   it('a different worker count (2 -> 1): refused mid-epoch, naming why; from an epoch end the new shards train on', async () => {
