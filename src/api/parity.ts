@@ -33,7 +33,7 @@ export async function parityWith(
     try {
       rows = compareOutputs(f, await runGradFixture(g, f));
     } finally {
-      g.destroy();
+      await g.dispose();
     }
   } else {
     const r = await runDdpFixture(f, nodeSpawner(rankWorkerUrl, software ? 'swiftshader' : 'gpu'));

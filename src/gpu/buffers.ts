@@ -56,7 +56,7 @@ export async function readBuffer(
     const enc = gpu.device.createCommandEncoder({ label: `${src.label}.readback` });
     enc.copyBufferToBuffer(src, offset, staging, 0, size);
     gpu.device.queue.submit([enc.finish()]);
-    await staging.mapAsync(GPUMapMode.READ);
+    await gpu.pending.track(staging.mapAsync(GPUMapMode.READ));
     gpu.assertAlive();
     const out = staging.getMappedRange().slice(0, bytes);
     staging.unmap();

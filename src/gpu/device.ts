@@ -4,6 +4,7 @@
 import { DeviceLostError } from './errors.ts';
 import { KernelCache } from './kernel-cache.ts';
 import { MemoryTracker } from './memory.ts';
+import { PendingGpuWork } from './pending.ts';
 import { UploadPool } from './upload.ts';
 import { NO_TRACE, type Tracer } from '../trace/tracer.ts';
 
@@ -38,6 +39,8 @@ const RAISED_LIMITS = [
 
 export class Gpu {
   readonly memory = new MemoryTracker();
+  /** mapAsync and pipeline promises in flight: dispose() waits for them (pending.ts says why). */
+  readonly pending = new PendingGpuWork();
   readonly kernels: KernelCache;
   /** Hot-path uploads through mapped staging buffers (faster than queue.writeBuffer). */
   readonly uploads: UploadPool;
@@ -54,7 +57,7 @@ export class Gpu {
     readonly adapter: AdapterSummary,
     readonly instance?: GPU,
   ) {
-    this.kernels = new KernelCache(device, label);
+    this.kernels = new KernelCache(device, label, this.pending);
     this.uploads = new UploadPool(this);
     void device.lost.then((info) => {
       if (!this.destroyed) this.lostError = new DeviceLostError(label, info.reason, info.message);
@@ -84,6 +87,15 @@ export class Gpu {
     this.uploads.destroy();
     this.memory.destroyAll();
     this.device.destroy();
+  }
+
+  /**
+   * Destroys the device and waits (up to `ms`) until every GPU promise in flight on it has settled:
+   * call it before the thread that owns the device ends (pending.ts). True when all settled.
+   */
+  async dispose(ms = 5000): Promise<boolean> {
+    this.destroy();
+    return this.pending.drain(ms);
   }
 }
 

@@ -2,6 +2,7 @@
 // explicit bind-group layout built from the registry (never layout: 'auto'), labels on every
 // object, and compile errors that quote the file, line, column and source line.
 import { ShaderCompileError, withErrorScopes } from './errors.ts';
+import type { PendingGpuWork } from './pending.ts';
 import { KERNELS, type KernelName, type KernelSpec } from './kernels.ts';
 import { halfThetaSource, type ParamStorage } from './half-params.ts';
 import { shaderSource } from './shader-sources.ts';
@@ -44,6 +45,7 @@ export class KernelCache {
   constructor(
     private readonly device: GPUDevice,
     private readonly deviceLabel: string,
+    private readonly pending: PendingGpuWork,
   ) {}
 
   /**
@@ -95,7 +97,7 @@ export class KernelCache {
         const base = this.sources[name] ?? shaderSource(name);
         const code = params === 'f16' ? halfThetaSource(name, base) : base;
         const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
-        const info = await module.getCompilationInfo();
+        const info = await this.pending.track(module.getCompilationInfo());
         const errors = info.messages.filter((x) => x.type === 'error');
         if (errors.length > 0)
           throw new ShaderCompileError(name, this.deviceLabel, formatCompileMessages(name, code, errors));
@@ -114,11 +116,13 @@ export class KernelCache {
     const module = await this.module(name, params);
     const layout = this.layout(name);
     const pipeline = await withErrorScopes(this.device, this.deviceLabel, `creating pipeline ${name}`, () =>
-      this.device.createComputePipelineAsync({
-        label: `${name}.pipeline`,
-        layout: this.device.createPipelineLayout({ label: `${name}.pipeline_layout`, bindGroupLayouts: [layout] }),
-        compute: { module, entryPoint: 'main', constants: overrides },
-      }),
+      this.pending.track(
+        this.device.createComputePipelineAsync({
+          label: `${name}.pipeline`,
+          layout: this.device.createPipelineLayout({ label: `${name}.pipeline_layout`, bindGroupLayouts: [layout] }),
+          compute: { module, entryPoint: 'main', constants: overrides },
+        }),
+      ),
     );
     return { name, pipeline, layout, overrides };
   }

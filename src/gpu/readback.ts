@@ -8,7 +8,7 @@ import type { Recorder } from './recorder.ts';
 /** Maps a MAP_READ buffer whose copy was submitted and returns a copy of its first `bytes`. */
 export async function mapRead(gpu: Gpu, buffer: GPUBuffer, bytes = buffer.size): Promise<ArrayBuffer> {
   try {
-    await buffer.mapAsync(GPUMapMode.READ, 0, bytes);
+    await gpu.pending.track(buffer.mapAsync(GPUMapMode.READ, 0, bytes));
   } catch (e) {
     gpu.assertAlive();
     throw e;

@@ -50,7 +50,7 @@ export class Timer {
     this.phases = [];
     const out: Record<string, number> = {};
     if (phases.length === 0) return out;
-    await this.readBuffer.mapAsync(GPUMapMode.READ, 0, phases.length * 16);
+    await this.gpu.pending.track(this.readBuffer.mapAsync(GPUMapMode.READ, 0, phases.length * 16));
     const t = new BigUint64Array(this.readBuffer.getMappedRange(0, phases.length * 16).slice(0));
     this.readBuffer.unmap();
     phases.forEach((p, k) => {

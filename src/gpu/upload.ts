@@ -42,7 +42,7 @@ export class UploadPool {
     enc.copyBufferToBuffer(staging, 0, dst, offset, bytes);
     this.gpu.device.queue.submit([enc.finish()]);
     // Back to the pool once the copy has run; a lost or destroyed device leaves it to destroy().
-    staging.mapAsync(GPUMapMode.WRITE).then(
+    this.gpu.pending.track(staging.mapAsync(GPUMapMode.WRITE)).then(
       () => {
         if (!this.all.has(staging)) return;
         const list = this.free.get(key) ?? [];

@@ -38,6 +38,9 @@ export async function stageFault(
     case 'throw':
       throw new Error(`injected fault: rank ${rank} throws at step ${step}`);
     case 'exit':
+      // A worker thread ending with GPU promises pending aborts the whole process in Dawn
+      // (gpu/pending.ts): this rank's device goes first, as a dying process's would.
+      await gpu.dispose();
       exit(3);
       return new Promise(() => undefined);
     case 'hang':

@@ -4,6 +4,7 @@
 import { openDataset } from '../data/dataset.ts';
 import type { DatasetStore } from '../data/store.ts';
 import { acquireDevice, type Gpu } from '../gpu/device.ts';
+import { PendingGpuWork } from '../gpu/pending.ts';
 import { initSimpleCnn } from '../nn/init.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { Trainer } from '../train/trainer.ts';
@@ -65,18 +66,11 @@ export function createRankApi(env: RankEnv): RankApi {
   carryFailuresAcrossComlink();
   let s: State | null = null;
   let myRank = -1;
+  /** The device of an init still running: dispose() during it waits for init, then its device. */
+  let initGpu: Gpu | null = null;
   // The GPU work of a call still in flight when dispose comes (the coordinator gives up on a run as
   // soon as one rank fails): dispose lets it settle before destroying the buffers under it.
-  const inFlight = new Set<Promise<unknown>>();
-  const track = <T>(p: Promise<T>): Promise<T> => {
-    const settled = p.then(
-      () => undefined,
-      () => undefined,
-    );
-    inFlight.add(settled);
-    void settled.then(() => inFlight.delete(settled));
-    return p;
-  };
+  const inFlight = new PendingGpuWork();
   const need = (): State => {
     if (!s) throw new Error('this rank is not initialised: call init() first');
     s.gpu.assertAlive();
@@ -114,54 +108,64 @@ export function createRankApi(env: RankEnv): RankApi {
       });
       const gpu = await acquireDevice(await env.gpu(), { label: `rank ${rank}` });
       gpu.tracer = tracer;
-      const spec = simpleCnnSpec(config.width);
-      const mode = PARALLEL_MODES[config.mode];
-      const trainer = await Trainer.create(gpu, mode.trainerOptions(spec, config, rank, world));
-      const initialParams = init.initialParams ?? initSimpleCnn(spec, config.seed);
-      if (!mode.partitioned.parameters) trainer.setParams(initialParams);
-      const source = await makeSource(init.data, config);
-      const pairMap = new Map(pairs);
-      const ctx: ModeContext = {
-        rank,
-        world,
-        config,
-        gpu,
-        trainer,
-        pg,
-        pairs: pairMap,
-        source,
-        initialParams,
-        tracer,
-        async comm(op, name = 'collective') {
-          const t0 = performance.now();
-          const end = tracer.begin(name, 'comm');
-          try {
-            return await op();
-          } finally {
-            end();
-            counters.commMs += performance.now() - t0;
-          }
-        },
-      };
-      const runner = await mode.createRunner(ctx);
-      s = {
-        init,
-        gpu,
-        trainer,
-        pg,
-        pairs: pairMap,
-        source,
-        runner,
-        plan: null,
-        transfers,
-        counters,
-        done: init.restore?.globalStep ?? 0,
-        skipped: 0,
-        lrAt: null,
-      };
-      await runner.syncInitial();
-      if (init.restore) restoreOptimizer(optimizerView(s), init.restore);
-      return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
+      initGpu = gpu;
+      try {
+        const spec = simpleCnnSpec(config.width);
+        const mode = PARALLEL_MODES[config.mode];
+        const trainer = await Trainer.create(gpu, mode.trainerOptions(spec, config, rank, world));
+        const initialParams = init.initialParams ?? initSimpleCnn(spec, config.seed);
+        if (!mode.partitioned.parameters) trainer.setParams(initialParams);
+        const source = await makeSource(init.data, config);
+        const pairMap = new Map(pairs);
+        const ctx: ModeContext = {
+          rank,
+          world,
+          config,
+          gpu,
+          trainer,
+          pg,
+          pairs: pairMap,
+          source,
+          initialParams,
+          tracer,
+          async comm(op, name = 'collective') {
+            const t0 = performance.now();
+            const end = tracer.begin(name, 'comm');
+            try {
+              return await op();
+            } finally {
+              end();
+              counters.commMs += performance.now() - t0;
+            }
+          },
+        };
+        const runner = await mode.createRunner(ctx);
+        s = {
+          init,
+          gpu,
+          trainer,
+          pg,
+          pairs: pairMap,
+          source,
+          runner,
+          plan: null,
+          transfers,
+          counters,
+          done: init.restore?.globalStep ?? 0,
+          skipped: 0,
+          lrAt: null,
+        };
+        await runner.syncInitial();
+        if (init.restore) restoreOptimizer(optimizerView(s), init.restore);
+        return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
+      } catch (e) {
+        // pipelines still compiling must settle before the worker ends (gpu/pending.ts)
+        s = null;
+        await gpu.dispose();
+        throw e;
+      } finally {
+        initGpu = null;
+      }
     },
 
     async beginEpoch(epoch, fromStep = 0) {
@@ -179,7 +183,7 @@ export function createRankApi(env: RankEnv): RankApi {
     },
 
     step: (epoch, step) =>
-      track(
+      inFlight.track(
         (async () => {
           const st = need();
           // DataParallel replicas have no data: device 0 sends them their chunks.
@@ -221,7 +225,7 @@ export function createRankApi(env: RankEnv): RankApi {
       ),
 
     evaluate: () =>
-      track(
+      inFlight.track(
         (async () => {
           const st = need();
           await st.runner.syncParams();
@@ -264,16 +268,20 @@ export function createRankApi(env: RankEnv): RankApi {
     },
 
     async dispose() {
-      if (!s) return;
-      if (inFlight.size > 0)
-        await Promise.race([Promise.all(inFlight), new Promise((r) => setTimeout(r, DISPOSE_WAIT_MS))]);
+      if (!s) {
+        if (initGpu) await initGpu.dispose();
+        return;
+      }
+      await inFlight.drain(DISPOSE_WAIT_MS);
       if (!s) return;
       s.runner.dispose();
       s.pg.close();
       for (const p of s.pairs.values()) p.close();
       s.trainer.destroy();
-      s.gpu.destroy();
+      const gpu = s.gpu;
       s = null;
+      // the worker may end next: its mapAsync and pipeline promises must settle first (gpu/pending.ts)
+      await gpu.dispose();
     },
   });
 }

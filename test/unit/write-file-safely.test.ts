@@ -2,14 +2,15 @@
 // in CI; where mount is not permitted the disk-full cases are skipped, saying so). Writing a file
 // that does not fit fails with an error naming the final path and ENOSPC, leaves no temporary
 // file behind and the previous file byte-identical, also through the CLI (`init --out`, which
-// shares the helper with `train --save` and `parity --out`); other failures (a directory in the
-// way, a missing directory) are named the same way.
+// shares the helper with `train --save` and `parity --out`), and for a checkpoint directory
+// (dir-node.ts); other failures (a directory in the way, a missing directory) are named the same way.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeSafetensors } from '../../src/checkpoint/safetensors.ts';
+import { CheckpointWriteError, writeCheckpointDir } from '../../src/checkpoint/dir-node.ts';
 import { main } from '../../src/cli/main.ts';
 import { WriteFileError, writeFileSafely } from '../../src/cli/write-file-safely.ts';
 
@@ -78,6 +79,27 @@ describe('writeFileSafely', () => {
     expect(code).toBe(1);
     expect(err).toMatch(new RegExp(`^webddp init: error: cannot write ${p}: ENOSPC.*the disk is full`));
     expect(readdirSync(disk)).toEqual(['model.safetensors']);
+  });
+
+  it('a checkpoint directory on the full disk: named with ENOSPC, no .step-N.tmp left, the previous one kept', async (ctx) => {
+    if (mounted) ctx.skip(mounted);
+    const root = join(disk, 'ck');
+    const files = (floats: number) => ({
+      'model.safetensors': checkpoint(floats, 6),
+      'optimizer.safetensors': checkpoint(4, 7),
+      'trainer.json': new TextEncoder().encode('{}'),
+    });
+    const first = await writeCheckpointDir(root, 1, files(100), 0);
+    const e = await writeCheckpointDir(root, 2, files(50_000), 0).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(CheckpointWriteError);
+    expect((e as Error).message).toMatch(
+      new RegExp(`^cannot write checkpoint ${join(root, 'step-2')}: .*ENOSPC.*\\(the disk is full\\)`),
+    );
+    expect(readdirSync(root)).toEqual(['step-1']);
+    expect(readFileSync(join(first, 'model.safetensors'))).toEqual(Buffer.from(checkpoint(100, 6)));
   });
 
   it('a directory in the way or a missing directory: named, nothing left behind', async () => {

@@ -1,0 +1,87 @@
+// Exact resume in the modes test/gpu/lifecycle.test.ts leaves out (issue 13): DataParallel,
+// BalancedDataParallel, ZeRO-1 and ZeRO-2, each with its own optimizer and schedule. One run that
+// never stops writes checkpoints (every 3 steps and at each epoch's end); a run resumed from the
+// mid-epoch one (global step 3 = epoch 1, step 1) must end with the same bytes. A lost device
+// before any checkpoint: --max-restarts starts again from the initial state, to the same bytes.
+// A different worker count (2 -> 1): refused mid-epoch (the sampler's shards would change under the
+// run), accepted from an epoch's end, where the new shards start the new epoch. Tiny synthetic
+// runs: 8 records, batch 2 on 2 workers, 2 epochs of 2 steps.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { jsonLines, webddp } from '../helpers/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'webddp-resume-'));
+const base = ['--store', join(dir, 'store'), '--train-limit', '8', '--test-limit', '2', '--batch-size', '2'];
+const run = ['--workers', '2', '--epochs', '2', '--json', '--log-every', '0'];
+
+const table: readonly { mode: string; flags: readonly string[] }[] = [
+  {
+    mode: 'dp',
+    flags: ['--optimizer', 'sgd', '--momentum', '0.9', '--clip-grad-norm', '0.5', '--schedule', 'StepLR:step_size=1'],
+  },
+  { mode: 'balanced-dp', flags: ['--gpu0-bsz', '1', '--optimizer', 'adamw', '--schedule', 'OneCycleLR:max_lr=0.05'] },
+  { mode: 'zero1', flags: ['--optimizer', 'adam', '--schedule', 'WarmupDecayLR:warmup_num_steps=2'] },
+  { mode: 'zero2', flags: ['--optimizer', 'sgd', '--momentum', '0.9', '--schedule', 'WarmupCosineLR'] },
+];
+
+async function train(name: string, ...args: string[]): Promise<{ file: string; out: string }> {
+  const file = join(dir, `${name}.safetensors`);
+  const r = await webddp('train', ...base, ...run, ...args, '--save', file);
+  expect(r.code, r.err + r.out).toBe(0);
+  return { file, out: r.out };
+}
+
+describe('exact resume in every mode (Node workers, Dawn)', () => {
+  it.each(table)('$mode: resumed mid-epoch = uninterrupted, byte for byte', async ({ mode, flags }) => {
+    const ck = join(dir, `${mode}-ck`);
+    const full = await train(
+      `${mode}-full`,
+      '--mode',
+      mode,
+      ...flags,
+      '--checkpoint-dir',
+      ck,
+      '--checkpoint-every',
+      '3',
+      '--keep',
+      '0',
+    );
+    expect(jsonLines(full.out, 'checkpoint').map((c) => c.global_step)).toEqual([2, 3, 4]);
+    const resumed = await train(`${mode}-resumed`, '--mode', mode, ...flags, '--resume-from', join(ck, 'step-3'));
+    expect(readFileSync(resumed.file).equals(readFileSync(full.file)), `${mode} resumed differs`).toBe(true);
+  });
+
+  it('zero2: rank 1 loses its device at step 2 before any checkpoint: restarted from the initial state, same bytes', async () => {
+    const flags = table.find((t) => t.mode === 'zero2')?.flags ?? [];
+    const r = await train(
+      'zero2-lost',
+      '--mode',
+      'zero2',
+      ...flags,
+      '--inject-fault',
+      '1:2:device-lost',
+      '--max-restarts',
+      '1',
+    );
+    expect(jsonLines(r.out, 'restart')).toMatchObject([{ attempt: 1, rank: 1, kind: 'device-lost', from_step: 0 }]);
+    expect(readFileSync(r.file).equals(readFileSync(join(dir, 'zero2-full.safetensors'))), 'restarted differs').toBe(
+      true,
+    );
+  });
+
+  it('a different worker count (2 -> 1): refused mid-epoch, naming why; from an epoch end the new shards train on', async () => {
+    const ck = join(dir, 'zero1-ck'); // written by the zero1 row above
+    const mid = await webddp('train', ...base, '--workers', '1', '--resume-from', join(ck, 'step-3'));
+    expect(mid.code).not.toBe(0);
+    expect(mid.err).toContain(join(ck, 'step-3'));
+    expect(mid.err).toMatch(/with 2 workers: a different worker count changes every rank's shard/);
+    // one worker now: it takes all 8 records of epoch 1, 4 steps of batch 2
+    const r = await webddp('train', ...base, '--workers', '1', '--json', '--resume-from', join(ck, 'step-2'));
+    expect(r.code, r.err + r.out).toBe(0);
+    const epochs = jsonLines(r.out, 'epoch');
+    expect(epochs.map((e) => e.epoch)).toEqual([1]);
+    expect(epochs[0]?.workers).toHaveLength(1);
+  });
+});
