@@ -3,9 +3,10 @@
 // the directory), renamed to step-N in one step and ROOT fsynced; only then are the oldest beyond
 // `keep` removed. A crash or a full disk while writing leaves the previous checkpoints as they
 // were and removes the partial one; the error names the path and the cause.
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readRegularFile } from '../data/file-node.ts';
+import { syncDir, writeFailure } from './write-file-node.ts';
 import { CHECKPOINT_FILES, CheckpointError, type CheckpointBytes } from './checkpoint.ts';
 
 let counter = 0;
@@ -17,22 +18,9 @@ export class CheckpointWriteError extends Error {
     readonly code: string | undefined,
     cause: unknown,
   ) {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    const hint = code === 'ENOSPC' ? ' (the disk is full)' : code === 'EDQUOT' ? ' (disk quota exceeded)' : '';
+    const [why, hint] = writeFailure(code, cause);
     super(`cannot write checkpoint ${path}: ${why}${hint}; the previous checkpoints are unchanged`, { cause });
     this.name = 'CheckpointWriteError';
-  }
-}
-
-async function syncPath(path: string): Promise<void> {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(path, 'r');
-    await fh.sync();
-  } catch {
-    // a directory cannot be opened everywhere (Windows); the rename itself is still atomic
-  } finally {
-    await fh?.close().catch(() => undefined);
   }
 }
 
@@ -74,11 +62,11 @@ export async function writeCheckpointDir(
         await fh.close();
       }
     }
-    await syncPath(tmp);
+    await syncDir(tmp);
     // The same step written again (a run restarted from an earlier checkpoint): replace it.
     await rm(final, { recursive: true, force: true });
     await rename(tmp, final);
-    await syncPath(root);
+    await syncDir(root);
   } catch (e) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
     throw new CheckpointWriteError(final, (e as { code?: string } | null)?.code, e);

@@ -17,7 +17,7 @@ import { UsageError, type Command } from './command.ts';
 import { nodeCheckEnvironment } from './check-node.ts';
 import { parseAdapter } from './device.ts';
 import { parseFlags } from './flags.ts';
-import { writeFileSafely } from './write-file-safely.ts';
+import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 
 function groupsFlag(v: string | undefined): CheckGroup[] {
   if (v === undefined) return [...CHECK_GROUPS];

@@ -12,7 +12,7 @@ import { torchrunProject } from '../export/torchrun.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
-import { WriteFileError } from './write-file-safely.ts';
+import { WriteFileError } from '../checkpoint/write-file-node.ts';
 
 const usage = `webddp export-torchrun CHECKPOINT --out DIR [--data synthetic|PATH]
 

@@ -2,14 +2,14 @@
 // `torch.manual_seed(S); SimpleCNN(width)`, as a safetensors file under PyTorch's state_dict names
 // and shapes, so `model.load_state_dict(safetensors.torch.load_file(F))` accepts it. The file is
 // written to a temporary name in the same directory, fsynced and renamed into place (atomic;
-// write-file-safely.ts).
+// src/checkpoint/write-file-node.ts).
 import { parseArgs } from 'node:util';
 import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensors.ts';
 import { initSimpleCnn } from '../nn/init.ts';
 import { MAX_WIDTH, MIN_WIDTH, simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseFlags, required, seedFlag } from './flags.ts';
-import { writeFileSafely } from './write-file-safely.ts';
+import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 
 const usage = `webddp init --seed S [--width W] --out F.safetensors
 

@@ -15,7 +15,7 @@ import { formatRows, type ParityRow } from '../parity/tolerance.ts';
 import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
 import { cliDevice, parseAdapter, settleWorkerAdapter } from './device.ts';
 import { parseFlags } from './flags.ts';
-import { writeFileSafely } from './write-file-safely.ts';
+import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 
 const usage = `webddp parity FIXTURE [--out RESULT.safetensors] [--adapter auto|gpu|swiftshader] [--json]
 

@@ -20,7 +20,7 @@ import { intFlag, parseFlags } from './flags.ts';
 import { buildTrainConfig } from './train-config.ts';
 import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
-import { writeFileSafely } from './write-file-safely.ts';
+import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 import { TraceCollector } from '../trace/collect.ts';
 
 const usage = `webddp train [--data synthetic|PATH] [--workers W] [--mode ${MODES.join('|')}] [options]

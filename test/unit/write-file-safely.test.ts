@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeSafetensors } from '../../src/checkpoint/safetensors.ts';
 import { CheckpointWriteError, writeCheckpointDir } from '../../src/checkpoint/dir-node.ts';
 import { main } from '../../src/cli/main.ts';
-import { WriteFileError, writeFileSafely } from '../../src/cli/write-file-safely.ts';
+import { WriteFileError, writeFileSafely } from '../../src/checkpoint/write-file-node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-write-'));
 const disk = join(dir, 'full');

@@ -19,8 +19,7 @@ export class WriteFileError extends Error {
     readonly code: string | undefined,
     cause: unknown,
   ) {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    const hint = code === 'ENOSPC' ? ' (the disk is full)' : code === 'EDQUOT' ? ' (disk quota exceeded)' : '';
+    const [why, hint] = writeFailure(code, cause);
     super(`cannot write ${path}: ${why}${hint}; nothing was written there and any previous file is unchanged`, {
       cause,
     });
@@ -28,8 +27,14 @@ export class WriteFileError extends Error {
   }
 }
 
-/** fsyncs a directory so the rename in it is durable (not possible everywhere: ignored then). */
-async function syncDir(dir: string): Promise<void> {
+/** A failed write's message and, for a full disk or quota, what that code means. */
+export function writeFailure(code: string | undefined, cause: unknown): [why: string, hint: string] {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return [why, code === 'ENOSPC' ? ' (the disk is full)' : code === 'EDQUOT' ? ' (disk quota exceeded)' : ''];
+}
+
+/** fsyncs a file or directory so a rename in it is durable (not possible everywhere: ignored then). */
+export async function syncDir(dir: string): Promise<void> {
   let fh: FileHandle | undefined;
   try {
     fh = await open(dir, 'r');
