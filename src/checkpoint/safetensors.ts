@@ -71,6 +71,14 @@ export function parseSafetensors(bytes: Uint8Array, source = 'safetensors'): Saf
   return { tensors, metadata: header.metadata };
 }
 
+/**
+ * A copy of a tensor's bytes in an ArrayBuffer of their own. Uint8Array's slice, not the view's
+ * own: a Node Buffer's slice() is a view into the whole file (or Node's shared pool).
+ */
+function copyBytes(d: Uint8Array): ArrayBuffer {
+  return Uint8Array.prototype.slice.call(d).buffer;
+}
+
 /** A tensor's data as a fresh Float32Array; throws unless it is F32 (and of `shape`, when given). */
 export function getF32(st: SafeTensors, name: string, shape?: readonly number[], source = 'safetensors'): Float32Array {
   const t = st.tensors.get(name);
@@ -82,16 +90,16 @@ export function getF32(st: SafeTensors, name: string, shape?: readonly number[],
       `tensor '${name}' has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`,
     );
   }
-  return new Float32Array(t.data.slice().buffer);
+  return new Float32Array(copyBytes(t.data));
 }
 
 /** A tensor's data as a fresh Int32Array (I32, or I64 within the int32 range). */
 export function getI32(st: SafeTensors, name: string, source = 'safetensors'): Int32Array {
   const t = st.tensors.get(name);
   if (!t) throw new SafetensorsError(source, `tensor '${name}' is missing`);
-  if (t.dtype === 'I32') return new Int32Array(t.data.slice().buffer);
+  if (t.dtype === 'I32') return new Int32Array(copyBytes(t.data));
   if (t.dtype === 'I64') {
-    const big = new BigInt64Array(t.data.slice().buffer);
+    const big = new BigInt64Array(copyBytes(t.data));
     return Int32Array.from(big, (v) => {
       if (v < -(2n ** 31n) || v >= 2n ** 31n)
         throw new SafetensorsError(source, `tensor '${name}' holds ${v}, outside int32`);

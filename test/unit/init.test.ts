@@ -78,6 +78,17 @@ describe('initSimpleCnn vs torch 2.11 (simplecnn_grad.safetensors param.*, seed 
     expect(arena.length).toBe(545_098);
     expect(firstMismatch('arena', initSimpleCnn(spec, 0n), arena)).toBeNull();
   });
+
+  it('reads the same tensors from a Node Buffer (whose slice() is a view of the whole file)', () => {
+    const fromBuffer = parseSafetensors(
+      readFileSync(new URL('../../fixtures/simplecnn_grad.safetensors', import.meta.url)),
+      'simplecnn_grad.safetensors',
+    );
+    for (const p of spec.params) {
+      const want = getF32(st, `param.${p.name}`, p.shape);
+      expect(firstMismatch(p.name, getF32(fromBuffer, `param.${p.name}`, p.shape), want)).toBeNull();
+    }
+  });
 });
 
 describe('float32 goldens of pytorch-semantics.md section 9 (torch 2.11)', () => {
