@@ -1,6 +1,12 @@
 // Entry of the teaching page: checks WebGPU first (and explains what to enable instead of showing
 // a blank page), then builds the page.
-import './style.css';
+// The page's styles, in cascade order (the narrow-screen rules come after the rules they override).
+import './styles/page.css';
+import './styles/controls.css';
+import './styles/views.css';
+import './styles/lessons.css';
+import './styles/narrow.css';
+import './styles/tools.css';
 import { startApp } from './app.ts';
 import { checkWebGpu, renderNoWebGpu } from './webgpu-check.ts';
 
