@@ -14,7 +14,7 @@ export const cluster: Lesson = {
       intro: [
         'Everything on this page runs inside one browser: the workers share one GPU (or the CPU), so more workers do not make a step faster here. The page is for seeing what the ranks do; speed comes from real devices.',
         'Move to a cluster when the model states do not fit one device (the **Calculator** says so), or when one device is too slow for the data. There the same program runs under `torchrun --nproc_per_node=GPUS train.py`: one process per GPU, NCCL for the ring, `DistributedSampler` for the shards, rank 0 for logs and checkpoints.',
-        'The export of this page’s settings as such a script is being built; until then, the settings map one to one onto the DDP tutorial’s script and the seed’s `ds_config.json`.',
+        'To continue this page’s run there: download its last checkpoint (**Checkpoints and restarts**, three files into one folder) and run `webddp export-torchrun FOLDER --out project` on a machine with Node: `project/` holds a `train.py` (the DDP tutorial’s script with this run’s sampler, optimizer and schedule, loading the checkpoint), a README with the `torchrun` commands for one or several machines, and a `ds_config.json` for a ZeRO run. The page itself has no export button yet.',
       ],
       look: [
         'In **Calculator**, type your model’s size, your GPU count and memory: does it fit with DDP? With ZeRO-2? ZeRO-3?',
@@ -36,7 +36,7 @@ export const cluster: Lesson = {
       intro: [
         '本页面上的一切都在一个浏览器里运行：各 worker 共享一个 GPU（或 CPU），所以在这里增加 worker 并不会让一步变快。本页面用于看清各 rank 在做什么；速度来自真正的设备。',
         '当模型状态放不进一个设备（**计算器** 会告诉你），或一个设备处理数据太慢时，就该换到集群。在那里同一个程序用 `torchrun --nproc_per_node=GPUS train.py` 运行：每个 GPU 一个进程，环用 NCCL，分片用 `DistributedSampler`，日志和检查点由 rank 0 负责。',
-        '把本页面的设置导出为这样一个脚本的功能正在开发中；在此之前，这些设置可以一一对应到 DDP 教程的脚本和种子文章的 `ds_config.json`。',
+        '要在集群上继续本页面的运行：下载它的最新检查点（**检查点与重启**，三个文件放进同一个文件夹），然后在装有 Node 的机器上运行 `webddp export-torchrun 文件夹 --out project`：`project/` 里有一个 `train.py`（DDP 教程的脚本，带有本次运行的采样器、优化器和学习率调度，并加载检查点）、一个写明单机和多机 `torchrun` 命令的 README，以及 ZeRO 运行所用的 `ds_config.json`。页面本身还没有导出按钮。',
       ],
       look: ['在 **计算器** 中输入你的模型大小、GPU 数量和显存：用 DDP 放得下吗？ZeRO-2 呢？ZeRO-3 呢？'],
       questions: [
