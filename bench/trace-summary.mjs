@@ -19,7 +19,6 @@ const from = rest[0] === '--from' ? Number(rest[1]) : 1;
 // JSON.parse is `any` to the linter here (no JSDoc cast survives in .mjs): the file is a ChromeTrace.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
 const trace = /** @type {ChromeTrace} */ (JSON.parse(readFileSync(file, 'utf8')));
-const lanes = ['step', 'data', 'compute', 'comm'];
 /** @param {TraceEvent} e */
 const durOf = (e) => e.dur ?? 0;
 /** @param {TraceEvent} e */
@@ -50,7 +49,7 @@ console.log(
 );
 for (const pid of pids) {
   const mine = events.filter((e) => e.pid === pid);
-  const steps = mine.filter((e) => e.tid === 0 && /^step \d+$/.test(e.name) && stepOf(e) >= from);
+  const steps = mine.filter((e) => e.cat === 'step' && /^step \d+$/.test(e.name) && stepOf(e) >= from);
   const acc = { step: 0, gpu: 0, comm: 0, exposed: 0, data: 0, upload: 0, gapBefore: 0 };
   /** @type {Map<string, number>} */
   const byName = new Map();
@@ -66,7 +65,7 @@ for (const pid of pids) {
     const lane = (name) =>
       union(
         mine
-          .filter((e) => e.tid === lanes.indexOf(name) && inside(e))
+          .filter((e) => e.cat === name && inside(e))
           .map(clip)
           .filter(([a, b]) => b > a),
       );
@@ -80,8 +79,8 @@ for (const pid of pids) {
     acc.upload += len(union(mine.filter((e) => e.name === 'upload' && inside(e)).map(clip)));
     if (prevEnd !== null) acc.gapBefore += t0 - prevEnd;
     prevEnd = t1;
-    for (const e of mine.filter((x) => stepOf(x) === stepOf(st) && x.tid !== 0)) {
-      const key = `${lanes[e.tid]}: ${e.name.replace(/\d+/g, '#')}`;
+    for (const e of mine.filter((x) => stepOf(x) === stepOf(st) && x.cat !== 'step')) {
+      const key = `${e.cat}: ${e.name.replace(/\d+/g, '#')}`;
       byName.set(key, (byName.get(key) ?? 0) + durOf(e));
     }
   }

@@ -7,6 +7,7 @@ import { MemoryTracker } from './memory.ts';
 import { PendingGpuWork } from './pending.ts';
 import { UploadPool } from './upload.ts';
 import { NO_TRACE, type Tracer } from '../trace/tracer.ts';
+import { TimestampSlots } from './trace-timestamps.ts';
 
 export interface AdapterSummary {
   vendor: string;
@@ -48,6 +49,8 @@ export class Gpu {
   lostError: DeviceLostError | null = null;
   /** Times this device's submits when tracing is on (src/trace). */
   tracer: Tracer = NO_TRACE;
+  /** Timestamp query slots of traced Recorders (trace-timestamps.ts). */
+  readonly traceSlots = new TimestampSlots(this);
   private destroyed = false;
 
   /** `instance` is the GPU object the device came from, held so it lives as long as the device. */

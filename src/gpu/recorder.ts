@@ -1,14 +1,20 @@
 // Records a step's work into one GPUCommandEncoder: dispatches go into a compute pass that stays
 // open across layers; copies and clears close it. Phases (forward, backward, optimizer) start new
-// passes so a Timer can put timestamps around them. Submit once at the end.
+// passes so a Timer can put timestamps around them. Submit once at the end. When the run traces,
+// each layer is submitted on its own and timed by GPU timestamps where the device has them
+// (trace-timestamps.ts), else by its submit and fence.
+import { epochMs } from '../trace/tracer.ts';
 import type { Gpu } from './device.ts';
 import type { Op } from './op.ts';
 import type { Timer } from './timer.ts';
+import type { TimestampSlot } from './trace-timestamps.ts';
 
 export class Recorder {
   encoder: GPUCommandEncoder;
   private pass: GPUComputePassEncoder | null = null;
   private phaseName: string;
+  /** The traced layers' timestamps, taken at the first pass of a traced run on a timed device. */
+  private slot: TimestampSlot | null = null;
   dispatches = 0;
 
   /**
@@ -56,8 +62,11 @@ export class Recorder {
   submit(): void {
     this.endPass();
     this.timer?.resolve(this.encoder);
-    this.gpu.device.queue.submit([this.encoder.finish()]);
-    this.gpu.tracer.submitted(this.phaseName, this.gpu.device.queue);
+    this.submitTraced(this.phaseName, true);
+    const slot = this.slot;
+    if (!slot) return;
+    this.slot = null;
+    this.gpu.tracer.gpuTimed(slot.read().finally(() => this.gpu.traceSlots.release(slot)));
   }
 
   /**
@@ -68,14 +77,29 @@ export class Recorder {
   layer(name: string): void {
     if (!this.gpu.tracer.on) return;
     this.endPass();
-    this.gpu.device.queue.submit([this.encoder.finish()]);
-    this.gpu.tracer.submitted(name, this.gpu.device.queue);
+    this.submitTraced(name);
     this.encoder = this.gpu.device.createCommandEncoder({ label: name });
+  }
+
+  /** Submits the encoder; a traced run times its passes as `name` (timestamps, else the fence). */
+  private submitTraced(name: string, last = false): void {
+    const tracer = this.gpu.tracer;
+    this.slot?.endSegment(name, tracer.step, epochMs());
+    if (last) this.slot?.resolve(this.encoder);
+    this.gpu.device.queue.submit([this.encoder.finish()]);
+    // on a device with timestamps, work with no compute pass (copies only) is left off the GPU lane
+    if (!this.timesPasses) tracer.submitted(name, this.gpu.device.queue);
+  }
+
+  /** Whether traced passes get GPU timestamps (a bench Timer, when attached, has the pass's writes). */
+  private get timesPasses(): boolean {
+    return this.gpu.tracer.on && this.gpu.hasTimestamps && !this.timer;
   }
 
   private openPass(): GPUComputePassEncoder {
     if (!this.pass) {
-      const timestampWrites = this.timer?.writesFor(this.phaseName);
+      if (this.timesPasses) this.slot ??= this.gpu.traceSlots.acquire();
+      const timestampWrites = this.slot ? this.slot.writes() : this.timer?.writesFor(this.phaseName);
       this.pass = this.encoder.beginComputePass({
         label: this.phaseName,
         ...(timestampWrites ? { timestampWrites } : {}),

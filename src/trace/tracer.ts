@@ -1,8 +1,10 @@
 // A rank's step timeline: spans (name, lane, start, duration) on one clock shared by every worker,
 // `performance.timeOrigin + performance.now()` in milliseconds (each worker's performance.now()
-// starts at its own timeOrigin). GPU work is timed from its submit to its fence
-// (queue.onSubmittedWorkDone), chained so that spans on the GPU lane never overlap. A tracer that
-// is off records nothing: every method returns at its first line.
+// starts at its own timeOrigin). GPU work is timed by GPU timestamps where the device has them
+// (gpu/trace-timestamps.ts: ns on the GPU's own clock, placed on the epoch clock here), else from
+// its submit to its fence (queue.onSubmittedWorkDone); either way spans on the GPU lane are
+// chained so that they never overlap. A tracer that is off records nothing: every method returns
+// at its first line.
 
 /** The lanes of a rank: the step as the coordinator sees it, data, GPU work, communication. */
 export const LANES = ['step', 'data', 'compute', 'comm'] as const;
@@ -34,6 +36,16 @@ export interface TransferLike {
   readonly t: number;
 }
 
+/** A traced layer's GPU interval from timestamps: ns on the device's clock, and when it was submitted. */
+export interface RawGpuSpan {
+  readonly name: string;
+  readonly step: number;
+  /** Epoch ms of the submit (the GPU cannot start it earlier). */
+  readonly submitMs: number;
+  readonly beginNs: bigint;
+  readonly endNs: bigint;
+}
+
 const NOOP = (): void => undefined;
 
 /** Milliseconds on the clock every worker shares (see comm/link.ts nowMs, the same clock). */
@@ -44,6 +56,13 @@ export function epochMs(): number {
 export class Tracer {
   private spans: Span[] = [];
   private gpuEnd = 0;
+  /** The first timestamp seen (ns): later ones are taken relative to it, exact in a double. */
+  private baseNs: bigint | null = null;
+  /**
+   * Epoch ms of GPU time baseNs: the largest (submit - begin) seen, since no work begins before
+   * its submit. It is exact up to the GPU's start latency whenever the GPU was idle at a submit.
+   */
+  private offsetMs = -Infinity;
   /** The step the next spans belong to (a field of their args). */
   step = -1;
 
@@ -107,7 +126,32 @@ export class Tracer {
     );
   }
 
-  /** The spans recorded since the last take (GPU spans land when their fence does). */
+  /**
+   * GPU intervals from timestamps, read back by `read`: placed on the epoch clock when they land
+   * (reads land in the queue's order), chained after the GPU spans placed before them.
+   */
+  gpuTimed(read: Promise<readonly RawGpuSpan[]>): void {
+    if (!this.on) return;
+    read.then(
+      (raw) => {
+        for (const r of raw) {
+          this.baseNs ??= r.beginNs;
+          this.offsetMs = Math.max(this.offsetMs, r.submitMs - Number(r.beginNs - this.baseNs) / 1e6);
+        }
+        const base = this.baseNs ?? 0n;
+        const ms = (ns: bigint) => this.offsetMs + Number(ns - base) / 1e6;
+        for (const r of [...raw].sort((a, b) => (a.beginNs < b.beginNs ? -1 : a.beginNs > b.beginNs ? 1 : 0))) {
+          const start = Math.max(ms(r.beginNs), this.gpuEnd);
+          const end = Math.max(ms(r.endNs), start);
+          this.gpuEnd = end;
+          this.spans.push({ name: r.name, lane: 'compute', t: start, dur: end - start, args: { step: r.step } });
+        }
+      },
+      () => undefined, // a lost device: its spans are gone with it, and the run reports the loss
+    );
+  }
+
+  /** The spans recorded since the last take (GPU spans land when their timestamps or fence do). */
   take(): Span[] {
     const out = this.spans;
     this.spans = [];

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChromeTrace } from '../../src/trace/chrome.ts';
+import { traceProblems } from '../../src/trace/check.ts';
 import { jsonLines, webddp } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-pipeline-'));
@@ -29,7 +30,10 @@ describe('one worker, pipelined steps', () => {
     );
     expect(steps.every((s) => Number.isFinite(s.loss))).toBe(true);
     // Pipelined: each later step's batch is read before the step ahead of it has returned.
-    const events = (JSON.parse(readFileSync(file, 'utf8')) as ChromeTrace).traceEvents;
+    const trace = JSON.parse(readFileSync(file, 'utf8')) as ChromeTrace;
+    // overlapping steps go to a second step thread: the trace stays one a viewer can draw
+    expect(traceProblems(trace, 1)).toEqual([]);
+    const events = trace.traceEvents;
     const at = (name: string, step: number) => events.find((e) => e.name === name && e.args?.['step'] === step);
     for (let k = 1; k < 9; k++) {
       const stepK = at(`step ${k}`, k);
