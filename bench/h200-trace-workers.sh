@@ -5,6 +5,8 @@
 # communication no GPU work hid, data and upload. From the repository root after
 # `source .gpu/remote.sh`:  bash bench/h200-trace-workers.sh OUT_DIR
 set -uo pipefail
+# Dawn rounds timestamps to 65.5 us unless told not to: per-layer spans are shorter than that.
+export WEBDDP_DAWN_FLAGS=${WEBDDP_DAWN_FLAGS:-disable-dawn-features=timestamp_quantization}
 out=${1:-/tmp}
 log=$out/h200-trace.txt
 step() { echo "== $*" | tee -a "$log"; }

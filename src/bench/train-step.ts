@@ -1,4 +1,6 @@
-// Training throughput of one worker: images/s at several batch sizes, and the step split into
+// Training throughput of one worker: images/s at several batch sizes, each step awaited before the
+// next (serial) and with two steps in flight (pipelined, as `webddp train` runs one worker and as
+// a PyTorch loop runs: it queues kernels and syncs only to read a value), and the step split into
 // forward, backward and optimizer. Runs wherever a Gpu exists (Node + Dawn, or a browser worker).
 // The phase split uses GPU timestamps where the adapter has them, else separately submitted and
 // awaited phases (wall clock, which includes submit and sync overhead).
@@ -25,8 +27,12 @@ export interface TrainBenchOptions {
 
 export interface TrainBenchRow {
   readonly batch: number;
+  /** Each step uploaded, run and its loss read back before the next is submitted. */
   readonly imagesPerSec: number;
   readonly stepMs: number;
+  /** Step k+1 uploaded and submitted before step k's loss is awaited (two in flight). */
+  readonly pipelinedImagesPerSec: number;
+  readonly pipelinedStepMs: number;
   readonly forwardMs: number;
   readonly backwardMs: number;
   readonly optimizerMs: number;
@@ -64,6 +70,20 @@ async function phaseWallClock(t: Trainer, b: Batch): Promise<[number, number, nu
   return [ms[0] ?? 0, ms[1] ?? 0, ms[2] ?? 0];
 }
 
+/** Mean ms per step with step k+1 submitted before step k's result is awaited. */
+async function pipelined(t: Trainer, data: readonly Batch[], steps: number): Promise<number> {
+  let inFlight: Promise<unknown> = (await t.submitStep(data[1] ?? data[0]!)).result;
+  await inFlight;
+  const t0 = performance.now();
+  for (let i = 0; i < steps; i++) {
+    const next = (await t.submitStep(data[i % 2] ?? data[0]!)).result;
+    await inFlight;
+    inFlight = next;
+  }
+  await inFlight;
+  return (performance.now() - t0) / steps;
+}
+
 /** Measures each batch size in turn; `onRow` sees each result as it is ready. */
 export async function benchmarkTraining(
   gpu: Gpu,
@@ -86,6 +106,7 @@ export async function benchmarkTraining(
       const t0 = performance.now();
       for (let i = 0; i < o.steps; i++) await t.step(data[i % 2] ?? data[0]!);
       const stepMs = (performance.now() - t0) / o.steps;
+      const pipelinedStepMs = await pipelined(t, data, o.steps);
       let split = [0, 0, 0];
       let how = 'wall-clock-phases';
       if (gpu.hasTimestamps) {
@@ -120,6 +141,8 @@ export async function benchmarkTraining(
         batch,
         imagesPerSec: (batch * 1000) / stepMs,
         stepMs,
+        pipelinedImagesPerSec: (batch * 1000) / pipelinedStepMs,
+        pipelinedStepMs,
         forwardMs: split[0] ?? 0,
         backwardMs: split[1] ?? 0,
         optimizerMs: split[2] ?? 0,
@@ -150,11 +173,23 @@ export function formatKernelProfile(r: TrainBenchRow): string {
 }
 
 export function formatTrainBench(rows: readonly TrainBenchRow[]): string {
-  const head = ['batch', 'images/s', 'step ms', 'forward', 'backward', 'optimizer', 'split by'];
+  const head = [
+    'batch',
+    'images/s',
+    'step ms',
+    'pipelined images/s',
+    'step ms',
+    'forward',
+    'backward',
+    'optimizer',
+    'split by',
+  ];
   const body = rows.map((r) => [
     String(r.batch),
     r.imagesPerSec.toFixed(1),
     r.stepMs.toFixed(2),
+    r.pipelinedImagesPerSec.toFixed(1),
+    r.pipelinedStepMs.toFixed(2),
     r.forwardMs.toFixed(2),
     r.backwardMs.toFixed(2),
     r.optimizerMs.toFixed(2),

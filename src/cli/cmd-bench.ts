@@ -16,8 +16,10 @@ webddp bench --workers 1,2,4 [--modes ddp,dp] [--batch B] [--steps N] [--warmup 
 webddp bench --runtime chromium [--browser PATH] [--browser-flags="..."] [same options]   (the same benchmarks in headless Chromium, bench.html)
 webddp bench --runtime chromium --compare tfjs [--batch 64] [--steps 4] [--warmup 2] [--json]
 
-Training throughput (images/s) of one worker on random CIFAR-sized data, and the step time split
-into forward, backward and optimizer (GPU timestamps where the adapter has them). On a software
+Training throughput (images/s) of one worker on random CIFAR-sized data, each step awaited before
+the next is submitted (serial) and with two steps in flight (pipelined: how \`webddp train\` runs one
+worker, and how a PyTorch loop runs), and the step time split into forward, backward and optimizer
+(GPU timestamps where the adapter has them). On a software
 adapter (SwiftShader) the default batches are 8,32 with fewer steps.
 With --workers: step time of data-parallel training for each mode and worker count (worker
 threads with their own devices, the synthetic dataset), and rank 0's time waiting in collectives.
@@ -128,7 +130,10 @@ export const command: Command = {
         gpu,
         { batches, steps, warmup, width, profile: values.profile, ...(tuning ? { tuning } : {}) },
         (r) => {
-          if (!values.json) io.err(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s\n`);
+          if (!values.json)
+            io.err(
+              `batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s (pipelined ${r.pipelinedImagesPerSec.toFixed(1)})\n`,
+            );
         },
       );
       const result = {

@@ -1,6 +1,7 @@
 // What a Trainer is built from (its options and gradient layouts) and what a step returns.
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
+import type { Timer } from '../gpu/timer.ts';
 import type { Tuning } from '../gpu/tuning.ts';
 
 export interface TrainerOptions {
@@ -49,4 +50,15 @@ export interface StepResult {
   readonly gradNorm?: number;
   /** GPU milliseconds per phase, when a Timer was attached. */
   readonly gpuMs?: Record<string, number>;
+}
+
+/** Options of one Trainer.step. */
+export interface StepOptions {
+  /** false inside gradient accumulation: no optimizer step. */
+  readonly update?: boolean;
+  readonly lr?: number;
+  /** Times the step's phases (bench). */
+  readonly timer?: Timer;
+  /** With a timer: every kernel in its own timed pass (bench --profile). */
+  readonly profile?: boolean;
 }

@@ -16,9 +16,9 @@ import { GradClipper } from '../optim/clip.ts';
 import { packHalves, unpackHalves } from '../reference/f16.ts';
 import { Fp32Master } from './master.ts';
 import { createOptimizer, type Optimizer } from '../optim/optimizer.ts';
-import type { StepResult, TrainerOptions } from './trainer-options.ts';
+import type { StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
 
-export type { GradientLayout, StepResult, TrainerOptions } from './trainer-options.ts';
+export type { GradientLayout, StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
 
 export class Trainer {
   private readonly staging: StagingPool;
@@ -216,17 +216,23 @@ export class Trainer {
    * One step on one device: forward, backward and (unless `update` is false, e.g. inside
    * gradient accumulation) the optimizer. One submit; awaits only the loss readback.
    */
-  async step(
-    b: Batch,
-    opts: { update?: boolean; lr?: number; timer?: Timer; profile?: boolean } = {},
-  ): Promise<StepResult> {
+  async step(b: Batch, opts: StepOptions = {}): Promise<StepResult> {
+    return (await this.submitStep(b, opts)).result;
+  }
+
+  /**
+   * step() in two halves: settles once the step's work is submitted, with the promise of its
+   * result. A caller may submit step k+1 before awaiting step k's result (pipelined: the GPU
+   * queue runs them in order), never before step k is submitted (uploads share the input buffers).
+   */
+  async submitStep(b: Batch, opts: StepOptions = {}): Promise<{ result: Promise<StepResult> }> {
     const plan = await this.upload(b);
     const rec = new Recorder(this.gpu, 'train_step', opts.timer ?? null, opts.profile ?? false);
     this.recordForward(rec, plan, 'images' in b);
     this.recordBackward(rec, plan);
     const update = opts.update !== false;
     if (update) this.recordUpdate(rec, opts.lr);
-    return this.finish(rec, plan.batch, opts.timer, update);
+    return { result: this.finish(rec, plan.batch, opts.timer, update) };
   }
 
   /** Forward only (evaluation): loss and correct count of the batch. */
