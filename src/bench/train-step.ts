@@ -13,6 +13,7 @@ import type { OptimizerConfig } from '../optim/optimizer.ts';
 import type { Tuning } from '../gpu/tuning.ts';
 import type { Batch } from '../data/batch.ts';
 import { Trainer } from '../train/trainer.ts';
+import { kernelWork, type KernelWork } from './kernel-work.ts';
 
 export interface TrainBenchOptions {
   readonly batches: readonly number[];
@@ -41,6 +42,26 @@ export interface TrainBenchRow {
   readonly steps: number;
   /** GPU ms per kernel dispatch (one timed pass each), when profiling was asked for. */
   readonly kernels?: Record<string, number>;
+  /** With the profile: each timed kernel's TFLOP/s and GB/s (kernel-work.ts: the fewest bytes it must move). */
+  readonly kernelRates?: Record<string, KernelRate>;
+}
+
+export interface KernelRate {
+  readonly tflops: number;
+  readonly gbs: number;
+  /** FLOP per byte: below the GPU's balance (about 14 on an H200, float32) memory bounds the kernel. */
+  readonly intensity: number;
+}
+
+/** TFLOP/s and GB/s of the profiled kernels whose work kernelWork knows. */
+function rates(kernels: Record<string, number>, work: Record<string, KernelWork>): Record<string, KernelRate> {
+  const out: Record<string, KernelRate> = {};
+  for (const [k, ms] of Object.entries(kernels)) {
+    const w = work[k];
+    if (!w || !(ms > 0)) continue;
+    out[k] = { tflops: w.flops / ms / 1e9, gbs: w.bytes / ms / 1e6, intensity: w.flops / w.bytes };
+  }
+  return out;
 }
 
 /** `batch` random CIFAR-sized uint8 images and labels. */
@@ -148,7 +169,7 @@ export async function benchmarkTraining(
         optimizerMs: split[2] ?? 0,
         split: how,
         steps: o.steps,
-        ...(kernels ? { kernels } : {}),
+        ...(kernels ? { kernels, kernelRates: rates(kernels, kernelWork(spec, batch)) } : {}),
       };
       rows.push(row);
       onRow?.(row);
@@ -159,15 +180,21 @@ export async function benchmarkTraining(
   return rows;
 }
 
-/** The per-kernel profile of a row, slowest first. */
+/** The per-kernel profile of a row, slowest first, with each kernel's TFLOP/s, GB/s and FLOP per byte. */
 export function formatKernelProfile(r: TrainBenchRow): string {
   const ks = Object.entries(r.kernels ?? {}).sort((a, b) => b[1] - a[1]);
   const total = ks.reduce((a, [, v]) => a + v, 0);
+  const rate = (k: string) => {
+    const x = r.kernelRates?.[k];
+    if (!x) return '';
+    const tflops = x.tflops > 0 ? `${x.tflops.toPrecision(3).padStart(8)} TFLOP/s` : ''.padStart(16);
+    return `  ${tflops}  ${x.gbs.toPrecision(3).padStart(8)} GB/s  ${x.intensity.toFixed(1).padStart(5)} FLOP/B`;
+  };
   return [
     `batch ${r.batch}: GPU time per kernel (total ${total.toFixed(3)} ms)`,
     ...ks.map(
       ([k, v]) =>
-        `  ${k.padEnd(34)} ${v.toFixed(3).padStart(8)} ms  ${((100 * v) / (total || 1)).toFixed(1).padStart(5)}%`,
+        `  ${k.padEnd(34)} ${v.toFixed(3).padStart(8)} ms  ${((100 * v) / (total || 1)).toFixed(1).padStart(5)}%${rate(k)}`,
     ),
   ].join('\n');
 }
