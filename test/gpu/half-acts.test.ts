@@ -37,6 +37,9 @@ describe('fp16 activations', () => {
     expect(() => halfActSource('linear_forward', shaderSource('linear_forward'), ['theta'])).toThrow(
       /no activation binding 'theta'/,
     );
+    // a store of one half outside the pair function would race with the invocation writing the other half
+    const single = shaderSource('maxpool2d_forward').replace('if (i >= count) { return; }', 'y[i] = 0.0;');
+    expect(() => halfActSource('maxpool2d_forward', single, ['y'])).toThrow(/accesses 'y' outside y_store2/);
   });
 
   const spec = simpleCnnSpec(0.5);
