@@ -22,16 +22,21 @@ struct Params { n: u32, ci: u32, co: u32, h: u32, w: u32, w_off: u32, b_off: u32
 override WG_X: u32 = 64;
 override WG_Y: u32 = 1;
 
+// Stores the first n (1 or 2) of v at y[i], y[i + 1]: the only write of y, so that fp16 activations
+// (src/gpu/half-acts.ts) can replace it with one whole-word store of two halves.
+fn y_store2(i: u32, v: vec2f, n: u32) {
+  y[i] = v.x;
+  if (n > 1u) { y[i + 1u] = v.y; }
+}
+
 fn store(n: u32, co: u32, oh: u32, ow0: u32, acc: vec4f) {
   if (co >= params.co) { return; }
   let b = theta[params.b_off + co];
   let base = ((n * params.co + co) * params.h + oh) * params.w + ow0;
   var v = acc + b;
   if (params.relu == 1u) { v = max(v, vec4f(0.0)); }
-  y[base] = v.x;
-  if (ow0 + 1u < params.w) { y[base + 1u] = v.y; }
-  if (ow0 + 2u < params.w) { y[base + 2u] = v.z; }
-  if (ow0 + 3u < params.w) { y[base + 3u] = v.w; }
+  y_store2(base, v.xy, min(params.w - ow0, 2u));
+  if (ow0 + 2u < params.w) { y_store2(base + 2u, v.zw, min(params.w - ow0 - 2u, 2u)); }
 }
 
 @compute @workgroup_size(WG_X, WG_Y)

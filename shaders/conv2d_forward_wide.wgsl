@@ -65,6 +65,13 @@ fn masks(ow0: u32, j: u32) -> vec4f {
   return select(vec4f(0.0), vec4f(1.0), (c >= vec4u(1u)) & (c <= vec4u(params.w)));
 }
 
+// Stores the first n (1 or 2) of v at y[i], y[i + 1]: the only write of y, so that fp16 activations
+// (src/gpu/half-acts.ts) can replace it with one whole-word store of two halves.
+fn y_store2(i: u32, v: vec2f, n: u32) {
+  y[i] = v.x;
+  if (n > 1u) { y[i + 1u] = v.y; }
+}
+
 // Bias, ReLU and the in-bounds writes of one channel's 4 pixels.
 fn store1(n: u32, co: u32, oh: u32, ow: u32, acc: vec4f) {
   if (co >= params.co) { return; }
@@ -72,10 +79,8 @@ fn store1(n: u32, co: u32, oh: u32, ow: u32, acc: vec4f) {
   if (params.relu == 1u) { v = max(v, vec4f(0.0)); }
   let w = params.w;
   let base = ((n * params.co + co) * params.h + oh) * w + ow;
-  if (ow < w) { y[base] = v.x; }
-  if (ow + 1u < w) { y[base + 1u] = v.y; }
-  if (ow + 2u < w) { y[base + 2u] = v.z; }
-  if (ow + 3u < w) { y[base + 3u] = v.w; }
+  if (ow < w) { y_store2(base, v.xy, min(w - ow, 2u)); }
+  if (ow + 2u < w) { y_store2(base + 2u, v.zw, min(w - ow - 2u, 2u)); }
 }
 fn store4(n: u32, co: u32, oh: u32, ow: u32, a: mat4x4f) {
   store1(n, co, oh, ow, a[0]);

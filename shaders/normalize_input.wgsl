@@ -16,17 +16,24 @@ struct Params { count: u32, c: u32, hw: u32, pad: u32, mean: vec4f, stdev: vec4f
 
 override WG: u32 = 64;
 
+// Stores the first n (1 or 2) of v at x[i], x[i + 1]: the only write of x, so that fp16 activations
+// (src/gpu/half-acts.ts) can replace it with one whole-word store of two halves.
+fn x_store2(i: u32, v: vec2f, n: u32) {
+  x[i] = v.x;
+  if (n > 1u) { x[i + 1u] = v.y; }
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let word = gid.x + gid.y * nwg.x * WG;
   if (word * 4u >= params.count) { return; }
   let packed = bytes[word];
+  let i0 = word * 4u;
+  var v = vec4f(0.0);
   for (var k = 0u; k < 4u; k++) {
-    let i = word * 4u + k;
-    if (i < params.count) {
-      let c = (i / params.hw) % params.c;
-      let v = f32((packed >> (8u * k)) & 0xffu) / 255.0;
-      x[i] = (v - params.mean[c]) / params.stdev[c];
-    }
+    let c = ((i0 + k) / params.hw) % params.c;
+    v[k] = (f32((packed >> (8u * k)) & 0xffu) / 255.0 - params.mean[c]) / params.stdev[c];
   }
+  x_store2(i0, v.xy, min(params.count - i0, 2u));
+  if (i0 + 2u < params.count) { x_store2(i0 + 2u, v.zw, min(params.count - i0 - 2u, 2u)); }
 }

@@ -66,8 +66,9 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       and gradients stored as packed halves, all-reduced / reduce-scattered as fp16 (half the bytes),
       fp32 master weights and optimizer state, dynamic loss scaling (DeepSpeed's defaults: 2^16,
       window 1000, hysteresis 2, min 1; the ds_config's fp16 section sets them); a step whose
-      gradients overflow is skipped and logged as DeepSpeed logs it. The kernels compute in float32
-      and activations stay float32: it saves parameter and communication memory, not time
+      gradients overflow is skipped and logged as DeepSpeed logs it. The activations the backward
+      reads (input, conv and pool outputs) are stored as halves too. The kernels compute in float32:
+      it saves parameter, activation and communication memory, not time
 
   --trace FILE.json   write every rank's step timeline (data, upload, each layer's forward and backward
                       on the GPU, buckets, ring chunks, waits, optimizer, readbacks) in the Chrome trace

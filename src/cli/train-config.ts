@@ -129,9 +129,10 @@ export function describeFp16(c: TrainConfig): string {
       : `dynamic loss scale from 2^${c.fp16InitialScalePower} (window ${c.fp16LossScaleWindow}, hysteresis ` +
         `${c.fp16Hysteresis}, min ${c.fp16MinLossScale})`;
   return (
-    `fp16 mixed precision: fp16 parameters and gradients stored as packed halves (pack2x16float), all-reduced ` +
-    `as fp16; fp32 master weights and optimizer; ${scale}. Storage only: the kernels compute in float32 ` +
-    `(shader-f16 is not used) and activations stay float32`
+    `fp16 mixed precision: fp16 parameters, gradients and saved activations (the input, conv and pool outputs) ` +
+    `stored as packed halves (pack2x16float), gradients all-reduced as fp16; fp32 master weights and optimizer; ` +
+    `${scale}. Storage only: the kernels compute in float32 (shader-f16 is not used); activation gradients, ` +
+    `fc1's output and the logits stay float32`
   );
 }
 

@@ -4,6 +4,7 @@
 // bit for bit the float32 kernel's on the half-rounded parameters (test/gpu/half-params.test.ts).
 // One WGSL file per kernel still: this rewrites the file's loads, it adds no kernel.
 import { KERNELS, type KernelName } from './kernels.ts';
+import { replaceIndexing } from './wgsl-rewrite.ts';
 
 /** How a kernel reads its parameters: float32, or packed halves. */
 export type ParamStorage = 'f32' | 'f16';
@@ -19,21 +20,7 @@ export function readsTheta(name: KernelName): boolean {
 export function halfThetaSource(name: KernelName, code: string): string {
   if (!readsTheta(name) || !code.includes(DECL))
     throw new Error(`kernel ${name} has no read-only 'theta: array<f32>' binding to store as fp16`);
-  let out = code.replace(DECL, 'var<storage, read> theta: array<u32>;');
-  let at = out.indexOf('theta[');
-  while (at >= 0) {
-    // the index expression: up to the matching ']'
-    let depth = 0;
-    let end = at + 'theta'.length;
-    for (; end < out.length; end++) {
-      const c = out[end];
-      if (c === '[') depth++;
-      else if (c === ']' && --depth === 0) break;
-    }
-    if (end >= out.length) throw new Error(`kernel ${name}: unbalanced 'theta[' at offset ${at}`);
-    out = `${out.slice(0, at)}theta_at(${out.slice(at + 'theta['.length, end)})${out.slice(end + 1)}`;
-    at = out.indexOf('theta[', at);
-  }
+  const out = replaceIndexing(code.replace(DECL, 'var<storage, read> theta: array<u32>;'), 'theta', 'theta_at', name);
   return `${out}
 fn theta_at(i: u32) -> f32 {
   let pair = unpack2x16float(theta[i >> 1u]);

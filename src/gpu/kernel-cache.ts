@@ -4,6 +4,7 @@
 import { ShaderCompileError, withErrorScopes } from './errors.ts';
 import type { PendingGpuWork } from './pending.ts';
 import { KERNELS, type KernelName, type KernelSpec } from './kernels.ts';
+import { halfActSource } from './half-acts.ts';
 import { halfThetaSource, type ParamStorage } from './half-params.ts';
 import { shaderSource } from './shader-sources.ts';
 
@@ -17,6 +18,12 @@ export interface Kernel<K extends KernelName = KernelName> {
 
 /** Per-kernel override values, e.g. { conv2d_forward: { WG_X: 32 } }. */
 export type KernelTuning = Partial<Record<KernelName, Record<string, number>>>;
+
+/** A kernel's storage form: how it reads its parameters, and which activation bindings hold halves. */
+interface Form {
+  readonly params: ParamStorage;
+  readonly halves: readonly string[];
+}
 
 const BUFFER_TYPE = { uniform: 'uniform', read: 'read-only-storage', read_write: 'storage' } as const;
 
@@ -50,12 +57,14 @@ export class KernelCache {
 
   /**
    * The compiled kernel for `name` with its overrides (registry defaults < tuning < `overrides`);
-   * `params` 'f16' reads its `theta` binding as packed halves (half-params.ts).
+   * `params` 'f16' reads its `theta` binding as packed halves (half-params.ts), and the activation
+   * bindings named in `halves` hold packed halves too (half-acts.ts).
    */
   get<K extends KernelName>(
     name: K,
     overrides: Record<string, number> = {},
     params: ParamStorage = 'f32',
+    halves: readonly string[] = [],
   ): Promise<Kernel<K>> {
     const spec: KernelSpec = KERNELS[name];
     if (spec.requires && !this.device.features.has(spec.requires))
@@ -64,10 +73,11 @@ export class KernelCache {
     for (const k of Object.keys(merged)) {
       if (!(k in KERNELS[name].overrides)) throw new Error(`kernel ${name} has no override constant '${k}'`);
     }
-    const key = `${name}|${params}|${JSON.stringify(merged)}`;
+    const form = { params, halves: [...halves].sort() };
+    const key = `${name}|${params}|${form.halves.join(',')}|${JSON.stringify(merged)}`;
     let p = this.pipelines.get(key);
     if (!p) {
-      p = this.build(name, merged, params);
+      p = this.build(name, merged, form);
       this.pipelines.set(key, p);
       p.catch(() => this.pipelines.delete(key));
     }
@@ -90,12 +100,14 @@ export class KernelCache {
     return l;
   }
 
-  private module(name: KernelName, params: ParamStorage): Promise<GPUShaderModule> {
-    let m = this.modules.get(`${name}|${params}`);
+  private module(name: KernelName, form: Form): Promise<GPUShaderModule> {
+    const key = `${name}|${form.params}|${form.halves.join(',')}`;
+    let m = this.modules.get(key);
     if (!m) {
       m = (async () => {
         const base = this.sources[name] ?? shaderSource(name);
-        const code = params === 'f16' ? halfThetaSource(name, base) : base;
+        const theta = form.params === 'f16' ? halfThetaSource(name, base) : base;
+        const code = form.halves.length > 0 ? halfActSource(name, theta, form.halves) : theta;
         const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
         const info = await this.pending.track(module.getCompilationInfo());
         const errors = info.messages.filter((x) => x.type === 'error');
@@ -103,7 +115,7 @@ export class KernelCache {
           throw new ShaderCompileError(name, this.deviceLabel, formatCompileMessages(name, code, errors));
         return module;
       })();
-      this.modules.set(`${name}|${params}`, m);
+      this.modules.set(key, m);
     }
     return m;
   }
@@ -111,9 +123,9 @@ export class KernelCache {
   private async build<K extends KernelName>(
     name: K,
     overrides: Record<string, number>,
-    params: ParamStorage,
+    form: Form,
   ): Promise<Kernel<K>> {
-    const module = await this.module(name, params);
+    const module = await this.module(name, form);
     const layout = this.layout(name);
     const pipeline = await withErrorScopes(this.device, this.deviceLabel, `creating pipeline ${name}`, () =>
       this.pending.track(

@@ -5,6 +5,7 @@
 import { CIFAR10_MEAN, CIFAR10_STD } from '../data/normalize.ts';
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
+import { halfBuffer, halvesOf } from '../gpu/half-acts.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import type { Tuning } from '../gpu/tuning.ts';
 import { Conv2dLayer } from './layers/conv2d.ts';
@@ -26,7 +27,7 @@ export async function normalizeOp(
   batch: number,
 ): Promise<Op> {
   const count = batch * numel(spec.input);
-  const kn = await gpu.kernels.get('normalize_input');
+  const kn = await gpu.kernels.get('normalize_input', {}, 'f32', halvesOf(io));
   return makeOp(
     gpu,
     kn,
@@ -84,14 +85,23 @@ export function simpleCnnLayers(spec: ModelSpec): Layer[] {
   ];
 }
 
+/**
+ * Whether a layer's output is stored as packed halves in fp16 runs: the convolutions' and pools'
+ * (with the input, 99.8% of the activations the backward reads); fc1's and the logits (138 values a
+ * sample) stay float32, so the loss is computed on float32 logits.
+ */
+function halfOutput(l: Layer): boolean {
+  return l instanceof Conv2dLayer || l instanceof MaxPool2dLayer;
+}
+
 export class Model {
   readonly layers: Layer[];
-  /** Float input [maxBatch, 3, 32, 32] (normalised). */
+  /** Normalised input [maxBatch, 3, 32, 32]: float32, or packed halves with halfActivations. */
   readonly x: GPUBuffer;
   /** uint8 input, four pixels per word [maxBatch * 3072 / 4]. */
   readonly bytes: GPUBuffer;
   readonly labels: GPUBuffer;
-  /** Output of each layer; the last is the logits [maxBatch, 10]. */
+  /** Output of each layer (packed halves where halfOutput, with halfActivations); the last is the logits [maxBatch, 10]. */
   readonly acts: GPUBuffer[];
   readonly dlogits: GPUBuffer;
   /** Stats slots of 3 floats: mean loss, correct, loss sum. */
@@ -115,16 +125,21 @@ export class Model {
     paramOffset: (p: ParamSpec) => number = (p) => p.offset,
     /** `params` holds packed halves (fp16 mixed precision). */
     fp16Params = false,
+    /** The input and the conv and pool outputs are stored as packed halves (fp16 mixed precision; gpu/half-acts.ts). */
+    readonly halfActivations = false,
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
       throw new RangeError(`batch size must be a positive integer (got ${maxBatch})`);
     this.layers = simpleCnnLayers(spec);
     const B = maxBatch;
     const f32 = (label: string, n: number) => storageBuffer(gpu, label, n * 4, 'activations');
-    this.x = f32('input.x', B * numel(spec.input));
+    const f16 = (label: string, n: number) => halfBuffer(gpu, label, n, 'activations');
+    this.x = (halfActivations ? f16 : f32)('input.x', B * numel(spec.input));
     this.bytes = storageBuffer(gpu, 'input.bytes', B * numel(spec.input), 'activations');
     this.labels = storageBuffer(gpu, 'input.labels', B * 4, 'activations');
-    this.acts = this.layers.map((l) => f32(`${l.name}.out`, B * numel(l.outShape)));
+    this.acts = this.layers.map((l) =>
+      (halfActivations && halfOutput(l) ? f16 : f32)(`${l.name}.out`, B * numel(l.outShape)),
+    );
     const maxGrad = Math.max(...this.layers.map((l) => numel(l.inShape)));
     this.gradBuffers = [f32('grad_act.0', B * maxGrad), f32('grad_act.1', B * maxGrad)];
     this.dlogits = f32('loss.dlogits', B * spec.classes);

@@ -6,7 +6,11 @@
 // The backward is the one the GPU records: softmax_xent backward (scale 1/N), fc2 weight,
 // fc2 input with the ReLU mask of h, fc1 weight, fc1 input, pool2 backward with the ReLU mask of
 // a2, conv2 weight, conv2 input, pool1 backward with the ReLU mask of a1, conv1 weight.
+// With halfActivations (fp16 mixed precision: src/gpu/half-acts.ts), the tensors the GPU stores as
+// halves are rounded to half where they are stored: the input x and a1, p1, a2, p2; the arithmetic
+// stays float32 (float64 sums, rounded once), and the backward reads the rounded tensors.
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
+import { f16Round } from './f16.ts';
 import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward } from './conv2d.ts';
 import { linearBackwardInput, linearBackwardWeight, linearForward } from './linear.ts';
 import { maxPool2dBackward, maxPool2dForward } from './maxpool2d.ts';
@@ -62,14 +66,25 @@ function sizes(spec: ModelSpec, n: number) {
   };
 }
 
-/** Forward pass; pass `alloc` = (s) => new Float64Array(s) to run it in float64. */
+/** `t` rounded to half in place (fp16 activation storage). */
+function toHalves<T extends Tensor>(t: T): T {
+  for (let i = 0; i < t.length; i++) t[i] = f16Round(t[i] ?? 0);
+  return t;
+}
+
+/**
+ * Forward pass; pass `alloc` = (s) => new Float64Array(s) to run it in float64. With
+ * `halfActivations`, a1, p1, a2 and p2 are rounded to half (x must already be: simpleCnnStep rounds it).
+ */
 export function simpleCnnForward<T extends Tensor = Float32Array>(
   spec: ModelSpec,
   params: Tensor, // [spec.total] flat parameter arena
   x: Tensor, //      [N, 3, 32, 32]
   n: number,
   alloc: Alloc<T> = f32Alloc as unknown as Alloc<T>,
+  halfActivations = false,
 ): SimpleCnnActivations<T> {
+  const stored = halfActivations ? toHalves : <U extends Tensor>(t: U) => t;
   const [w1, b1, w2, b2, w3, b3, w4, b4] = views(spec, params) as [
     Tensor,
     Tensor,
@@ -81,10 +96,10 @@ export function simpleCnnForward<T extends Tensor = Float32Array>(
     Tensor,
   ];
   const s = sizes(spec, n);
-  const a1 = conv2dForward(x, w1, b1, s.conv1, true, alloc(n * spec.c1 * s.conv1.h * s.conv1.w));
-  const p1 = maxPool2dForward(a1, s.pool1, alloc(n * spec.c1 * s.conv2.h * s.conv2.w));
-  const a2 = conv2dForward(p1, w2, b2, s.conv2, true, alloc(n * spec.c2 * s.conv2.h * s.conv2.w));
-  const p2 = maxPool2dForward(a2, s.pool2, alloc(n * s.fc1.i));
+  const a1 = stored(conv2dForward(x, w1, b1, s.conv1, true, alloc(n * spec.c1 * s.conv1.h * s.conv1.w)));
+  const p1 = stored(maxPool2dForward(a1, s.pool1, alloc(n * spec.c1 * s.conv2.h * s.conv2.w)));
+  const a2 = stored(conv2dForward(p1, w2, b2, s.conv2, true, alloc(n * spec.c2 * s.conv2.h * s.conv2.w)));
+  const p2 = stored(maxPool2dForward(a2, s.pool2, alloc(n * s.fc1.i)));
   const h = linearForward(p2, w3, b3, s.fc1, true, alloc(n * spec.hidden));
   const logits = linearForward(h, w4, b4, s.fc2, false, alloc(n * spec.classes));
   return { n, a1, p1, a2, p2, h, logits };
@@ -117,18 +132,23 @@ export function simpleCnnBackward<T extends Tensor = Float32Array>(
   return grad;
 }
 
-/** Forward, mean cross-entropy loss and backward: logits, loss, correct count and flat gradient. */
+/**
+ * Forward, mean cross-entropy loss and backward: logits, loss, correct count and flat gradient.
+ * `halfActivations`: the input and the conv and pool outputs rounded to half where stored.
+ */
 export function simpleCnnStep<T extends Tensor = Float32Array>(
   spec: ModelSpec,
   params: Tensor, // [spec.total] flat parameter arena
-  x: Tensor, //      [N, 3, 32, 32]
+  input: Tensor, //  [N, 3, 32, 32]
   y: Int32Array, //  [N] labels in 0..9
   alloc: Alloc<T> = f32Alloc as unknown as Alloc<T>,
+  halfActivations = false,
 ): SimpleCnnResult<T> {
   const n = y.length;
   const [c, h, w] = spec.input;
-  expectLength('SimpleCNN x', x, n * c * h * w, 'N*3*32*32');
-  const act = simpleCnnForward(spec, params, x, n, alloc);
+  expectLength('SimpleCNN x', input, n * c * h * w, 'N*3*32*32');
+  const x = halfActivations ? toHalves(input.slice()) : input;
+  const act = simpleCnnForward(spec, params, x, n, alloc, halfActivations);
   const { loss, correct } = softmaxXentForward(act.logits, y, { n, c: spec.classes });
   const grad = simpleCnnBackward(spec, params, x, y, act, alloc);
   return { logits: act.logits, loss, correct, grad };

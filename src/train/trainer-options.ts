@@ -32,6 +32,12 @@ export interface TrainerOptions {
    * The shard's offset must be even (a word boundary). Not with a parameterLayout.
    */
   readonly fp16?: boolean;
+  /**
+   * Whether the saved activations (the input, the conv and pool outputs) are stored as packed
+   * halves (nn/model.ts, gpu/half-acts.ts); default: as `fp16`. The tests set it apart from `fp16`
+   * to check the parameters' and the activations' halves one at a time.
+   */
+  readonly halfActivations?: boolean;
   readonly tuning?: Tuning;
 }
 

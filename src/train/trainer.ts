@@ -57,7 +57,8 @@ export class Trainer {
     const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
     const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
     const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
-    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset, pl?.offset, fp16);
+    const halfActs = o.halfActivations ?? fp16;
+    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset, pl?.offset, fp16, halfActs);
     const optimizer =
       o.optimizer === null
         ? null
@@ -165,7 +166,7 @@ export class Trainer {
     } else {
       if (b.x.length !== n * per)
         throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
-      up.write(this.model.x, 0, b.x, 'other', 'input.x');
+      up.write(this.model.x, 0, this.model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
     }
     return plan;
   }

@@ -1,7 +1,7 @@
 // fp16 mixed precision end to end (`webddp train`, Node worker threads on Dawn): DeepSpeed's loss
 // scaler on forced overflows (scale sequence, log lines, skipped steps leave the parameters and the
 // lr schedule where they were), fp16 DDP on 2 workers against fp32 (replicas identical, the loss
-// falls as fp32's does, parameter and communication memory shrink), and the seed's ds_config
+// falls as fp32's does, parameter, activation and communication memory shrink), and the seed's ds_config
 // (ZeRO-2, fp16, scheduler) as is on 2 workers.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,7 +102,7 @@ describe('fp16 loss scaling on forced overflows (1 worker)', () => {
 });
 
 describe('fp16 DDP on 2 workers against fp32', () => {
-  it('replicas stay identical, the loss falls as in fp32, parameters and communication memory shrink', async () => {
+  it('replicas stay identical, the loss falls as in fp32, parameters, activations and communication memory shrink', async () => {
     const run = async (...extra: string[]) => {
       const r = await webddp(
         'train',
@@ -143,6 +143,9 @@ describe('fp16 DDP on 2 workers against fp32', () => {
       expect(m32?.parameters?.peak).toBe(P * 4);
       expect(m16?.communication?.peak ?? Infinity).toBeLessThan((m32?.communication?.peak ?? 0) * 0.6);
       expect(m16?.optimizer?.peak).toBe((m32?.optimizer?.peak ?? 0) + P * 4); // + the fp32 master
+      // the input and the conv and pool outputs of 4 samples in halves: 2 bytes less per value
+      const halved = 4 * (3072 + spec.c1 * (1024 + 256) + spec.c2 * (256 + 64));
+      expect(m16?.activations?.peak).toBe((m32?.activations?.peak ?? 0) - halved * 2);
     }
   });
 });

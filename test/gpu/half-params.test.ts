@@ -2,6 +2,8 @@
 // for bit, what the float32 kernels compute on the half-rounded parameters (logits, loss and every
 // gradient), under this device's tuning and the real-GPU one (tiled and register kernels), so every
 // kernel that reads parameters runs in its f16 form; the float32 master starts from the halves.
+// The activations stay float32 here (halfActivations: false), so that only the parameters differ;
+// test/gpu/half-acts.test.ts checks them with the activations halved too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gpu } from '../../src/gpu/device.ts';
 import { halfThetaSource } from '../../src/gpu/half-params.ts';
@@ -32,7 +34,14 @@ describe('fp16 parameters', () => {
       const tuning = kind === 'gpu' ? fittedGpuTuning(gpu.device.limits.maxComputeInvocationsPerWorkgroup) : undefined;
       const spec = simpleCnnSpec(0.5);
       const make = (fp16: boolean) =>
-        Trainer.create(gpu, { spec, maxBatch: 2, optimizer: null, fp16, ...(tuning ? { tuning } : {}) });
+        Trainer.create(gpu, {
+          spec,
+          maxBatch: 2,
+          optimizer: null,
+          fp16,
+          halfActivations: false,
+          ...(tuning ? { tuning } : {}),
+        });
       const [half, full] = await Promise.all([make(true), make(false)]);
       try {
         const params = initSimpleCnn(spec, 3);

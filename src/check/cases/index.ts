@@ -1,19 +1,32 @@
 // Every kernel's cases, keyed by kernel: typed Record<KernelName, ...>, so adding a kernel without
-// cases does not compile.
+// cases does not compile. A kernel with an fp16-activation form (half-acts.ts) runs those cases after
+// its own.
 import type { KernelName } from '../../gpu/kernels.ts';
 import type { OpCase } from './case.ts';
 import { convCases } from './conv.ts';
 import { convTiledCases } from './conv-tiled.ts';
 import { denseCases } from './dense.ts';
 import { fp16Cases } from './fp16.ts';
+import { halfActCases } from './half-acts.ts';
+import { halfActDenseCases } from './half-acts-dense.ts';
 import { optimCases } from './optim.ts';
 
 export type { OpCase } from './case.ts';
 
-export const KERNEL_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = {
+const FP32_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = {
   ...convCases,
   ...convTiledCases,
   ...denseCases,
   ...fp16Cases,
   ...optimCases,
 };
+
+const HALF_ACT_CASES: Partial<Record<KernelName, readonly OpCase[]>> = { ...halfActCases, ...halfActDenseCases };
+
+export const KERNEL_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = withHalfActCases(FP32_CASES);
+
+function withHalfActCases(r: Readonly<Record<KernelName, readonly OpCase[]>>): Record<KernelName, readonly OpCase[]> {
+  const out = { ...r };
+  for (const k of Object.keys(r) as KernelName[]) out[k] = [...r[k], ...(HALF_ACT_CASES[k] ?? [])];
+  return out;
+}

@@ -1,5 +1,7 @@
 // Runs one kernel on a real device for a test: uploads the inputs, dispatches once inside
-// validation error scopes, reads back every read_write binding.
+// validation error scopes, reads back every read_write binding. Bindings named in `halves` hold
+// packed fp16 halves (src/gpu/half-acts.ts): their inputs are the packed words, their outputs come
+// back as the raw words (read them through a Uint32Array view).
 import { bufferFrom, readFloats, storageBuffer } from '../../gpu/buffers.ts';
 import type { Gpu } from '../../gpu/device.ts';
 import { withErrorScopes } from '../../gpu/errors.ts';
@@ -17,8 +19,9 @@ export async function runOp<K extends KernelName>(
   inputs: Readonly<Record<BindingName<K>, OpInput>>,
   workgroups: Workgroups | ((overrides: Readonly<Record<string, number>>) => Workgroups),
   overrides: Record<string, number> = {},
+  halves: readonly BindingName<K>[] = [],
 ): Promise<Record<string, Float32Array<ArrayBuffer>>> {
-  const kernel = await gpu.kernels.get(name, overrides);
+  const kernel = await gpu.kernels.get(name, overrides, 'f32', halves);
   const named = inputs as Readonly<Record<string, OpInput>>;
   const buffers: Record<string, GPUBuffer> = {};
   for (const [b] of KERNELS[name].bindings) {

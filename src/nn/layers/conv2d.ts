@@ -1,5 +1,6 @@
 // Conv2d(ci, co, 3, padding=1) with the bias and (optionally) the ReLU fused into the forward.
 // Forward and backward side by side; every tensor is NCHW.
+import { halvesOf, isHalfBuffer } from '../../gpu/half-acts.ts';
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
 import type { Tuning } from '../../gpu/tuning.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
@@ -77,14 +78,18 @@ export class Conv2dLayer implements Layer {
     };
     const operands = { x, theta: ctx.params, y };
     const label = `${this.name}.forward`;
+    // fp16 output: each invocation stores pairs of pixels, which are whole words only in rows of even length.
+    if (isHalfBuffer(y) && this.w % 2 !== 0)
+      throw new Error(`${this.name}: an fp16 activation output needs an even image width (got ${this.w})`);
+    const halves = halvesOf({ x, y });
     const t = forwardTiles(this.ci, ctx.tuning, ctx.gpu.device.limits);
     if (t) {
-      const k = await ctx.gpu.kernels.get('conv2d_forward_tiled', { ...t }, ctx.paramStorage);
+      const k = await ctx.gpu.kernels.get('conv2d_forward_tiled', { ...t }, ctx.paramStorage, halves);
       const pixelTiles = cdiv(this.h, t.ROWS) * cdiv(this.w, t.TW);
       return [makeOp(ctx.gpu, k, label, shape, operands, [pixelTiles, cdiv(this.co, t.TCO), batch])];
     }
     const wide = ctx.tuning.convForward === 'wide';
-    const k = await ctx.gpu.kernels.get(wide ? 'conv2d_forward_wide' : 'conv2d_forward', {}, ctx.paramStorage);
+    const k = await ctx.gpu.kernels.get(wide ? 'conv2d_forward_wide' : 'conv2d_forward', {}, ctx.paramStorage, halves);
     const { WG_X = 64, WG_Y = 1 } = k.overrides;
     const b = wide ? 16 : 4; // channels and pixels per invocation
     const wg = [cdiv(this.h * cdiv(this.w, b), WG_X), cdiv(cdiv(this.co, b), WG_Y), batch] as const;
@@ -100,8 +105,9 @@ export class Conv2dLayer implements Layer {
     const splits = this.splits(batch, ctx.tuning, tiles);
     const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
     const operands = { dy: io.dy, x: io.x, partial: ctx.workspace };
+    const halves = halvesOf({ x: io.x });
     if (tiles) {
-      const kt = await g.kernels.get('conv2d_backward_weight_tiled', { ...tiles });
+      const kt = await g.kernels.get('conv2d_backward_weight_tiled', { ...tiles }, 'f32', halves);
       ops.push(
         makeOp(g, kt, `${this.name}.backward_weight`, shape, operands, [
           cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI),
@@ -110,7 +116,7 @@ export class Conv2dLayer implements Layer {
         ]),
       );
     } else if (ctx.tuning.convWeight === 'wide') {
-      const kw = await g.kernels.get('conv2d_backward_weight_wide');
+      const kw = await g.kernels.get('conv2d_backward_weight_wide', {}, 'f32', halves);
       ops.push(
         makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [
           cdiv(cdiv(this.ci, 2) * cdiv(this.co, 8), kw.overrides.WG_X ?? 16),
@@ -119,7 +125,7 @@ export class Conv2dLayer implements Layer {
         ]),
       );
     } else {
-      const kw = await g.kernels.get('conv2d_backward_weight');
+      const kw = await g.kernels.get('conv2d_backward_weight', {}, 'f32', halves);
       ops.push(
         makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [
           cdiv(this.ci * cdiv(this.co, 4), kw.overrides.WG_X ?? 64),

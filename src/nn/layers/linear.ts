@@ -1,6 +1,7 @@
 // Linear(i, o) with the bias and (optionally) the ReLU fused into the forward; forward and backward
 // side by side. With maskInputGrad the layer's input is a ReLU output, and the input gradient is
 // written already masked (the previous layer's ReLU backward, fused).
+import { halvesOf } from '../../gpu/half-acts.ts';
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
@@ -38,7 +39,7 @@ export class LinearLayer implements Layer {
 
   // x [N, i] -> y [N, o] = relu?(x W^T + b)
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
-    const k = await ctx.gpu.kernels.get('linear_forward', {}, ctx.paramStorage);
+    const k = await ctx.gpu.kernels.get('linear_forward', {}, ctx.paramStorage, halvesOf({ x, y }));
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
     return [
       makeOp(
@@ -64,7 +65,7 @@ export class LinearLayer implements Layer {
     const g = ctx.gpu;
     const ops: Op[] = [];
     if (io.dx) {
-      const k = await g.kernels.get('linear_backward_input', {}, ctx.paramStorage);
+      const k = await g.kernels.get('linear_backward_input', {}, ctx.paramStorage, halvesOf({ x: io.x }));
       const { WG_X = 16, WG_Y = 4 } = k.overrides;
       ops.push(
         makeOp(
@@ -83,7 +84,7 @@ export class LinearLayer implements Layer {
         ),
       );
     }
-    const k = await g.kernels.get('linear_backward_weight');
+    const k = await g.kernels.get('linear_backward_weight', {}, 'f32', halvesOf({ x: io.x }));
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
     ops.push(
       makeOp(

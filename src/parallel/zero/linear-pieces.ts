@@ -6,6 +6,7 @@
 // bit-identical to the whole-layer dispatch); strided rows of the activations move through small
 // temporaries with one copyBufferToBuffer per sample.
 import type { Gpu } from '../../gpu/device.ts';
+import { halvesOf, isHalfBuffer } from '../../gpu/half-acts.ts';
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
 import type { Recorder } from '../../gpu/recorder.ts';
 import type { LinearLayer } from '../../nn/layers/linear.ts';
@@ -81,7 +82,7 @@ export async function weightGradPieces(
   bucket = BUCKET,
 ): Promise<Piece[]> {
   const [o = 0, i = 0] = l.weight.shape;
-  const k = await gpu.kernels.get('linear_backward_weight');
+  const k = await gpu.kernels.get('linear_backward_weight', {}, 'f32', halvesOf({ x: b.x }));
   const { WG_X = 16, WG_Y = 4 } = k.overrides;
   return ranges(o, pieceShape(o, i, bucket).rows).map(([a, e]) => ({
     from: a,
@@ -102,7 +103,7 @@ export async function weightGradPieces(
 /** Forward row pieces: y[:, o0:o1] = relu?(x W[o0:o1]^T + b[o0:o1]), the piece's weights and bias in `working`. */
 export async function forwardPieces(gpu: Gpu, l: LinearLayer, b: PieceBuffers, n: number, bucket = BUCKET) {
   const [o = 0, i = 0] = l.weight.shape;
-  const k = await gpu.kernels.get('linear_forward');
+  const k = await gpu.kernels.get('linear_forward', {}, 'f32', halvesOf({ x: b.x }));
   const { WG_X = 16, WG_Y = 4 } = k.overrides;
   return ranges(o, pieceShape(o, i, bucket).rows).map(([a, e]): Piece => ({
     from: a,
@@ -125,6 +126,8 @@ export async function inputGradPieces(gpu: Gpu, l: LinearLayer, b: PieceBuffers,
   const [o = 0, i = 0] = l.weight.shape;
   if (!b.dx) return [];
   const dx = b.dx;
+  if (l.maskInputGrad && isHalfBuffer(b.x))
+    throw new Error(`${l.name}: input-gradient pieces copy float32 rows of the input; it holds fp16 halves`);
   const k = await gpu.kernels.get('linear_backward_input');
   const { WG_X = 16, WG_Y = 4 } = k.overrides;
   return ranges(i, pieceShape(o, i, bucket).cols).map(([a, e]): Piece => ({
