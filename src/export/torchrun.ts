@@ -40,11 +40,6 @@ function refuse(s: Snapshot, source: string): void {
     );
   if (c.fp16)
     throw new CheckpointError(source, 'an fp16 run: its checkpoint does not hold the master weights or loss scale');
-  if (s.position.epoch >= c.epochs)
-    throw new CheckpointError(
-      source,
-      `is at epoch ${s.position.epoch} of a ${c.epochs}-epoch run: nothing is left to train (train.py --epochs can go on)`,
-    );
 }
 
 /** The project's files for a decoded checkpoint and its raw files (copied into checkpoint/ as they are). */
@@ -83,5 +78,15 @@ export function torchrunProject(s: Snapshot, raw: CheckpointBytes, opts: ExportO
     warnings.push(
       "--augment: train.py draws crops and flips from webddp's own stream (webddp_data.Augmenter), not torchvision's transforms",
     );
+  if (p.epoch >= c.epochs)
+    warnings.push(
+      `the run finished all ${c.epochs} epoch(s): train.py trains on only with --epochs greater than ${c.epochs} ` +
+        "(a schedule's total steps then follow --epochs, so the lr differs from the finished run's)",
+    );
+  // the README keeps what the CLI prints and the page shows only once
+  const notes = warnings.map((w) => `* ${w}`).join('\n');
+  files['README.md'] = text.encode(
+    `${new TextDecoder().decode(files['README.md'])}\n## Read before running\n\n${notes}\n`,
+  );
   return { files, warnings };
 }

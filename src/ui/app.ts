@@ -58,7 +58,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   const datasets = new DatasetPanel(new IdbDatasetStore());
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
-  const life = new RunLifePanel({ ...first?.life, ...params.life });
+  const life = new RunLifePanel({ ...first?.life, ...params.life }, () => datasets.selected());
   const deepspeed = new DeepSpeedPanel({
     workers: () => form.config()?.workers ?? null,
     apply: (values, extra) => {

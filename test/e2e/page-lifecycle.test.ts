@@ -2,11 +2,12 @@
 // a run checkpoints into IndexedDB, is stopped after its first step, and "Resume from the last
 // checkpoint" continues it to the end with exactly the parameters (SHA-256 of rank 0's float32
 // bytes) of an uninterrupted run of the same settings; the stored checkpoint downloads as the three
-// files `webddp train --resume-from` reads; with Max restarts 1, a worker that throws is recovered
+// files `webddp train --resume-from` reads and exports as the torchrun project; with Max restarts 1, a worker that throws is recovered
 // from the last checkpoint and the run again ends with those parameters; a checkpoint corrupted in IndexedDB is refused on resume,
 // naming the file and the checksum, and no worker starts.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unpackTar } from 'modern-tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import { readTrainerJson } from '../../src/checkpoint/checkpoint.ts';
@@ -109,6 +110,35 @@ describe('checkpoints, stop and resume on the page', () => {
     expect((await readdir(dir)).sort()).toEqual(['model.safetensors', 'optimizer.safetensors', 'trainer.json']);
     const head = readTrainerJson(new Uint8Array(await readFile(join(dir, 'trainer.json'))), 'trainer.json');
     expect(head.position).toMatchObject({ epoch: 2, step: 0, globalStep: 8 });
+    expect(session.errors).toEqual([]);
+
+    // Export for torchrun: one .tar with the project `webddp export-torchrun` writes, holding the
+    // same checkpoint bytes the download gave.
+    await page.click('#life-export');
+    await page.waitForFunction(() => document.querySelector('#life-status')?.textContent?.includes('.tar'));
+    const tarName = 'webddp-torchrun-step-8.tar';
+    for (let i = 0; i < 100 && !(await readdir(dir)).includes(tarName); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const entries = await unpackTar(await readFile(join(dir, tarName)));
+    const names = entries.filter((e) => e.header.type === 'file').map((e) => e.header.name.replace(/^[^/]+\//, ''));
+    expect(names.sort()).toEqual(
+      [
+        'README.md',
+        'checkpoint/model.safetensors',
+        'checkpoint/optimizer.safetensors',
+        'checkpoint/trainer.json',
+        'train.py',
+        'webddp_data.py',
+        'webddp_safetensors.py',
+        'webddp_schedules.py',
+      ].sort(),
+    );
+    const entry = (n: string) => entries.find((e) => e.header.name.endsWith(`/${n}`))?.data;
+    expect(entry('checkpoint/model.safetensors')).toEqual(
+      new Uint8Array(await readFile(join(dir, 'model.safetensors'))),
+    );
+    expect(new TextDecoder().decode(entry('train.py'))).toMatch(/DATA = "synthetic"/);
+    expect(new TextDecoder().decode(entry('README.md'))).toMatch(/the run finished all 2 epoch\(s\)/);
     expect(session.errors).toEqual([]);
 
     // Elastic recovery (in Chinese): rank 1 throws in step 5 (the second of epoch 1); with one restart

@@ -41,12 +41,19 @@ const project = (s: Snapshot) => torchrunProject(s, raw, { source: 'ck/step-1', 
 const text = (b: Uint8Array | undefined) => new TextDecoder().decode(b);
 
 describe('webddp export-torchrun (files)', () => {
-  it('refuses DataParallel, BalancedDataParallel, fp16 and finished runs, naming the checkpoint', () => {
+  it('refuses DataParallel, BalancedDataParallel and fp16 runs, naming the checkpoint; warns on a finished run', () => {
     for (const mode of ['dp', 'balanced-dp'])
       expect(() => project(snapshot({ mode }))).toThrow(/^ck\/step-1: a (Balanced)?DataParallel run/);
     expect(() => project(snapshot({ fp16: true }))).toThrow(CheckpointError);
     const done = { ...snapshot({}), position: { ...position, epoch: 2, step: 0 } };
-    expect(() => project(done)).toThrow(/ck\/step-1: is at epoch 2 of a 2-epoch run/);
+    // a finished run (the page's newest checkpoint after a run) exports; its README says how to go on
+    const finished = project(done);
+    expect(finished.warnings.join('\n')).toMatch(
+      /finished all 2 epoch\(s\): train.py trains on only with --epochs greater than 2/,
+    );
+    expect(text(finished.files['README.md'])).toMatch(
+      /## Read before running\n\n(\* .*\n)*\* the run finished all 2 epoch/,
+    );
   });
 
   it('writes ds_config.json only for ZeRO runs, and webddp reads it back to the run', () => {

@@ -1,10 +1,14 @@
 // The run's life on the page: checkpoint cadence, how many to keep and torchrun's max restarts (the
 // CLI's --checkpoint-every, --keep, --max-restarts), the newest checkpoint stored in this browser's
 // IndexedDB (src/checkpoint/dir-idb.ts), "Resume from the last checkpoint" (the same exact resume
-// as `webddp train --resume-from`) and its download as the three files --resume-from reads.
+// as `webddp train --resume-from`), its download as the three files --resume-from reads, and its
+// export as a torchrun project (the same files `webddp export-torchrun` writes, in one .tar).
 import { decodeCheckpoint, encodeCheckpoint, readTrainerJson, type Snapshot } from '../../checkpoint/checkpoint.ts';
 import { IdbCheckpointStore, type StoredCheckpoint } from '../../checkpoint/dir-idb.ts';
 import type { TrainConfig } from '../../config.ts';
+import { SYNTHETIC_DATASET } from '../../data/synthetic.ts';
+import { projectTar } from '../../export/project-tar.ts';
+import { torchrunProject } from '../../export/torchrun.ts';
 import { simpleCnnSpec } from '../../nn/spec.ts';
 import type { RunOptions } from '../../runtime/options.ts';
 import { h } from '../dom.ts';
@@ -31,13 +35,16 @@ export class RunLifePanel {
     { type: 'button', id: 'life-download', disabled: true },
     t().life.download,
   );
+  private readonly exportButton = h('button', { type: 'button', id: 'life-export', disabled: true }, t().life.export);
   private readonly clearButton = h('button', { type: 'button', id: 'life-clear', disabled: true }, t().life.clear);
   private newest: StoredCheckpoint | null = null;
   private busy = false;
   private readonly listeners: (() => void)[] = [];
 
+  /** `dataset`: the name of the dataset the page trains on (the exported train.py's default --data). */
   constructor(
     initial: Partial<Record<LifeKey, boolean | number>>,
+    private readonly dataset: () => string = () => SYNTHETIC_DATASET,
     private readonly store = new IdbCheckpointStore(),
   ) {
     const w = t().life;
@@ -45,10 +52,12 @@ export class RunLifePanel {
     for (const key of LIFE_KEYS) this.element.append(this.build(key, initial[key] ?? LIFE_DEFAULTS[key]));
     this.element.append(
       this.status,
-      h('div', { class: 'buttons' }, this.resumeButton, this.downloadButton, this.clearButton),
+      h('div', { class: 'buttons' }, this.resumeButton, this.downloadButton, this.exportButton, this.clearButton),
       h('p', { class: 'hint' }, ...rich(w.downloadHint)),
+      h('p', { class: 'hint' }, ...rich(w.exportHint)),
     );
     this.downloadButton.addEventListener('click', () => void this.download());
+    this.exportButton.addEventListener('click', () => void this.exportTorchrun());
     this.clearButton.addEventListener('click', () => void this.clear());
     void this.refresh();
   }
@@ -174,6 +183,7 @@ export class RunLifePanel {
     const none = this.newest === null || this.busy;
     this.resumeButton.disabled = none;
     this.downloadButton.disabled = none;
+    this.exportButton.disabled = none;
     this.clearButton.disabled = none;
   }
 
@@ -181,16 +191,25 @@ export class RunLifePanel {
   private async download(): Promise<void> {
     try {
       const { entry, files } = await this.store.read();
-      for (const [name, bytes] of Object.entries(files)) {
-        const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>]));
-        const a = h('a', { href: url, download: name });
-        document.body.append(a);
-        a.click();
-        a.remove();
-        setTimeout(() => URL.revokeObjectURL(url), 10_000);
-        await new Promise((r) => setTimeout(r, 150)); // browsers drop downloads started in one tick
-      }
+      for (const [name, bytes] of Object.entries(files)) await save(bytes, name);
       this.say(t().life.downloaded(entry.globalStep), false);
+    } catch (e) {
+      this.say(t().life.refused(e instanceof Error ? e.message : String(e)), true);
+    }
+  }
+
+  /** The newest checkpoint as a torchrun project (src/export/torchrun.ts, as the CLI), one .tar download. */
+  private async exportTorchrun(): Promise<void> {
+    try {
+      const { snapshot, where } = await this.last();
+      const { files } = await this.store.read();
+      const data = this.dataset() === SYNTHETIC_DATASET ? 'synthetic' : 'cifar-10-binary.tar.gz';
+      const project = torchrunProject(snapshot, files, { source: where, data });
+      const root = `webddp-torchrun-step-${snapshot.position.globalStep}`;
+      await save(await projectTar(project, root), `${root}.tar`);
+      const c = snapshot.config;
+      this.say(t().life.exported(`${root}.tar`, Object.keys(project.files).length, c.workers), false);
+      this.element.dataset.exported = root;
     } catch (e) {
       this.say(t().life.refused(e instanceof Error ? e.message : String(e)), true);
     }
@@ -243,4 +262,15 @@ export class RunLifePanel {
     this.controls.set(key, { input, error });
     return row;
   }
+}
+
+/** Saves `bytes` as a download named `name`. */
+async function save(bytes: Uint8Array, name: string): Promise<void> {
+  const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>]));
+  const a = h('a', { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  await new Promise((r) => setTimeout(r, 150)); // browsers drop downloads started in one tick
 }

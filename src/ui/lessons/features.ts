@@ -8,8 +8,8 @@ export const ENGINE_FEATURES = {
   restarts: true,
   /** fp16 mixed precision with loss scaling in DDP, ZeRO-1 and ZeRO-2 (src/parallel/fp16.ts). */
   fp16: true,
-  /** An export of the run as a torchrun + DDP script for a cluster. */
-  torchrunExport: false,
+  /** An export of the run as a torchrun + DDP script for a cluster (src/export, the page's Export for torchrun). */
+  torchrunExport: true,
 } as const satisfies Record<string, boolean>;
 
 export type EngineFeature = keyof typeof ENGINE_FEATURES;

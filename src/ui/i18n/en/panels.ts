@@ -34,6 +34,11 @@ export const enPanels = {
     resume: 'Resume from the last checkpoint',
     download: 'Download the last checkpoint',
     clear: 'Delete the checkpoints',
+    export: 'Export for torchrun',
+    exportHint:
+      '**Export for torchrun** turns the last checkpoint into a PyTorch project (one `.tar`, what `webddp export-torchrun` writes): `train.py` (DistributedDataParallel with this run’s sampler, optimizer and schedule, starting from the checkpoint), its helper modules, a README with the `torchrun` commands, and `ds_config.json` for a ZeRO run. DataParallel and fp16 runs cannot be continued that way and are refused.',
+    exported: (file: string, files: number, workers: number) =>
+      `Exported ${file} (${files} files). Unpack it and run: torchrun --standalone --nproc_per_node ${workers} train.py (its README.md says what to read first).`,
     downloadHint:
       'The download is three files, `model.safetensors`, `optimizer.safetensors` and `trainer.json`: put them in one folder and continue with `webddp train --resume-from FOLDER`.',
     none: 'No checkpoint is stored in this browser.',

@@ -34,6 +34,11 @@ export const zhPanels: typeof enPanels = {
     resume: '从最后一个检查点恢复',
     download: '下载最后一个检查点',
     clear: '删除检查点',
+    export: '导出为 torchrun 项目',
+    exportHint:
+      '**导出为 torchrun 项目** 把最后一个检查点变成一个 PyTorch 项目（一个 `.tar`，内容与 `webddp export-torchrun` 写出的相同）：`train.py`（DistributedDataParallel，带有本次运行的采样器、优化器和学习率调度，从检查点开始）、它的辅助模块、写明 `torchrun` 命令的 README，以及 ZeRO 运行所用的 `ds_config.json`。DataParallel 和 fp16 的运行无法这样继续，会被拒绝。',
+    exported: (file, files, workers) =>
+      `已导出 ${file}（${files} 个文件）。解包后运行：torchrun --standalone --nproc_per_node ${workers} train.py（先读它的 README.md）。`,
     downloadHint:
       '下载的是三个文件：`model.safetensors`、`optimizer.safetensors` 和 `trainer.json`。把它们放进同一个文件夹，然后用 `webddp train --resume-from 文件夹` 继续训练。',
     none: '本浏览器中没有保存检查点。',
