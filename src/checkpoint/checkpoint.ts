@@ -9,6 +9,7 @@ import { validateFields, type TrainConfig } from '../config.ts';
 import type { ModelSpec } from '../nn/spec.ts';
 import type { OptimizerState } from '../optim/optimizer.ts';
 import { learningRates } from '../schedule/index.ts';
+import { fp16Json, readFp16Json, type Fp16Json, type Fp16Snapshot } from './fp16-state.ts';
 import { getF32, parseSafetensors, serializeSafetensors, type TensorInput } from './safetensors.ts';
 import { loadStateDict, saveStateDict } from './state-dict.ts';
 
@@ -29,10 +30,12 @@ export interface TrainPosition {
 export interface Snapshot {
   readonly config: TrainConfig;
   readonly position: TrainPosition;
-  /** The whole model, flat in state_dict order. */
+  /** The whole model, flat in state_dict order (fp16: the float32 master weights). */
   readonly params: Float32Array;
   /** The whole model's optimizer state, flat in parameter order (gathered from ZeRO's shards). */
   readonly optimizer: OptimizerState | null;
+  /** An fp16 run's loss scaler and skipped steps (fp16-state.ts). */
+  readonly fp16?: Fp16Snapshot;
 }
 
 /** A checkpoint that cannot be used: names the file and what is wrong with it. */
@@ -154,6 +157,8 @@ interface TrainerJson {
     readonly nextLr: number;
   };
   readonly config: TrainConfig;
+  /** fp16 runs: the loss scaler's state and the skipped steps. */
+  readonly fp16?: Fp16Json;
   readonly files: Readonly<
     Record<'model.safetensors' | 'optimizer.safetensors', { readonly sha256: string; readonly bytes: number }>
   >;
@@ -184,6 +189,7 @@ export async function encodeCheckpoint(s: Snapshot, spec: ModelSpec): Promise<Ch
       nextLr: learningRates(c.schedule, c.lr, Math.max(total, 1))(p.globalStep),
     },
     config: c,
+    ...(s.fp16 ? { fp16: fp16Json(s.fp16) } : {}),
     files: {
       'model.safetensors': { sha256: await sha256Hex(model), bytes: model.byteLength },
       'optimizer.safetensors': { sha256: await sha256Hex(optimizer), bytes: optimizer.byteLength },
@@ -202,7 +208,7 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isI
 export function readTrainerJson(
   bytes: Uint8Array,
   source: string,
-): { config: TrainConfig; position: TrainPosition; files: TrainerJson['files'] } {
+): { config: TrainConfig; position: TrainPosition; files: TrainerJson['files']; fp16?: Fp16Snapshot } {
   let j: Partial<TrainerJson>;
   try {
     j = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as Partial<TrainerJson>;
@@ -217,6 +223,8 @@ export function readTrainerJson(
     if (!isCount(j[k])) throw new CheckpointError(source, `${k} must be a count, got ${JSON.stringify(j[k])}`);
   const v = validateFields(j.config);
   if (!v.ok) throw new CheckpointError(source, `config: ${v.issues.map((i) => i.message).join('; ')}`);
+  const fp16 = readFp16Json(j.fp16, v.config);
+  if (!fp16.ok) throw new CheckpointError(source, fp16.issue);
   const files = j.files;
   for (const f of ['model.safetensors', 'optimizer.safetensors'] as const) {
     const e = files?.[f];
@@ -227,6 +235,7 @@ export function readTrainerJson(
     config: v.config,
     position: { epoch: j.epoch!, step: j.stepInEpoch!, globalStep: j.globalStep!, stepsPerEpoch: j.stepsPerEpoch! },
     files: files!,
+    ...(fp16.value ? { fp16: fp16.value } : {}),
   };
 }
 
@@ -252,5 +261,5 @@ export async function decodeCheckpoint(files: CheckpointBytes, spec: ModelSpec, 
     throw new CheckpointError(`${where}/trainer.json`, `width ${t.config.width}, this model has width ${spec.width}`);
   const params = loadStateDict(files['model.safetensors'], spec, `${where}/model.safetensors`);
   const optimizer = decodeOptimizer(files['optimizer.safetensors'], spec, t.config, `${where}/optimizer.safetensors`);
-  return { config: t.config, position: t.position, params, optimizer };
+  return { config: t.config, position: t.position, params, optimizer, ...(t.fp16 ? { fp16: t.fp16 } : {}) };
 }

@@ -19,6 +19,21 @@ export interface LossScaler {
   readonly dynamic: boolean;
   /** Records one optimizer step's overflow flag (DeepSpeed's update_scale). */
   update(overflow: boolean): ScalerUpdate;
+  /** What a checkpoint keeps (DeepSpeed's loss scaler state: cur_scale, cur_iter, last_overflow_iter, cur_hysteresis). */
+  state(): ScalerState;
+  /** Continues from a checkpoint's state; throws naming the field a state this scaler cannot have. */
+  restore(s: ScalerState): void;
+}
+
+/** A loss scaler's whole state. */
+export interface ScalerState {
+  readonly scale: number;
+  /** Steps recorded so far (DeepSpeed's cur_iter). */
+  readonly iter: number;
+  /** The step of the last overflow, -1 before any. */
+  readonly lastOverflowIter: number;
+  /** Overflows still absorbed before the scale drops. */
+  readonly hysteresis: number;
 }
 
 /**
@@ -33,6 +48,15 @@ export class StaticLossScaler implements LossScaler {
 
   update(overflow: boolean): ScalerUpdate {
     return { skip: overflow, messages: [] };
+  }
+
+  state(): ScalerState {
+    return { scale: this.scale, iter: 0, lastOverflowIter: -1, hysteresis: 0 };
+  }
+
+  restore(s: ScalerState): void {
+    if (s.scale !== this.scale)
+      throw new RangeError(`scale ${s.scale} is not this run's static loss scale ${this.scale}`);
   }
 }
 
@@ -119,5 +143,29 @@ export class DynamicLossScaler implements LossScaler {
     }
     this.curIter += 1;
     return { skip: overflow, messages };
+  }
+
+  state(): ScalerState {
+    return {
+      scale: this.curScale,
+      iter: this.curIter,
+      lastOverflowIter: this.lastOverflowIter,
+      hysteresis: this.curHysteresis,
+    };
+  }
+
+  restore(s: ScalerState): void {
+    const int = (v: number, lo: number, hi: number) => Number.isInteger(v) && v >= lo && v <= hi;
+    if (!Number.isFinite(s.scale) || !(s.scale >= this.o.minScale))
+      throw new RangeError(`scale ${s.scale} is not a finite loss scale of at least min_loss_scale ${this.o.minScale}`);
+    if (!int(s.iter, 0, Number.MAX_SAFE_INTEGER)) throw new RangeError(`iter ${s.iter} is not a step count`);
+    if (!int(s.lastOverflowIter, -1, s.iter - 1))
+      throw new RangeError(`lastOverflowIter ${s.lastOverflowIter} is not -1 or a step before iter ${s.iter}`);
+    if (!int(s.hysteresis, 1, this.o.hysteresis))
+      throw new RangeError(`hysteresis ${s.hysteresis} is not between 1 and the configured ${this.o.hysteresis}`);
+    this.curScale = s.scale;
+    this.curIter = s.iter;
+    this.lastOverflowIter = s.lastOverflowIter;
+    this.curHysteresis = s.hysteresis;
   }
 }

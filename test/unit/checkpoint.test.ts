@@ -51,6 +51,33 @@ describe('full checkpoints', () => {
     await expect(decodeCheckpoint({ ...files, 'trainer.json': foreign }, spec, 'ck')).rejects.toThrow(CheckpointError);
   });
 
+  it("keeps an fp16 run's loss scaler and skipped steps, and refuses an fp16 checkpoint without them", async () => {
+    const fp16 = {
+      scaler: { scale: 16384, iter: 9, lastOverflowIter: 6, hysteresis: 1 },
+      skippedSteps: 2,
+    };
+    const half: Snapshot = { ...snapshot, config: { ...snapshot.config, fp16: true }, fp16 };
+    const files = await encodeCheckpoint(half, spec);
+    expect((await decodeCheckpoint(files, spec, 'ck')).fp16).toEqual(fp16);
+    const json = JSON.parse(new TextDecoder().decode(files['trainer.json'])) as Record<string, unknown>;
+    const rewrite = (j: Record<string, unknown>) => ({
+      ...files,
+      'trainer.json': new TextEncoder().encode(JSON.stringify(j)),
+    });
+    const { fp16: _, ...without } = json;
+    await expect(decodeCheckpoint(rewrite(without), spec, 'ck')).rejects.toThrow(
+      /ck\/trainer\.json: fp16: an fp16 run's checkpoint needs its loss scaler state/,
+    );
+    const bad = { ...json, fp16: { ...(json.fp16 as object), skippedSteps: -1 } };
+    await expect(decodeCheckpoint(rewrite(bad), spec, 'ck')).rejects.toThrow(
+      /fp16\.skippedSteps must be an integer >= 0, got -1/,
+    );
+    // an fp32 run's checkpoint has no fp16 section
+    expect(
+      JSON.parse(new TextDecoder().decode((await encodeCheckpoint(snapshot, spec))['trainer.json'])),
+    ).not.toHaveProperty('fp16');
+  });
+
   it('writes step-N directories atomically and keeps the newest K', async () => {
     const root = mkdtempSync(join(tmpdir(), 'webddp-ck-'));
     const files = await encodeCheckpoint(snapshot, spec);

@@ -132,4 +132,32 @@ describe('StaticLossScaler', () => {
     expect(s.scale).toBe(128);
     expect(() => new StaticLossScaler(0)).toThrow(RangeError);
   });
+
+  it('a scaler restored from a state mid-sequence continues exactly as the one it came from', () => {
+    const o = { ...DYNAMIC_DEFAULTS, initialScalePower: 4, scaleWindow: 2, hysteresis: 2 };
+    const seq = [O, _, O, O, _, _, _, O, _, _, _, _, O, O];
+    for (let cut = 0; cut <= seq.length; cut++) {
+      const whole = new DynamicLossScaler(o);
+      const head = new DynamicLossScaler(o);
+      replay(head, seq.slice(0, cut));
+      const state = head.state();
+      const cont = new DynamicLossScaler(o);
+      cont.restore(JSON.parse(JSON.stringify(state)) as typeof state);
+      expect(cont.state()).toEqual(state);
+      const want = replay(whole, seq).slice(cut);
+      expect(replay(cont, seq.slice(cut)), `cut at ${cut}`).toEqual(want);
+    }
+  });
+
+  it('refuses a state the configured scaler cannot have, naming the field', () => {
+    const s = new DynamicLossScaler({ ...DYNAMIC_DEFAULTS, hysteresis: 2, minScale: 1 });
+    const ok = s.state();
+    expect(() => s.restore({ ...ok, scale: 0.5 })).toThrow(/scale 0.5/);
+    expect(() => s.restore({ ...ok, scale: Infinity })).toThrow(/scale Infinity/);
+    expect(() => s.restore({ ...ok, iter: -1 })).toThrow(/iter -1/);
+    expect(() => s.restore({ ...ok, iter: 3, lastOverflowIter: 3 })).toThrow(/lastOverflowIter 3/);
+    expect(() => s.restore({ ...ok, hysteresis: 3 })).toThrow(/hysteresis 3/);
+    expect(() => new StaticLossScaler(128).restore({ ...ok, scale: 64 })).toThrow(/static loss scale 128/);
+    expect(s.state()).toEqual(ok);
+  });
 });
