@@ -49,11 +49,16 @@ export class Trainer {
     const shard = o.shard ?? { offset: 0, count: o.spec.total };
     const pl = o.parameterLayout;
     const fp16 = o.fp16 === true;
-    if (fp16 && pl) throw new Error('fp16 parameters with a parameter working buffer (ZeRO-3) are not supported');
     const params = fp16
-      ? storageBuffer(gpu, 'params.fp16', Math.ceil(o.spec.total / 2) * 4, 'parameters')
+      ? storageBuffer(
+          gpu,
+          pl ? `${pl.label}.fp16` : 'params.fp16',
+          Math.ceil((pl?.size ?? o.spec.total) / 2) * 4,
+          'parameters',
+        )
       : storageBuffer(gpu, pl?.label ?? 'params', (pl?.size ?? o.spec.total) * 4, 'parameters');
-    const master = fp16 ? await Fp32Master.create(gpu, params, shard.offset, shard.count) : null;
+    // ZeRO-3's runner keeps the fp32 master of its partition itself
+    const master = fp16 && !pl ? await Fp32Master.create(gpu, params, shard.offset, shard.count) : null;
     const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
     const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
     const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
