@@ -19,7 +19,6 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
     partitioned: { optimizer: false, gradients: false, parameters: false },
     usesGpu0Bsz,
     usesBucketCap: false,
-    fp16: true,
     validate: (c) => {
       const issues: ConfigIssue[] = [];
       if (!usesGpu0Bsz) return issues;

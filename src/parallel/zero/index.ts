@@ -11,7 +11,6 @@ function zeroStage(stage: 1 | 2): ParallelMode {
     partitioned: { optimizer: true, gradients: stage >= 2, parameters: false },
     usesGpu0Bsz: false,
     usesBucketCap: false,
-    fp16: true,
     validate: () => [],
     trainerOptions: (spec, c, rank, world) => {
       const p = zeroPartition(rank, world, spec.total, c.fp16);
@@ -41,7 +40,6 @@ export const zero3: ParallelMode = {
   partitioned: { optimizer: true, gradients: true, parameters: true },
   usesGpu0Bsz: false,
   usesBucketCap: false,
-  fp16: true,
   validate: () => [],
   trainerOptions: (spec, c) => ({
     spec,
