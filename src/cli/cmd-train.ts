@@ -62,8 +62,10 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       zero_optimization (stage 0 = ddp, 1 = zero1, 2 = zero2, 3 = zero3), gradient_clipping (default 1.0, as
       DeepSpeed), steps_per_print. The file wins: a flag setting the same thing differently is
       refused; keys webddp does not implement are refused by name. bf16 is refused (not implemented).
-  --fp16   fp16 mixed precision as DeepSpeed's fp16 section (with ddp, zero1, zero2): fp16 parameters
-      and gradients stored as packed halves, all-reduced / reduce-scattered as fp16 (half the bytes),
+  --fp16   fp16 mixed precision as DeepSpeed's fp16 section, in every mode: fp16 parameters and
+      gradients stored as packed halves, all-reduced / reduce-scattered as fp16 (half the bytes; zero3
+      all-gathers fp16 parameter partitions; dp and balanced-dp send replicas fp16 parameters and
+      take back fp16 gradients, device 0 keeping the master and the loss scale),
       fp32 master weights and optimizer state, dynamic loss scaling (DeepSpeed's defaults: 2^16,
       window 1000, hysteresis 2, min 1; the ds_config's fp16 section sets them); a step whose
       gradients overflow is skipped and logged as DeepSpeed logs it. The activations the backward

@@ -171,6 +171,16 @@ export const KERNELS = {
     params: { count: u, s_off: u, d_off: u, scale: f },
     overrides: WG64,
   },
+  cast_f32_to_bf16: {
+    bindings: [P, ['src', 'read'], ['dst', 'read_write']],
+    params: { count: u, s_off: u, d_off: u, scale: f },
+    overrides: WG64,
+  },
+  cast_bf16_to_f32: {
+    bindings: [P, ['src', 'read'], ['dst', 'read_write']],
+    params: { count: u, s_off: u, d_off: u, scale: f },
+    overrides: WG64,
+  },
   f16_overflow: {
     bindings: [P, ['data', 'read'], ['flag', 'read_write']],
     params: { count: u, offset: u },

@@ -29,8 +29,6 @@ export interface ParallelMode {
   readonly usesGpu0Bsz: boolean;
   /** DDP's bucket_cap_mb applies (gradients all-reduced in buckets). */
   readonly usesBucketCap: boolean;
-  /** fp16 mixed precision (fp16 parameters and gradients, fp32 master, loss scaling) is implemented. */
-  readonly fp16: boolean;
   /** Problems of this mode with an otherwise valid configuration. */
   validate(c: TrainConfig): ConfigIssue[];
   /** The trainer (optimizer, shard, batch capacity) rank `rank` needs. */

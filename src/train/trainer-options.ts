@@ -29,7 +29,8 @@ export interface TrainerOptions {
    * fp16 mixed precision (DeepSpeed's fp16): the layers read the parameters as packed halves
    * (`params`, 2 bytes each), the optimizer updates a float32 master copy of its slice
    * (`master`, counted as optimizer state) and recordUpdate casts the slice back into the halves.
-   * The shard's offset must be even (a word boundary). Not with a parameterLayout.
+   * The shard's offset must be even (a word boundary). With a parameterLayout (ZeRO-3) the working
+   * buffer holds halves and there is no master here: the mode's runner keeps it for its partition.
    */
   readonly fp16?: boolean;
   /**

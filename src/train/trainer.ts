@@ -39,6 +39,8 @@ export class Trainer {
     readonly shardOffset: number,
     /** fp16: the float32 master copy of the optimizer's slice; else null (the optimizer updates `params`). */
     readonly master: Fp32Master | null,
+    /** `params` holds packed halves (fp16 mixed precision). */
+    readonly halfParams: boolean,
   ) {
     this.staging = new StagingPool(gpu, 'step.readback', 32);
   }
@@ -49,11 +51,17 @@ export class Trainer {
     const shard = o.shard ?? { offset: 0, count: o.spec.total };
     const pl = o.parameterLayout;
     const fp16 = o.fp16 === true;
-    if (fp16 && pl) throw new Error('fp16 parameters with a parameter working buffer (ZeRO-3) are not supported');
     const params = fp16
-      ? storageBuffer(gpu, 'params.fp16', Math.ceil(o.spec.total / 2) * 4, 'parameters')
+      ? storageBuffer(
+          gpu,
+          pl ? `${pl.label}.fp16` : 'params.fp16',
+          Math.ceil((pl?.size ?? o.spec.total) / 2) * 4,
+          'parameters',
+        )
       : storageBuffer(gpu, pl?.label ?? 'params', (pl?.size ?? o.spec.total) * 4, 'parameters');
-    const master = fp16 ? await Fp32Master.create(gpu, params, shard.offset, shard.count) : null;
+    // only where an optimizer steps (not DataParallel's replicas; ZeRO-3's runner keeps its own)
+    const master =
+      fp16 && o.optimizer !== null ? await Fp32Master.create(gpu, params, shard.offset, shard.count) : null;
     const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
     const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
     const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
@@ -86,6 +94,7 @@ export class Trainer {
       layout.offset,
       offset,
       master,
+      fp16,
     );
   }
 
@@ -96,9 +105,24 @@ export class Trainer {
   setParams(flat: Float32Array): void {
     this.assertFullParams();
     if (flat.length !== this.spec.total) throw new Error(`expected ${this.spec.total} parameters, got ${flat.length}`);
-    const halves = this.master ? packHalves(flat) : null;
+    const halves = this.halfParams ? packHalves(flat) : null;
     writeFloats(this.gpu, this.params, 0, halves ?? flat);
     if (halves) this.master?.write(unpackHalves(halves, flat.length));
+  }
+
+  /** fp16: sets every parameter from packed halves (DataParallel's replicas: device 0's halves as sent); not a master. */
+  setHalves(words: Uint32Array): void {
+    this.assertFullParams();
+    if (!this.halfParams || words.byteLength !== this.params.size)
+      throw new Error(`expected ${this.params.size / 4} words of fp16 parameters, got ${words.length}`);
+    writeFloats(this.gpu, this.params, 0, words);
+  }
+
+  /** fp16: the parameters as the layers hold them, packed halves. */
+  async readHalves(): Promise<Uint32Array> {
+    this.assertFullParams();
+    if (!this.halfParams) throw new Error('this trainer does not hold fp16 parameters');
+    return new Uint32Array(await readBuffer(this.gpu, this.params));
   }
 
   /** Writes `data` (e.g. an all-reduced bucket) into the gradient arena from element `offset`. */
@@ -114,7 +138,7 @@ export class Trainer {
 
   /** Throws when the parameters are not a full arena here (ZeRO-3: the mode's runner holds them). */
   private assertFullParams(): void {
-    if (this.params.size !== (this.master ? Math.ceil(this.spec.total / 2) : this.spec.total) * 4)
+    if (this.params.size !== (this.halfParams ? Math.ceil(this.spec.total / 2) : this.spec.total) * 4)
       throw new Error(
         `this trainer holds a ${this.params.label} of ${this.params.size / 4} elements, not the parameters`,
       );
@@ -123,9 +147,8 @@ export class Trainer {
   /** The parameters the layers use (fp16: the halves' values, as a DeepSpeed fp16 module's state_dict holds). */
   async readParams(): Promise<Float32Array<ArrayBuffer>> {
     this.assertFullParams();
-    if (!this.master) return readFloats(this.gpu, this.params, 0, this.spec.total);
-    const words = new Uint32Array(await readBuffer(this.gpu, this.params));
-    return unpackHalves(words, this.spec.total) as Float32Array<ArrayBuffer>;
+    if (!this.halfParams) return readFloats(this.gpu, this.params, 0, this.spec.total);
+    return unpackHalves(await this.readHalves(), this.spec.total) as Float32Array<ArrayBuffer>;
   }
 
   readGrads(): Promise<Float32Array<ArrayBuffer>> {

@@ -6,6 +6,7 @@ import type { OpCase } from './case.ts';
 import { convCases } from './conv.ts';
 import { convTiledCases } from './conv-tiled.ts';
 import { denseCases } from './dense.ts';
+import { bf16Cases } from './bf16.ts';
 import { fp16Cases } from './fp16.ts';
 import { halfActCases } from './half-acts.ts';
 import { halfActDenseCases } from './half-acts-dense.ts';
@@ -17,6 +18,7 @@ const FP32_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = {
   ...convCases,
   ...convTiledCases,
   ...denseCases,
+  ...bf16Cases,
   ...fp16Cases,
   ...optimCases,
 };

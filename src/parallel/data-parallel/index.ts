@@ -5,6 +5,8 @@
 // of step i is every rank's DDP batch i, in rank order. Gradient accumulation runs gradAccum such
 // global batches through the whole DataParallel forward/backward (loss scaled by 1/gradAccum)
 // before the one optimizer step (PyTorch's DataParallel accumulates .grad like any module).
+// fp16: device 0 holds the fp32 master and the loss scaler; the replicas fp16 parameters and
+// gradients (root.ts).
 import type { ConfigIssue } from '../../config.ts';
 import { augmentOf, groupsOf, microBatches, shardIndices } from '../../data/plan.ts';
 import type { ParallelMode } from '../mode.ts';
@@ -17,7 +19,6 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
     partitioned: { optimizer: false, gradients: false, parameters: false },
     usesGpu0Bsz,
     usesBucketCap: false,
-    fp16: false, // device 0's gather and reduce-add run in float32
     validate: (c) => {
       const issues: ConfigIssue[] = [];
       if (!usesGpu0Bsz) return issues;
@@ -34,6 +35,7 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
       maxBatch: Math.max(1, chunks(c.batchSize * world, world, c)[rank] ?? 0),
       optimizer: rank === 0 ? optimizerOf(c) : null,
       ...(rank === 0 && c.clipGradNorm > 0 ? { clipGradNorm: c.clipGradNorm } : {}),
+      ...(c.fp16 ? { fp16: true } : {}),
     }),
     loadsData: (rank) => rank === 0,
     async planEpoch({ config: c, world, epoch, source }) {

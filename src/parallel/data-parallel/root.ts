@@ -3,6 +3,12 @@
 // batch; each step it sends every replica the parameters and its chunk, runs its own chunk,
 // gathers all outputs, computes the loss over the whole batch, scatters the output gradients,
 // reduce-adds every replica's gradients into its own (x_0 + x_1 + ... in rank order) and steps.
+// fp16 (torch.cuda.amp's GradScaler on device 0, with DeepSpeed's fp16 storage): device 0 keeps
+// the fp32 master and the optimizer, sends the replicas the fp16 parameters (packed halves, half
+// the bytes) and scales the loss over the whole batch; the replicas send their gradients back as
+// halves, which device 0 widens (exactly) and adds to its own in float32. At the step's end the
+// sum is packed into halves, checked for inf/NaN and unscaled (as DDP fp16 on one worker); an
+// overflowing step is skipped.
 import { storageBuffer, writeFloats } from '../../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
 import { Readback } from '../../gpu/readback.ts';
@@ -12,6 +18,11 @@ import { lossBackward, lossForward, type LossBuffers } from '../../nn/loss.ts';
 import { normalizeOp } from '../../nn/model.ts';
 import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
 import type { StepResult } from '../../train/trainer.ts';
+import { HalfGradients } from '../../train/half-grads.ts';
+import type { LossScaler } from '../../optim/loss-scaler.ts';
+import { halvesView } from '../../comm/collectives.ts';
+import { unpackHalves } from '../../reference/f16.ts';
+import { lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 import type { ChunkRule } from './chunks.ts';
 import { encodeBatch, pairRecv, pairSend } from './wire.ts';
 
@@ -27,6 +38,8 @@ export class DataParallelRoot implements ModeRunner {
     private readonly dlogitsReadback: Readback,
     private readonly reduceBuffer: GPUBuffer,
     private readonly addOp: Op,
+    /** fp16: the loss scaler and the gradient halves of the step's sum (overflow check, unscale). */
+    private readonly fp16: { readonly scaler: LossScaler; readonly half: HalfGradients } | null,
   ) {}
 
   static async create(ctx: ModeContext, chunks: ChunkRule): Promise<DataParallelRoot> {
@@ -52,7 +65,19 @@ export class DataParallelRoot implements ModeRunner {
       { src: reduceBuffer, dst: trainer.grads },
       grid1d(trainer.spec.total, k.overrides.WG ?? 64),
     );
-    return new DataParallelRoot(ctx, chunks, input, loss, dlogitsReadback, reduceBuffer, addOp);
+    const fp16 = config.fp16
+      ? {
+          scaler: lossScalerOf(config),
+          half: await HalfGradients.create(gpu, trainer.grads, [{ offset: 0, count: trainer.spec.total }]),
+        }
+      : null;
+    return new DataParallelRoot(ctx, chunks, input, loss, dlogitsReadback, reduceBuffer, addOp, fp16);
+  }
+
+  /** The parameters the replicas get: float32, or fp16's packed halves (as floats' bits, for the wire). */
+  private async outgoing(): Promise<Float32Array> {
+    const t = this.ctx.trainer;
+    return this.fp16 ? halvesView(await t.readHalves()) : t.readParams();
   }
 
   async syncInitial(): Promise<void> {
@@ -61,7 +86,7 @@ export class DataParallelRoot implements ModeRunner {
 
   /** Sends the current parameters to every replica (before evaluation or a checksum). */
   async syncParams(): Promise<void> {
-    const p = await this.ctx.trainer.readParams();
+    const p = await this.outgoing();
     await this.ctx.comm(
       () => Promise.all([...this.ctx.pairs].map(([r, pg]) => pairSend(pg, p, true, r))),
       'send params',
@@ -75,10 +100,26 @@ export class DataParallelRoot implements ModeRunner {
       const r = await this.micro(mb, micro.length, m < micro.length - 1);
       stats.add(r.loss, r.correct, mb.count);
     }
+    if (this.fp16) return { ...stats.value, fp16: await this.fp16Update(this.fp16, lr) };
     const rec = new Recorder(this.ctx.gpu, 'dp.update');
     this.ctx.trainer.recordUpdate(rec, lr);
     rec.submit();
     return stats.value;
+  }
+
+  /** fp16: the summed gradients packed into halves, checked and unscaled; the step unless the scaler skips. */
+  private async fp16Update(f: NonNullable<DataParallelRoot['fp16']>, lr: number): Promise<Fp16StepInfo> {
+    const { gpu, trainer } = this.ctx;
+    const check = new Recorder(gpu, 'dp.fp16.unscale');
+    f.half.recordPack(check, 0);
+    f.half.recordUnscale(check, f.scaler.scale);
+    check.submit();
+    const info = scalerStep(f.scaler, await f.half.readOverflow());
+    const rec = new Recorder(gpu, 'dp.update');
+    if (info.skipped) rec.clear(trainer.grads);
+    else trainer.recordUpdate(rec, lr);
+    rec.submit();
+    return info;
   }
 
   private async micro(mb: MicroBatch, accum: number, more: boolean): Promise<StepResult> {
@@ -95,7 +136,7 @@ export class DataParallelRoot implements ModeRunner {
     const replicas = [...pairs.keys()].sort((a, b) => a - b);
     const active = replicas.filter((r) => (sizes[r] ?? 0) > 0);
     // Parameters and chunks out to the replicas (torch: replicate + scatter).
-    const params = active.length > 0 ? await trainer.readParams() : null;
+    const params = active.length > 0 ? await this.outgoing() : null;
     const send = Promise.all(
       replicas.map(async (r) => {
         const pg = pairs.get(r);
@@ -138,7 +179,7 @@ export class DataParallelRoot implements ModeRunner {
       'gather logits',
     );
     rec = new Recorder(gpu, 'dp.loss_backward');
-    ops.b.setParams({ scale: 1 / (B * accum) });
+    ops.b.setParams({ scale: (this.fp16?.scaler.scale ?? 1) / (B * accum) });
     rec.dispatch(ops.f);
     rec.dispatch(ops.b);
     const statsBuf = trainer.copyStatsFrom(rec, this.loss.stats);
@@ -160,11 +201,14 @@ export class DataParallelRoot implements ModeRunner {
       'send dlogits',
     );
     // Reduce-add the replicas' gradients into device 0's, in rank order.
+    const P = trainer.spec.total;
     for (const r of active) {
-      const g = await this.ctx.comm(() => pairRecv(pairs.get(r)!, trainer.spec.total, true, r), `gather grads ${r}`);
+      const n = this.fp16 ? Math.ceil(P / 2) : P;
+      const g = await this.ctx.comm(() => pairRecv(pairs.get(r)!, n, true, r), `gather grads ${r}`);
       // writeBuffer, not the upload pool: the W-1 writes would each hold a staging buffer the
       // size of the model in flight at once, memory that device 0 under DataParallel does not need.
-      writeFloats(gpu, this.reduceBuffer, 0, g);
+      // fp16: the replica's halves, widened exactly.
+      writeFloats(gpu, this.reduceBuffer, 0, this.fp16 ? unpackHalves(new Uint32Array(g.buffer), P) : g);
       rec = new Recorder(gpu, 'dp.reduce_add');
       rec.dispatch(this.addOp);
       rec.submit();
@@ -192,6 +236,7 @@ export class DataParallelRoot implements ModeRunner {
       o.normalize.destroy();
     }
     this.addOp.destroy();
+    this.fp16?.half.destroy();
     for (const b of [
       this.input.bytes,
       this.input.x,

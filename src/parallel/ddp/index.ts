@@ -9,7 +9,6 @@ export const ddp: ParallelMode = {
   partitioned: { optimizer: false, gradients: false, parameters: false },
   usesGpu0Bsz: false,
   usesBucketCap: true,
-  fp16: true,
   validate: () => [],
   // One worker: a step is submits only (no collective); accumulation would interleave micro-batches;
   // fp16 reads the overflow flag back before its update.

@@ -11,7 +11,6 @@ function zeroStage(stage: 1 | 2): ParallelMode {
     partitioned: { optimizer: true, gradients: stage >= 2, parameters: false },
     usesGpu0Bsz: false,
     usesBucketCap: false,
-    fp16: true,
     validate: () => [],
     trainerOptions: (spec, c, rank, world) => {
       const p = zeroPartition(rank, world, spec.total, c.fp16);
@@ -33,14 +32,14 @@ export const zero2 = zeroStage(2);
 
 /**
  * ZeRO-3: parameters partitioned too. The trainer's parameter arena is a bounded working buffer and
- * its gradient arena the stage-2 bucket; the runner owns the partition, its gradients and the optimizer.
+ * its gradient arena the stage-2 bucket; the runner owns the partition, its gradients and the optimizer
+ * (fp16: the working buffer holds halves, the runner the fp32 master and the fp16 partition).
  */
 export const zero3: ParallelMode = {
   ...RING_PLANNING,
   partitioned: { optimizer: true, gradients: true, parameters: true },
   usesGpu0Bsz: false,
   usesBucketCap: false,
-  fp16: false, // the per-layer parameter gathers run in float32
   validate: () => [],
   trainerOptions: (spec, c) => ({
     spec,
@@ -48,6 +47,7 @@ export const zero3: ParallelMode = {
     optimizer: null,
     gradientLayout: bucketLayout(spec, 'grads.bucket', false, c.reduceBucketSize),
     parameterLayout: bucketLayout(spec, 'params.working', true, c.reduceBucketSize),
+    ...(c.fp16 ? { fp16: true } : {}),
   }),
   createRunner: async (ctx) => (await import('./stage3.ts')).Zero3Runner.create(ctx),
 };

@@ -61,3 +61,35 @@ export function bucketLayout(spec: ModelSpec, label: string, withColumns: boolea
     offset: (p) => p.offset - (start.get(layerOf(p)) ?? 0),
   };
 }
+
+/**
+ * A layer and rank r's chunk of it (ZeRO-3): `own` within the layer, at `at` in the rank's
+ * partition; `w`: the layer's first word in the gathered halves. fp16: the chunk is cut on words
+ * (zeroPartition(..., fp16)) and `at` stays even, so the chunk's halves start on a word.
+ */
+export interface OwnedChunk {
+  readonly l: LayerRange;
+  readonly own: Range;
+  readonly at: number;
+  readonly w: number;
+}
+
+/** Every layer's chunk on rank `rank`, and the partition's length in elements (fp16: words x 2). */
+export function ownedChunks(
+  spec: ModelSpec,
+  rank: number,
+  world: number,
+  bucket: number,
+  fp16: boolean,
+): { owned: OwnedChunk[]; count: number } {
+  let at = 0;
+  let w = 0;
+  const owned = layerRanges(spec, bucket).map((l) => {
+    const own = zeroPartition(rank, world, l.size, fp16);
+    const o = { l, own, at, w };
+    at += fp16 ? 2 * Math.ceil((own.end - own.start) / 2) : own.end - own.start;
+    w += Math.ceil(l.size / 2);
+    return o;
+  });
+  return { owned, count: at };
+}

@@ -7,6 +7,7 @@
 // temporaries with one copyBufferToBuffer per sample.
 import type { Gpu } from '../../gpu/device.ts';
 import { halvesOf, isHalfBuffer } from '../../gpu/half-acts.ts';
+import type { ParamStorage } from '../../gpu/half-params.ts';
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
 import type { Recorder } from '../../gpu/recorder.ts';
 import type { LinearLayer } from '../../nn/layers/linear.ts';
@@ -66,6 +67,8 @@ export interface PieceBuffers {
   readonly dx: GPUBuffer | null;
   /** Holds one piece's weights (rows: [rows, i] then the rows' bias; columns: [o, cols]). */
   readonly working: GPUBuffer;
+  /** How `working` stores them: float32, or packed halves (ZeRO-3 with fp16). */
+  readonly storage: ParamStorage;
   /** Receives one row piece's weight gradient [rows, i] then its bias gradient. */
   readonly bucket: GPUBuffer;
   /** Two temporaries of maxBatch x max(rows, cols) floats. */
@@ -103,7 +106,7 @@ export async function weightGradPieces(
 /** Forward row pieces: y[:, o0:o1] = relu?(x W[o0:o1]^T + b[o0:o1]), the piece's weights and bias in `working`. */
 export async function forwardPieces(gpu: Gpu, l: LinearLayer, b: PieceBuffers, n: number, bucket = BUCKET) {
   const [o = 0, i = 0] = l.weight.shape;
-  const k = await gpu.kernels.get('linear_forward', {}, 'f32', halvesOf({ x: b.x }));
+  const k = await gpu.kernels.get('linear_forward', {}, b.storage, halvesOf({ x: b.x }));
   const { WG_X = 16, WG_Y = 4 } = k.overrides;
   return ranges(o, pieceShape(o, i, bucket).rows).map(([a, e]): Piece => ({
     from: a,
@@ -128,7 +131,7 @@ export async function inputGradPieces(gpu: Gpu, l: LinearLayer, b: PieceBuffers,
   const dx = b.dx;
   if (l.maskInputGrad && isHalfBuffer(b.x))
     throw new Error(`${l.name}: input-gradient pieces copy float32 rows of the input; it holds fp16 halves`);
-  const k = await gpu.kernels.get('linear_backward_input');
+  const k = await gpu.kernels.get('linear_backward_input', {}, b.storage);
   const { WG_X = 16, WG_Y = 4 } = k.overrides;
   return ranges(i, pieceShape(o, i, bucket).cols).map(([a, e]): Piece => ({
     from: a,

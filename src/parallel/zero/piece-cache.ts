@@ -2,6 +2,7 @@
 // two small temporaries they share (maxBatch x the widest piece; activations).
 import { storageBuffer } from '../../gpu/buffers.ts';
 import type { Gpu } from '../../gpu/device.ts';
+import type { ParamStorage } from '../../gpu/half-params.ts';
 import type { BackwardIO } from '../../nn/layer.ts';
 import { LinearLayer } from '../../nn/layers/linear.ts';
 import type { Trainer } from '../../train/trainer.ts';
@@ -29,6 +30,8 @@ export class PieceCache {
     private readonly trainer: Trainer,
     /** The bucket, in elements (TrainConfig.reduceBucketSize). */
     private readonly bucket: number,
+    /** How the trainer's working buffer stores the parameters (ZeRO-3 with fp16: packed halves). */
+    private readonly storage: ParamStorage = 'f32',
   ) {
     const widths = this.large().map((l) => {
       const [o = 0, i = 0] = l.weight.shape;
@@ -60,6 +63,7 @@ export class PieceCache {
       const b: PieceBuffers = {
         ...io,
         working: this.trainer.params,
+        storage: this.storage,
         bucket: this.trainer.grads,
         tmpIn: this.tmpIn,
         tmpOut: this.tmpOut,

@@ -7,6 +7,14 @@
 // 65,536 floats at width 1, where fc1 alone is 524,416); the next layer's upload releases it.
 // Gradients leave through the stage-2 bucket (grad-bucket.ts) and are reduce-scattered per layer
 // at the step's end; the optimizer updates only this rank's partition.
+// fp16 (DeepSpeed's fp16 with stage 3; stage3-half.ts): the partition above is the fp32 master
+// (optimizer state); the rank also holds its partition as fp16 halves, and those are what
+// is all-gathered (half the bytes) and uploaded into a working buffer of halves that the layer
+// kernels read through unpack2x16float. A layer's chunk is cut on word boundaries
+// (zeroPartition(..., fp16)). The loss gradient carries the loss scale; each layer's summed
+// gradients are packed into halves and reduce-scattered as halves, the ranks agree on the
+// overflow flag, and an overflowing step is skipped; else the partition is unscaled into float32,
+// the master steps and is cast into the fp16 partition.
 import { storageBuffer, writeFloats } from '../../gpu/buffers.ts';
 import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
@@ -14,7 +22,7 @@ import type { Batch } from '../../data/batch.ts';
 import type { StepPlan } from '../../nn/model.ts';
 import { createOptimizer, type Optimizer } from '../../optim/optimizer.ts';
 import { clipCoefficient } from '../../reference/clip.ts';
-import { chunkRange, type Range } from '../../comm/ring-schedule.ts';
+import { packHalves } from '../../reference/f16.ts';
 import type { StepResult } from '../../train/trainer.ts';
 import {
   optimizerOf,
@@ -25,57 +33,49 @@ import {
   type OptimizerView,
   type StepStats,
 } from '../mode.ts';
+import type { Fp16StepInfo } from '../fp16.ts';
 import { GradientBucket } from './grad-bucket.ts';
-import { layerRanges, type LayerRange } from './layout.ts';
+import { ownedChunks, type OwnedChunk } from './layout.ts';
 import { recordPiece } from './linear-pieces.ts';
 import { PieceCache } from './piece-cache.ts';
 import { columnsOf, rowsOf } from './stage3-pack.ts';
-
-/** A layer and this rank's chunk of it: `own` within the layer, at `at` in the partition. */
-interface Owned {
-  readonly l: LayerRange;
-  readonly own: Range;
-  readonly at: number;
-}
+import { Zero3Halves } from './stage3-half.ts';
 
 export class Zero3Runner implements ModeRunner {
   /** Where all-gathers land (host memory: the ring's receive buffer), by arena offset. */
   private readonly gathered: Float32Array;
   /** This rank's partition (host copy of `partParams`). */
   private readonly part: Float32Array;
-  private readonly byName: ReadonlyMap<string, Owned>;
+  private readonly byName: ReadonlyMap<string, OwnedChunk>;
 
   private constructor(
     private readonly ctx: ModeContext,
-    private readonly owned: readonly Owned[],
+    private readonly owned: readonly OwnedChunk[],
     private readonly partParams: GPUBuffer,
     private readonly partGrads: GPUBuffer,
     readonly optimizer: Optimizer,
     private readonly bucket: GradientBucket,
     private readonly pieces: PieceCache,
     private readonly readback: Readback,
+    /** fp16 mixed precision; null: float32 parameters. */
+    private readonly half: Zero3Halves | null,
+    /** Elements in the partition (fp16: with each chunk padded to a whole word). */
+    count: number,
   ) {
     this.gathered = new Float32Array(ctx.trainer.spec.total);
-    this.part = new Float32Array(
-      Math.max(
-        1,
-        owned.reduce((a, o) => a + o.own.end - o.own.start, 0),
-      ),
-    );
+    this.part = new Float32Array(Math.max(1, count));
     this.byName = new Map(owned.map((o) => [o.l.layer, o]));
   }
 
   static async create(ctx: ModeContext): Promise<Zero3Runner> {
     const { gpu, trainer, rank, world } = ctx;
-    let at = 0;
-    const owned = layerRanges(trainer.spec, ctx.config.reduceBucketSize).map((l) => {
-      const own = chunkRange(rank, l.size, world);
-      const o = { l, own, at };
-      at += own.end - own.start;
-      return o;
-    });
+    const fp16 = ctx.config.fp16;
+    const { owned, count: at } = ownedChunks(trainer.spec, rank, world, ctx.config.reduceBucketSize, fp16);
     const n = Math.max(1, at);
-    const partParams = storageBuffer(gpu, 'params.partition', n * 4, 'parameters');
+    // fp16: the fp32 partition is the master copy the optimizer steps (optimizer state, as Fp32Master's)
+    const partParams = fp16
+      ? storageBuffer(gpu, 'params.partition.fp32_master', n * 4, 'optimizer')
+      : storageBuffer(gpu, 'params.partition', n * 4, 'parameters');
     const partGrads = storageBuffer(gpu, 'grads.partition', n * 4, 'gradients');
     const optimizer = await createOptimizer(gpu, optimizerOf(ctx.config), {
       params: partParams,
@@ -85,30 +85,35 @@ export class Zero3Runner implements ModeRunner {
       count: at,
     });
     const bucket = new GradientBucket(gpu, trainer, world);
-    const readback = new Readback(gpu, 'zero3.partition.readback', n);
-    return new Zero3Runner(
-      ctx,
-      owned,
-      partParams,
-      partGrads,
-      optimizer,
-      bucket,
-      new PieceCache(gpu, trainer, ctx.config.reduceBucketSize),
-      readback,
-    );
+    const readback = new Readback(gpu, 'zero3.partition.readback', fp16 ? Math.ceil(n / 2) : n);
+    const half = fp16 ? await Zero3Halves.create(gpu, ctx.config, partParams, at, owned) : null;
+    const pieces = new PieceCache(gpu, trainer, ctx.config.reduceBucketSize, fp16 ? 'f16' : 'f32');
+    return new Zero3Runner(ctx, owned, partParams, partGrads, optimizer, bucket, pieces, readback, half, at);
   }
 
   async syncInitial(): Promise<void> {
     const { pg, world, initialParams } = this.ctx;
     this.gathered.set(initialParams);
     if (world > 1) await this.ctx.comm(() => pg.broadcast(this.gathered, 0));
-    for (const o of this.owned)
-      this.part.set(this.gathered.subarray(o.l.start + o.own.start, o.l.start + o.own.end), o.at);
+    const h = this.half;
+    for (const o of this.owned) {
+      const mine = this.gathered.subarray(o.l.start + o.own.start, o.l.start + o.own.end);
+      if (!h) {
+        this.part.set(mine, o.at);
+        continue;
+      }
+      this.part.set(h.init(o, mine), o.at);
+    }
     this.ctx.gpu.uploads.write(this.partParams, 0, this.part, 'communication', 'params.partition');
+    h?.upload();
   }
 
-  /** All-gathers one layer into `gathered` (this rank contributes its chunk). */
-  private async gather(o: Owned): Promise<void> {
+  /** All-gathers one layer into `gathered` (this rank contributes its chunk); fp16: its halves. */
+  private async gather(o: OwnedChunk): Promise<void> {
+    if (this.half) {
+      this.gathered.set(await this.half.gather(this.ctx, o), o.l.start);
+      return;
+    }
     const view = this.gathered.subarray(o.l.start, o.l.start + o.l.size);
     view.set(this.part.subarray(o.at, o.at + o.own.end - o.own.start), o.own.start);
     if (this.ctx.world > 1) await this.ctx.comm(() => this.ctx.pg.allGather(view));
@@ -136,10 +141,21 @@ export class Zero3Runner implements ModeRunner {
    * and the pool would keep a mapped staging buffer per piece in flight (6.7 MB measured), memory
    * a gathered layer does not need (the same choice as DataParallel's reduce-add).
    */
-  private load(rec: Recorder, data: Float32Array): Recorder {
+  private load(rec: Recorder, data: Float32Array | Uint32Array): Recorder {
     rec.submit();
     writeFloats(this.ctx.gpu, this.ctx.trainer.params, 0, data);
     return new Recorder(this.ctx.gpu, 'zero3.layer');
+  }
+
+  /** A whole small layer as the working buffer holds it (fp16: its gathered halves). */
+  private whole(o: OwnedChunk): Float32Array | Uint32Array {
+    if (this.half) return this.half.layer(o);
+    return this.gathered.subarray(o.l.start, o.l.start + o.l.size);
+  }
+
+  /** A piece (rowsOf / columnsOf of the gathered values) as the working buffer holds it. */
+  private piece(data: Float32Array): Float32Array | Uint32Array {
+    return this.half ? packHalves(data) : data;
   }
 
   /** Forward (and the loss), each layer from freshly gathered parameters (`gather` false: from the last gather). */
@@ -156,13 +172,13 @@ export class Zero3Runner implements ModeRunner {
       if (gather) await this.gather(o);
       const large = this.pieces.layer(f.layer);
       if (!large) {
-        rec = this.load(rec, this.gathered.subarray(o.l.start, o.l.start + o.l.size));
+        rec = this.load(rec, this.whole(o));
         for (const op of f.ops) rec.dispatch(op);
         continue;
       }
       const io = { x: f.x, y: f.y, dy: f.y, dx: null };
       for (const p of await this.pieces.get('forward', large, io, plan.batch)) {
-        rec = this.load(rec, rowsOf(this.gathered, large, p.from, p.to));
+        rec = this.load(rec, this.piece(rowsOf(this.gathered, large, p.from, p.to)));
         recordPiece(rec, p);
       }
     }
@@ -183,13 +199,13 @@ export class Zero3Runner implements ModeRunner {
       await this.gather(o);
       const large = this.pieces.layer(seg.layer);
       if (!large) {
-        rec = this.load(rec, this.gathered.subarray(o.l.start, o.l.start + o.l.size));
+        rec = this.load(rec, this.whole(o));
         for (const op of seg.ops) rec.dispatch(op);
         rec = await this.bucket.drain(rec, o.l.size, [[o.l.start, 0, o.l.size]]);
         continue;
       }
       for (const p of await this.pieces.get('input', large, seg.io, plan.batch)) {
-        rec = this.load(rec, columnsOf(this.gathered, large, p.from, p.to));
+        rec = this.load(rec, this.piece(columnsOf(this.gathered, large, p.from, p.to)));
         recordPiece(rec, p);
       }
       const [, i = 0] = large.weight.shape;
@@ -210,30 +226,40 @@ export class Zero3Runner implements ModeRunner {
     if (!source) throw new Error('ZeRO-3 rank has no data source');
     const stats = new StatsSum();
     this.bucket.host.fill(0);
+    const lossScale = this.half?.scaler.scale ?? 1;
     for (const mb of micro) {
       const batch = source.trainBatch(mb.start, mb.count);
       const plan = await trainer.upload(batch);
-      plan.lossBackward.setParams({ scale: 1 / (mb.count * micro.length) });
+      plan.lossBackward.setParams({ scale: lossScale / (mb.count * micro.length) });
       const rec = await this.forward(new Recorder(gpu, 'zero3.forward'), plan, 'images' in batch, true);
       const statsBuf = trainer.copyStats(rec);
       await this.backward(rec, plan);
       const r = await trainer.readStats(statsBuf, mb.count);
       stats.add(r.loss, r.correct, mb.count);
     }
-    await this.update(lr);
-    return stats.value;
-  }
-
-  /** Reduce-scatters every layer's gradients, clips by the global norm, and steps this rank's partition. */
-  private async update(lr: number): Promise<void> {
-    const { gpu, pg, config } = this.ctx;
+    if (this.half) return { ...stats.value, fp16: await this.fp16Update(this.half, lr) };
     const g = new Float32Array(this.part.length);
     for (const o of this.owned) {
       const { chunk } = await this.ctx.comm(() =>
-        pg.reduceScatter(this.bucket.host.subarray(o.l.start, o.l.start + o.l.size)),
+        this.ctx.pg.reduceScatter(this.bucket.host.subarray(o.l.start, o.l.start + o.l.size)),
       );
       g.set(chunk, o.at);
     }
+    await this.update(g, lr);
+    return stats.value;
+  }
+
+  /** fp16: the gradients reduce-scattered as halves, the overflow agreed on, then the update unless skipped. */
+  private async fp16Update(h: Zero3Halves, lr: number): Promise<Fp16StepInfo> {
+    const g = new Float32Array(this.part.length);
+    const info = await h.reduce(this.ctx, this.owned, this.bucket.host, g);
+    if (!info.skipped) await this.update(g, lr);
+    return info;
+  }
+
+  /** Clips the reduced partition gradients `g` by the global norm and steps this rank's partition. */
+  private async update(g: Float32Array, lr: number): Promise<void> {
+    const { gpu, pg, config } = this.ctx;
     if (config.clipGradNorm > 0) {
       let sq = 0;
       for (const v of g) sq += v * v;
@@ -245,6 +271,12 @@ export class Zero3Runner implements ModeRunner {
     const rec = new Recorder(gpu, 'zero3.update');
     rec.phase('optimizer');
     this.optimizer.record(rec, lr);
+    if (this.half) {
+      this.half.recordCast(rec, this.readback);
+      rec.submit();
+      await this.half.read(this.readback);
+      return;
+    }
     this.readback.record(rec, this.partParams, 0, this.part.length);
     rec.submit();
     this.part.set(await this.readback.read(this.part.length));
@@ -266,5 +298,6 @@ export class Zero3Runner implements ModeRunner {
     this.readback.destroy();
     m.destroy(this.partParams);
     m.destroy(this.partGrads);
+    this.half?.destroy();
   }
 }

@@ -171,7 +171,5 @@ export function localizeIssue(message: string, label: (field: string) => string)
   if (m) return w.needsTwo(m[1] ?? '');
   m = /^gpu0Bsz \((\d+)\) cannot exceed the global batch \((\d+)\)$/.exec(message);
   if (m) return w.gpu0(m[1] ?? '', m[2] ?? '');
-  m = /^fp16 is not supported with mode (\S+): fp16 mixed precision runs with (.*)$/.exec(message);
-  if (m) return w.fp16Mode(m[1] ?? '', m[2] ?? '');
   return message;
 }

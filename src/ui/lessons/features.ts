@@ -6,7 +6,7 @@ export const ENGINE_FEATURES = {
   checkpoints: true,
   /** torchrun-style restarts of a failed run from its last checkpoint (runtime/elastic.ts, the page's Max restarts). */
   restarts: true,
-  /** fp16 mixed precision with loss scaling in DDP, ZeRO-1 and ZeRO-2 (src/parallel/fp16.ts). */
+  /** fp16 mixed precision with loss scaling, in every mode (src/parallel/fp16.ts). */
   fp16: true,
   /** An export of the run as a torchrun + DDP script for a cluster (src/export, the page's Export for torchrun). */
   torchrunExport: true,

@@ -28,7 +28,7 @@ export const fp16: Lesson = {
       ],
       look: [
         'In **Rank 0’s log**, the loss scale of each logged step and any overflow lines, word for word as DeepSpeed logs them; in **Memory**, the fp16 parameters and gradients beside the fp32 master copy in the optimizer state, and smaller activations: the tensors the forward saves for backward are halves (the gradients flowing back through the layers stay float32 here).',
-        'fp16 runs in DDP, ZeRO-1 and ZeRO-2 here; the other modes refuse it by name.',
+        'fp16 runs in every mode here: DDP and ZeRO-1/2 reduce fp16 gradients, ZeRO-3 also all-gathers each layer’s fp16 parameters, and DataParallel’s device 0 keeps the fp32 master and the loss scale while its replicas get fp16 parameters and send fp16 gradients.',
       ],
       questions: [
         {
@@ -50,7 +50,7 @@ export const fp16: Lesson = {
       ],
       look: [
         '在 **rank 0 的日志** 中，可以看到每个记录步骤的损失缩放值和所有溢出信息，与 DeepSpeed 的日志逐字相同；在 **显存** 中，fp16 参数和梯度与优化器状态中的 fp32 主权重并列，激活值也变小了：前向为反向保存的张量以半精度存储（在各层间反向传播的梯度这里仍是 fp32）。',
-        '这里 fp16 可在 DDP、ZeRO-1 和 ZeRO-2 中运行；其他模式会明确拒绝。',
+        '这里 fp16 可在所有模式中运行：DDP 和 ZeRO-1/2 归约 fp16 梯度，ZeRO-3 还会 all-gather 每层的 fp16 参数；DataParallel 的 device 0 保存 fp32 主权重和损失缩放，各副本接收 fp16 参数并发回 fp16 梯度。',
       ],
       questions: [
         {

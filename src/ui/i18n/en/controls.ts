@@ -128,7 +128,7 @@ export const enControls = {
       fp16: 'DeepSpeed’s fp16 section: fp32 master weights, fp16 storage, dynamic loss scaling',
     },
     fp16Pending:
-      'fp16 trains in DDP, ZeRO-1 and ZeRO-2; DataParallel, BalancedDataParallel and ZeRO-3 refuse it by name.',
+      'fp16 trains in every mode: DDP and ZeRO-1/2/3 reduce fp16 gradients over the ring (ZeRO-3 also all-gathers fp16 parameters); DataParallel’s device 0 keeps the fp32 master and the loss scale and exchanges fp16 parameters and gradients with its replicas.',
     enterNumber: (label: string) => `${label}: enter a number`,
     scheduleProblem: (issues: string) => `LR schedule: ${issues}`,
   },
@@ -143,8 +143,6 @@ export const enControls = {
     gpu0: (given: string, global: string) => `gpu0Bsz (${given}) cannot exceed the global batch (${global})`,
     rankFailed: (rank: string, during: string, reason: string) => `rank ${rank} failed during ${during}: ${reason}`,
     stepOf: (step: string, epoch: string) => `step ${step} of epoch ${epoch}`,
-    fp16Mode: (mode: string, modes: string) =>
-      `fp16 is not supported with mode ${mode}: fp16 mixed precision runs with ${modes}`,
   },
   deepspeed: {
     legend: 'DeepSpeed config',
