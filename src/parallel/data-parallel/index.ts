@@ -35,7 +35,9 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
       maxBatch: Math.max(1, chunks(c.batchSize * world, world, c)[rank] ?? 0),
       optimizer: rank === 0 ? optimizerOf(c) : null,
       ...(rank === 0 && c.clipGradNorm > 0 ? { clipGradNorm: c.clipGradNorm } : {}),
-      ...(c.fp16 ? { fp16: true } : {}),
+      // fp16 parameters and gradients, but float32 activations: device 0 scatters the normalised
+      // float32 batch by buffer copies into every model's input, which would hold halves
+      ...(c.fp16 ? { fp16: true, halfActivations: false } : {}),
     }),
     loadsData: (rank) => rank === 0,
     async planEpoch({ config: c, world, epoch, source }) {
