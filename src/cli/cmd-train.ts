@@ -46,7 +46,8 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --checkpoint-every N   --keep K (the newest K checkpoints stay, default 3; 0 keeps all)
   --max-steps N          stop (with a checkpoint) once N optimizer steps are done in all
   --resume-from DIR      continue a checkpoint (DIR/step-N, or DIR: its newest) bit for bit: parameters,
-      optimizer state, epoch and step, sampler, augmentation stream, schedule. Its config applies;
+      optimizer state, epoch and step, sampler, augmentation stream, schedule; an fp16 run's float32
+      master weights (its model.safetensors), loss scaler and skipped steps. Its config applies;
       only --workers (from an epoch's end), --epochs, --step-timeout, --check-every may change
   --max-restarts N       like torchrun: when a rank dies, hangs, loses its device or its link breaks,
       start fresh workers from the last checkpoint (or the start) up to N times (default 0)
@@ -153,13 +154,6 @@ export const command: Command = {
     const maxRestarts = intOf('max-restarts', 0, 0);
     const checkpointDir = values['checkpoint-dir'];
     if (checkpointEvery > 0 && !checkpointDir) throw new UsageError('--checkpoint-every needs --checkpoint-dir');
-    // A checkpoint holds float32 parameters and the optimizer state, not fp16's master copy, loss
-    // scale or skipped-step count, so resuming an fp16 run would not continue it exactly.
-    if (config.fp16 && (checkpointDir || maxRestarts > 0))
-      throw new UsageError(
-        `fp16 runs cannot be checkpointed yet (${checkpointDir ? '--checkpoint-dir' : '--max-restarts'}): a checkpoint ` +
-          'does not hold the float32 master parameters, the loss scale or the skipped steps, so a resume would not be exact',
-      );
     if (!env) throw new Error('webddp train needs the bundled rank worker (run it through bin/webddp.mjs)');
     if (!values.json) for (const n of notes) io.err(`${n}\n`);
     const parsedFault =

@@ -39,7 +39,10 @@ function refuse(s: Snapshot, source: string): void {
         'export a checkpoint of a ddp or zero1/2/3 run',
     );
   if (c.fp16)
-    throw new CheckpointError(source, 'an fp16 run: its checkpoint does not hold the master weights or loss scale');
+    throw new CheckpointError(
+      source,
+      "an fp16 run: train.py trains in float32 and PyTorch's AMP scales losses otherwise than DeepSpeed's fp16, so no torchrun script continues it exactly (webddp train --resume-from does)",
+    );
 }
 
 /** The project's files for a decoded checkpoint and its raw files (copied into checkpoint/ as they are). */

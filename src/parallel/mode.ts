@@ -2,6 +2,7 @@
 // stages) as one object: what the trainer on each rank needs, how an epoch is planned, which ranks
 // read data and evaluate, and how a step runs (the runner, loaded lazily so that the coordinator's
 // thread never loads GPU code). src/parallel/index.ts holds one entry per Mode.
+import type { LossScaler } from '../optim/loss-scaler.ts';
 import type { TrainConfig } from '../config.ts';
 import type { ConfigIssue } from '../config.ts';
 import type { ProcessGroup } from '../comm/process-group.ts';
@@ -90,6 +91,8 @@ export interface ModeContext {
 export interface OptimizerView {
   readonly optimizer: Optimizer | null;
   readonly segments: readonly (readonly [number, number, number])[];
+  /** fp16: the float32 master weights the optimizer steps, laid out as its state (same segments). */
+  readonly master?: GPUBuffer | null;
 }
 
 export interface ModeRunner {
@@ -107,6 +110,8 @@ export interface ModeRunner {
   evaluate?(b: Batch): Promise<StepResult>;
   readParams?(): Promise<Float32Array<ArrayBuffer>>;
   /** Where the runner keeps its own optimizer (ZeRO-3): it and its slice's segments. Absent: the trainer's. */
+  /** fp16: this rank's loss scaler (every rank that has one takes the same decisions). */
+  lossScaler?(): LossScaler | null;
   optimizerView?(): OptimizerView;
   dispose(): void;
 }

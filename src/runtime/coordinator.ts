@@ -14,7 +14,7 @@ import { learningRates } from '../schedule/index.ts';
 import { WorkerGroup, type WorkerHandle } from './worker-group.ts';
 import type { Snapshot, TrainPosition } from '../checkpoint/checkpoint.ts';
 import type { CoordinatorOptions, RunOptions } from './options.ts';
-import { checkResumedEpoch, gatherOptimizer } from './snapshot.ts';
+import { checkResumedEpoch, gatherOptimizer, rankRestore, snapshotOf } from './snapshot.ts';
 
 export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 
@@ -82,9 +82,7 @@ export class Coordinator {
                 recordTransfers: o.recordTransfers ?? false,
                 ...(o.trace ? { trace: true } : {}),
                 ...(o.fault?.rank === r ? { fault: { step: o.fault.step, kind: o.fault.kind } } : {}),
-                ...(o.resume
-                  ? { restore: { globalStep: o.resume.position.globalStep, optimizer: o.resume.optimizer } }
-                  : {}),
+                ...(o.resume ? { restore: rankRestore(o.resume) } : {}),
               },
               ports,
             ),
@@ -266,7 +264,8 @@ export class Coordinator {
   async snapshot(position: TrainPosition): Promise<Snapshot> {
     const [[params], states] = [await this.readParams(), await this.all('optimizer', (h) => h.api.readOptimizer())];
     if (!params) throw new Error('rank 0 returned no parameters');
-    return { config: this.config, position, params, optimizer: gatherOptimizer(states, params.length) };
+    const fp16 = this.config.fp16 ? (await this.all('fp16 state', (h) => h.api.readFp16()))[0] : undefined;
+    return snapshotOf(this.config, position, params, gatherOptimizer(states, params.length), fp16);
   }
 
   /** A few images of rank 0's current batch with their labels and predictions. */

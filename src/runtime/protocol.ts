@@ -6,6 +6,7 @@ import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { RingPorts, TransferEvent } from '../comm/link.ts';
 import type { Span } from '../trace/tracer.ts';
 import type { Fp16StepInfo } from '../parallel/fp16.ts';
+import type { ScalerState } from '../optim/loss-scaler.ts';
 
 /** Where a rank's data comes from. */
 export type DataSpec =
@@ -56,6 +57,14 @@ export interface RankRestore {
   readonly globalStep: number;
   /** null: a fresh optimizer (e.g. a checkpoint of a run that had not stepped). */
   readonly optimizer: FlatOptimizerState | null;
+  /** An fp16 run's loss scaler, skipped steps and float32 master weights (the whole model; each rank takes its slice). */
+  readonly fp16?: RankFp16State & { readonly master: Float32Array };
+}
+
+/** An fp16 rank's loss scaler and the steps it skipped. */
+export interface RankFp16State {
+  readonly scaler: ScalerState;
+  readonly skippedSteps: number;
 }
 
 /** Where a rank's optimizer slice lies: [element in the flat model, element in the slice, count]. */
@@ -140,8 +149,10 @@ export interface RankApi {
   /** SHA-256 of the parameters (replicas must agree). */
   checksum(): Promise<string>;
   readParams(): Promise<Float32Array>;
-  /** This rank's optimizer state (after the steps so far). */
+  /** This rank's optimizer state (after the steps so far); fp16: with its float32 master as buffer `fp32_master`. */
   readOptimizer(): Promise<RankOptimizerState>;
+  /** fp16: this rank's loss scaler and skipped steps (null: no scaler here, or an fp32 run). */
+  readFp16(): Promise<RankFp16State | null>;
   /** Up to n images of the last training batch with predictions (null when the data are not images). */
   sample(n: number): Promise<BatchSample | null>;
   memory(): Promise<MemorySnapshot>;

@@ -15,7 +15,7 @@ import { stepSchedule, type StepSchedule } from '../schedule/index.ts';
 import { carryFailuresAcrossComlink, taggingFailures } from './failure.ts';
 import { stageFault } from './fault.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
-import { optimizerView, redrawAugmentation, restoreOptimizer } from './rank-state.ts';
+import { readRankOptimizer, redrawAugmentation, restoreRank } from './rank-state.ts';
 import { createProcessGroup, type ProcessGroup } from '../comm/process-group.ts';
 import type { DataSpec, RankApi, RankInit } from './protocol.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
@@ -156,7 +156,7 @@ export function createRankApi(env: RankEnv): RankApi {
           lrAt: null,
         };
         await runner.syncInitial();
-        if (init.restore) restoreOptimizer(optimizerView(s), init.restore);
+        if (init.restore) restoreRank(s, init.restore);
         return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
       } catch (e) {
         // pipelines still compiling must settle before the worker ends (gpu/pending.ts)
@@ -246,11 +246,12 @@ export function createRankApi(env: RankEnv): RankApi {
       return st.runner.readParams?.() ?? st.trainer.readParams();
     },
 
-    async readOptimizer() {
-      const v = optimizerView(need());
-      if (!v.optimizer) return null;
-      const state = await v.optimizer.readState();
-      return { step: state.step, segments: v.segments, buffers: state.buffers };
+    readOptimizer: () => readRankOptimizer(need()),
+
+    async readFp16() {
+      const st = need();
+      const scaler = st.runner.lossScaler?.();
+      return scaler ? { scaler: scaler.state(), skippedSteps: st.skipped } : null;
     },
 
     sample: (n) => {

@@ -1,8 +1,10 @@
 // The whole model's optimizer state from every rank's slice (ZeRO's shards, each rank's segments of
 // the flat model; replicated modes give the same whole state on every rank).
-import type { TrainPosition } from '../checkpoint/checkpoint.ts';
+import type { Snapshot, TrainPosition } from '../checkpoint/checkpoint.ts';
+import type { TrainConfig } from '../config.ts';
 import type { OptimizerState } from '../optim/optimizer.ts';
-import type { RankOptimizerState } from './protocol.ts';
+import type { RankFp16State, RankOptimizerState, RankRestore } from './protocol.ts';
+import { MASTER_BUFFER } from './rank-state.ts';
 
 export function gatherOptimizer(states: readonly RankOptimizerState[], total: number): OptimizerState | null {
   let optimizer: OptimizerState | null = null;
@@ -25,4 +27,31 @@ export function checkResumedEpoch(from: TrainPosition, fromStep: number, steps: 
       `the checkpoint stopped at step ${fromStep} of an epoch of ${from.stepsPerEpoch} steps, ` +
         `but this run's epochs have ${steps}: resume mid-epoch with the same data, batch size and workers`,
     );
+}
+
+/**
+ * The run's snapshot from rank 0's parameters, the gathered optimizer state and (fp16) rank 0's
+ * loss scaler: an fp16 run's model file holds the float32 master the optimizer steps, not the halves.
+ */
+export function snapshotOf(
+  config: TrainConfig,
+  position: TrainPosition,
+  params: Float32Array,
+  optimizer: OptimizerState | null,
+  fp16: RankFp16State | null | undefined,
+): Snapshot {
+  if (!config.fp16) return { config, position, params, optimizer };
+  const { [MASTER_BUFFER]: master, ...buffers } = optimizer?.buffers ?? {};
+  if (!fp16 || !master || !optimizer)
+    throw new Error("rank 0 returned no loss scaler or fp32 master for an fp16 run's checkpoint");
+  return { config, position, params: master, optimizer: { ...optimizer, buffers }, fp16 };
+}
+
+/** What every rank needs of a checkpoint to continue it (an fp16 run: also its scaler and master). */
+export function rankRestore(s: Snapshot): RankRestore {
+  return {
+    globalStep: s.position.globalStep,
+    optimizer: s.optimizer,
+    ...(s.fp16 ? { fp16: { ...s.fp16, master: s.params } } : {}),
+  };
 }

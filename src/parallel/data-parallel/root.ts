@@ -42,6 +42,10 @@ export class DataParallelRoot implements ModeRunner {
     private readonly fp16: { readonly scaler: LossScaler; readonly half: HalfGradients } | null,
   ) {}
 
+  lossScaler(): LossScaler | null {
+    return this.fp16?.scaler ?? null;
+  }
+
   static async create(ctx: ModeContext, chunks: ChunkRule): Promise<DataParallelRoot> {
     const { gpu, trainer, config } = ctx;
     const B = config.batchSize * ctx.world;

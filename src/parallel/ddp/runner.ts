@@ -70,6 +70,10 @@ export class DdpRunner implements ModeRunner {
     trainer.setParams(p);
   }
 
+  lossScaler(): LossScaler | null {
+    return this.fp16?.scaler ?? null;
+  }
+
   async syncParams(): Promise<void> {
     /* replicas are always in sync */
   }

@@ -17,9 +17,9 @@ import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
 import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import type { StepPlan } from '../../nn/model.ts';
-import { clipCoefficient } from '../../reference/clip.ts';
 import type { Range } from '../../comm/ring-schedule.ts';
 import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
+import { clipPartition } from './clip-partition.ts';
 import { GradientBucket } from './grad-bucket.ts';
 import { layerRanges, zeroPartition, type LayerRange } from './layout.ts';
 import { recordPiece } from './linear-pieces.ts';
@@ -100,6 +100,10 @@ export class ZeroRunner implements ModeRunner {
     trainer.setParams(this.host);
   }
 
+  lossScaler(): LossScaler | null {
+    return this.fp16?.scaler ?? null;
+  }
+
   async syncParams(): Promise<void> {
     /* parameters are all-gathered every step */
   }
@@ -146,14 +150,8 @@ export class ZeroRunner implements ModeRunner {
 
   /** Clips (global norm) and steps this rank's partition from its reduced gradients, then all-gathers the parameters. */
   private async update(chunk: Float32Array, lr: number): Promise<void> {
-    const { trainer, gpu, pg, config } = this.ctx;
-    if (config.clipGradNorm > 0) {
-      let sq = 0;
-      for (const g of chunk) sq += g * g;
-      const [total = 0] = await this.ctx.comm(() => pg.allReduceScalars([sq]), 'all-reduce norm');
-      const coef = Math.fround(clipCoefficient(Math.sqrt(total), config.clipGradNorm));
-      for (let i = 0; i < chunk.length; i++) chunk[i] = (chunk[i] ?? 0) * coef;
-    }
+    const { trainer, gpu, pg } = this.ctx;
+    await clipPartition(this.ctx, chunk);
     trainer.writeShardGrads(chunk);
     // fp16: the partition's halves (cast from the master by recordUpdate), words from part.start / 2
     const half = this.fp16 ? 2 : 1;

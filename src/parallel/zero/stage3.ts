@@ -20,8 +20,8 @@ import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import type { Batch } from '../../data/batch.ts';
 import type { StepPlan } from '../../nn/model.ts';
+import type { LossScaler } from '../../optim/loss-scaler.ts';
 import { createOptimizer, type Optimizer } from '../../optim/optimizer.ts';
-import { clipCoefficient } from '../../reference/clip.ts';
 import { packHalves } from '../../reference/f16.ts';
 import type { StepResult } from '../../train/trainer.ts';
 import {
@@ -34,6 +34,7 @@ import {
   type StepStats,
 } from '../mode.ts';
 import type { Fp16StepInfo } from '../fp16.ts';
+import { clipPartition } from './clip-partition.ts';
 import { GradientBucket } from './grad-bucket.ts';
 import { ownedChunks, type OwnedChunk } from './layout.ts';
 import { recordPiece } from './linear-pieces.ts';
@@ -127,7 +128,13 @@ export class Zero3Runner implements ModeRunner {
     return {
       optimizer: this.optimizer,
       segments: this.owned.map((o) => [o.l.start + o.own.start, o.at, o.own.end - o.own.start] as const),
+      // fp16: the fp32 partition is the master
+      master: this.half ? this.partParams : null,
     };
+  }
+
+  lossScaler(): LossScaler | null {
+    return this.half?.scaler ?? null;
   }
 
   async readParams(): Promise<Float32Array<ArrayBuffer>> {
@@ -259,14 +266,8 @@ export class Zero3Runner implements ModeRunner {
 
   /** Clips the reduced partition gradients `g` by the global norm and steps this rank's partition. */
   private async update(g: Float32Array, lr: number): Promise<void> {
-    const { gpu, pg, config } = this.ctx;
-    if (config.clipGradNorm > 0) {
-      let sq = 0;
-      for (const v of g) sq += v * v;
-      const [total = 0] = await this.ctx.comm(() => pg.allReduceScalars([sq]));
-      const coef = Math.fround(clipCoefficient(Math.sqrt(total), config.clipGradNorm));
-      for (let i = 0; i < g.length; i++) g[i] = (g[i] ?? 0) * coef;
-    }
+    const { gpu } = this.ctx;
+    await clipPartition(this.ctx, g);
     writeFloats(gpu, this.partGrads, 0, g);
     const rec = new Recorder(gpu, 'zero3.update');
     rec.phase('optimizer');

@@ -109,9 +109,9 @@ export class RunLifePanel {
     this.changed();
   }
 
-  /** What the run saves, or undefined (checkpoints off, or fp16: a checkpoint does not hold its master copy). */
+  /** What the run saves, or undefined (checkpoints off). */
   sink(config: TrainConfig, s: LifeSettings): RunOptions['checkpoint'] | undefined {
-    if (!s.checkpoints || config.fp16) return undefined;
+    if (!s.checkpoints) return undefined;
     const spec = simpleCnnSpec(config.width);
     return {
       every: s.checkpointEvery,

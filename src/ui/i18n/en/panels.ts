@@ -24,7 +24,7 @@ export const enPanels = {
     },
     hints: {
       checkpoints:
-        'rank 0 saves the model, the optimizer state and where the run is (IndexedDB) at each epoch’s end and where you stop; fp16 runs are not checkpointed',
+        'rank 0 saves the model, the optimizer state and where the run is (IndexedDB) at each epoch’s end and where you stop (an fp16 run: the fp32 master weights, the loss scale and the skipped steps too)',
       checkpointEvery: '0: at each epoch’s end (and where a run is stopped) only',
       keep: 'older checkpoints are deleted once a new one is stored',
       maxRestarts:

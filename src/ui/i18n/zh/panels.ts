@@ -24,7 +24,7 @@ export const zhPanels: typeof enPanels = {
     },
     hints: {
       checkpoints:
-        'rank 0 在每轮结束时和你停止运行的地方保存模型、优化器状态和训练进度（IndexedDB）；fp16 运行不保存检查点',
+        'rank 0 在每轮结束时和你停止运行的地方保存模型、优化器状态和训练进度（IndexedDB；fp16 运行还保存 fp32 主权重、损失缩放和跳过的步数）',
       checkpointEvery: '0：只在每轮结束时（以及运行被停止的地方）保存',
       keep: '新的检查点存好之后，更旧的会被删除',
       maxRestarts:
