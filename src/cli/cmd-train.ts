@@ -61,7 +61,7 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       micro-batch x gradient_accumulation_steps x --workers), optimizer, scheduler, fp16/bf16,
       zero_optimization (stage 0 = ddp, 1 = zero1, 2 = zero2, 3 = zero3), gradient_clipping (default 1.0, as
       DeepSpeed), steps_per_print. The file wins: a flag setting the same thing differently is
-      refused; keys webddp does not implement are refused by name. bf16 is refused (not implemented).
+      refused; keys webddp does not implement are refused by name.
   --fp16   fp16 mixed precision as DeepSpeed's fp16 section, in every mode: fp16 parameters and
       gradients stored as packed halves, all-reduced / reduce-scattered as fp16 (half the bytes; zero3
       all-gathers fp16 parameter partitions; dp and balanced-dp send replicas fp16 parameters and
@@ -70,6 +70,10 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       window 1000, hysteresis 2, min 1; the ds_config's fp16 section sets them); a step whose
       gradients overflow is skipped and logged as DeepSpeed logs it. The kernels compute in float32
       and activations stay float32: it saves parameter and communication memory, not time
+  --bf16   bf16 mixed precision as DeepSpeed's bf16 section (ddp, zero1, zero2; the other modes refuse
+      it): bfloat16 parameters and gradients stored as packed pairs (the upper 16 bits of a float32,
+      rounded to nearest even), all-reduced / reduce-scattered as bf16, fp32 master weights and
+      optimizer state, no loss scaling (bf16 has float32's range). Not with --fp16
 
   --trace FILE.json   write every rank's step timeline (data, upload, each layer's forward and backward
                       on the GPU, buckets, ring chunks, waits, optimizer, readbacks) in the Chrome trace
@@ -126,6 +130,7 @@ export const command: Command = {
           'max-restarts': num,
           'deepspeed-config': num,
           fp16: { type: 'boolean' },
+          bf16: { type: 'boolean' },
           'reduce-bucket-size': num,
           schedule: num,
           trace: num,
@@ -154,9 +159,9 @@ export const command: Command = {
     if (checkpointEvery > 0 && !checkpointDir) throw new UsageError('--checkpoint-every needs --checkpoint-dir');
     // A checkpoint holds float32 parameters and the optimizer state, not fp16's master copy, loss
     // scale or skipped-step count, so resuming an fp16 run would not continue it exactly.
-    if (config.fp16 && (checkpointDir || maxRestarts > 0))
+    if ((config.fp16 || config.bf16) && (checkpointDir || maxRestarts > 0))
       throw new UsageError(
-        `fp16 runs cannot be checkpointed yet (${checkpointDir ? '--checkpoint-dir' : '--max-restarts'}): a checkpoint ` +
+        `${config.bf16 ? 'bf16' : 'fp16'} runs cannot be checkpointed yet (${checkpointDir ? '--checkpoint-dir' : '--max-restarts'}): a checkpoint ` +
           'does not hold the float32 master parameters, the loss scale or the skipped steps, so a resume would not be exact',
       );
     if (!env) throw new Error('webddp train needs the bundled rank worker (run it through bin/webddp.mjs)');

@@ -40,6 +40,7 @@ function refuse(s: Snapshot, source: string): void {
     );
   if (c.fp16)
     throw new CheckpointError(source, 'an fp16 run: its checkpoint does not hold the master weights or loss scale');
+  if (c.bf16) throw new CheckpointError(source, 'a bf16 run: its checkpoint does not hold the master weights');
   if (s.position.epoch >= c.epochs)
     throw new CheckpointError(
       source,

@@ -95,7 +95,7 @@ export class KernelCache {
     if (!m) {
       m = (async () => {
         const base = this.sources[name] ?? shaderSource(name);
-        const code = params === 'f16' ? halfThetaSource(name, base) : base;
+        const code = params === 'f32' ? base : halfThetaSource(name, base, params);
         const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
         const info = await this.pending.track(module.getCompilationInfo());
         const errors = info.messages.filter((x) => x.type === 'error');

@@ -2,6 +2,7 @@
 // the largest batch), and a StepPlan per batch size: the prepared Ops of the input normalisation,
 // forward, loss and backward. Backward is split into segments, one per layer, each naming the
 // parameters whose gradients are complete after it (DDP starts a bucket's all-reduce there).
+import type { ParamStorage } from '../gpu/half-params.ts';
 import { CIFAR10_MEAN, CIFAR10_STD } from '../data/normalize.ts';
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
@@ -114,7 +115,7 @@ export class Model {
     gradOffset: (p: ParamSpec) => number = (p) => p.offset,
     paramOffset: (p: ParamSpec) => number = (p) => p.offset,
     /** `params` holds packed halves (fp16 mixed precision). */
-    fp16Params = false,
+    paramStorage: ParamStorage = 'f32',
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
       throw new RangeError(`batch size must be a positive integer (got ${maxBatch})`);
@@ -137,7 +138,7 @@ export class Model {
       tuning,
       gradOffset,
       paramOffset,
-      paramStorage: fp16Params ? 'f16' : 'f32',
+      paramStorage,
       workspace: storageBuffer(gpu, 'workspace', ws, 'activations'),
     };
   }

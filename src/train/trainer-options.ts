@@ -32,6 +32,8 @@ export interface TrainerOptions {
    * buffer holds halves and there is no master here: the mode's runner keeps it for its partition.
    */
   readonly fp16?: boolean;
+  /** bf16 mixed precision (DeepSpeed's bf16): as fp16, with bfloat16 pairs (src/reference/bf16.ts). */
+  readonly bf16?: boolean;
   readonly tuning?: Tuning;
 }
 

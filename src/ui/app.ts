@@ -169,7 +169,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     record.reset(resume !== undefined);
     const p = resume?.snapshot.position;
     if (p) log.note(t().log.resumed(resume.where, p.epoch, p.step, p.globalStep));
-    if (config.fp16 && lifeSettings.checkpoints) log.note(t().log.noCheckpoints);
+    if ((config.fp16 || config.bf16) && lifeSettings.checkpoints) log.note(t().log.noCheckpoints);
     const sink = life.sink(config, lifeSettings);
     const s = new Session({
       event: onEvent,

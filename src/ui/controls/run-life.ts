@@ -102,7 +102,7 @@ export class RunLifePanel {
 
   /** What the run saves, or undefined (checkpoints off, or fp16: a checkpoint does not hold its master copy). */
   sink(config: TrainConfig, s: LifeSettings): RunOptions['checkpoint'] | undefined {
-    if (!s.checkpoints || config.fp16) return undefined;
+    if (!s.checkpoints || config.fp16 || config.bf16) return undefined;
     const spec = simpleCnnSpec(config.width);
     return {
       every: s.checkpointEvery,

@@ -143,6 +143,8 @@ export const enControls = {
     gpu0: (given: string, global: string) => `gpu0Bsz (${given}) cannot exceed the global batch (${global})`,
     rankFailed: (rank: string, during: string, reason: string) => `rank ${rank} failed during ${during}: ${reason}`,
     stepOf: (step: string, epoch: string) => `step ${step} of epoch ${epoch}`,
+    bf16Mode: (mode: string, modes: string) =>
+      `bf16 is not supported with mode ${mode}: bf16 mixed precision runs with ${modes}`,
   },
   deepspeed: {
     legend: 'DeepSpeed config',

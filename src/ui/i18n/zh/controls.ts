@@ -135,6 +135,7 @@ export const zhControls: typeof enControls = {
     gpu0: (given, global) => `gpu0Bsz（${given}）不能超过全局批大小（${global}）`,
     rankFailed: (rank, during, reason) => `rank ${rank} 在${during}时失败：${reason}`,
     stepOf: (step, epoch) => `第 ${epoch} 轮第 ${step} 步`,
+    bf16Mode: (mode, modes) => `模式 ${mode} 不支持 bf16：bf16 混合精度可用于 ${modes}`,
   },
   deepspeed: {
     legend: 'DeepSpeed 配置',
