@@ -125,7 +125,8 @@ export const enViews = {
       `rank ${rank} failed (${kind}): ${message}\nrestart ${attempt} of ${max} (torchrun --max-restarts): every worker closed, fresh workers start from ${from > 0 ? `the checkpoint at global step ${from}` : 'the initial state (no checkpoint yet)'}`,
     resumed: (where: string, e: number, s: number, g: number) =>
       `resuming ${where}: epoch ${e}, batch ${s}, global step ${g} (the checkpoint's settings apply)`,
-    noCheckpoints: 'fp16 runs are not checkpointed: a checkpoint does not hold the fp32 master copy or the loss scale',
+    noCheckpoints:
+      'fp16 and bf16 runs are not checkpointed: a checkpoint does not hold the fp32 master copy or the loss scale',
   },
   samples: {
     right: '✓ right',

@@ -118,7 +118,7 @@ export const zhViews: typeof enViews = {
     restart: (rank, kind, attempt, max, from, message) =>
       `rank ${rank} 失败（${kind}）：${message}\n第 ${attempt}/${max} 次重启（torchrun --max-restarts）：关闭所有 worker，新的 worker 从${from > 0 ? `全局第 ${from} 步的检查点` : '初始状态（还没有检查点）'}开始`,
     resumed: (where, e, s, g) => `从 ${where} 恢复：第 ${e} 轮，第 ${s} 批，全局第 ${g} 步（使用检查点中的设置）`,
-    noCheckpoints: 'fp16 运行不保存检查点：检查点不包含 fp32 主副本和损失缩放',
+    noCheckpoints: 'fp16 和 bf16 运行不保存检查点：检查点不包含 fp32 主副本和损失缩放',
   },
   samples: {
     right: '✓ 正确',
