@@ -60,7 +60,7 @@ export interface TrainConfig {
   readonly fp16Hysteresis: number;
   readonly fp16ConsecutiveHysteresis: boolean;
   readonly fp16MinLossScale: number;
-  /** bfloat16 mixed precision (DeepSpeed's bf16 section): parsed, and refused by validateFields (not implemented). */
+  /** bfloat16 mixed precision (DeepSpeed's bf16 section): bfloat16 storage, fp32 master, no loss scaling (ddp, zero1, zero2). */
   readonly bf16: boolean;
   /** Log every N optimizer steps (DeepSpeed's steps_per_print); 0: the front end's own cadence. */
   readonly stepsPerPrint: number;
@@ -204,11 +204,5 @@ export function validateFields(
   // A rule across fields that no mode owns (DeepSpeed's own check, with its wording).
   if (issues.length === 0 && merged.fp16 === true && merged.bf16 === true)
     issues.push({ field: 'bf16', message: 'bfloat16 and fp16 modes cannot be simultaneously enabled' });
-  else if (issues.length === 0 && merged.bf16 === true)
-    issues.push({
-      field: 'bf16',
-      message:
-        'bf16 (bfloat16 mixed precision) is not supported: webddp implements fp16 mixed precision (fp16.enabled, --fp16)',
-    });
   return issues.length === 0 ? { ok: true, config: merged as unknown as TrainConfig } : { ok: false, issues };
 }

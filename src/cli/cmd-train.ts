@@ -62,7 +62,7 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       micro-batch x gradient_accumulation_steps x --workers), optimizer, scheduler, fp16/bf16,
       zero_optimization (stage 0 = ddp, 1 = zero1, 2 = zero2, 3 = zero3), gradient_clipping (default 1.0, as
       DeepSpeed), steps_per_print. The file wins: a flag setting the same thing differently is
-      refused; keys webddp does not implement are refused by name. bf16 is refused (not implemented).
+      refused; keys webddp does not implement are refused by name.
   --fp16   fp16 mixed precision as DeepSpeed's fp16 section, in every mode: fp16 parameters and
       gradients stored as packed halves, all-reduced / reduce-scattered as fp16 (half the bytes; zero3
       all-gathers fp16 parameter partitions; dp and balanced-dp send replicas fp16 parameters and
@@ -72,6 +72,10 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       gradients overflow is skipped and logged as DeepSpeed logs it. The activations the backward
       reads (input, conv and pool outputs) are stored as halves too. The kernels compute in float32:
       it saves parameter, activation and communication memory, not time
+  --bf16   bf16 mixed precision as DeepSpeed's bf16 section (ddp, zero1, zero2; the other modes refuse
+      it): bfloat16 parameters and gradients stored as packed pairs (the upper 16 bits of a float32,
+      rounded to nearest even), all-reduced / reduce-scattered as bf16, fp32 master weights and
+      optimizer state, no loss scaling (bf16 has float32's range). Not with --fp16
 
   --trace FILE.json   write every rank's step timeline (data, upload, each layer's forward and backward
                       on the GPU, buckets, ring chunks, waits, optimizer, readbacks) in the Chrome trace
@@ -128,6 +132,7 @@ export const command: Command = {
           'max-restarts': num,
           'deepspeed-config': num,
           fp16: { type: 'boolean' },
+          bf16: { type: 'boolean' },
           'reduce-bucket-size': num,
           schedule: num,
           trace: num,

@@ -27,6 +27,7 @@ const DS_KEY: Partial<Record<keyof TrainConfig, string>> = {
   schedule: 'scheduler',
   stepsPerPrint: 'steps_per_print',
   fp16: 'fp16.enabled',
+  bf16: 'bf16.enabled',
   reduceBucketSize: 'zero_optimization.reduce_bucket_size',
 };
 
@@ -42,6 +43,7 @@ const FLAG: Partial<Record<keyof TrainConfig, string>> = {
   clipGradNorm: '--clip-grad-norm',
   schedule: '--schedule',
   fp16: '--fp16',
+  bf16: '--bf16',
   reduceBucketSize: '--reduce-bucket-size',
 };
 
@@ -89,6 +91,7 @@ export function fromFlags(values: TrainFlagValues): Partial<Record<keyof TrainCo
     stepTimeoutMs: timeout === undefined ? undefined : Math.round(timeout * 1000),
     schedule,
     fp16: values.fp16,
+    bf16: values.bf16,
     reduceBucketSize: int('reduce-bucket-size', 1),
   };
 }
@@ -168,6 +171,12 @@ export async function buildTrainConfig(
   const v = validateConfig(merged);
   if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
   if (v.config.fp16) notes.push(describeFp16(v.config));
+  if (v.config.bf16)
+    notes.push(
+      'bf16 mixed precision: bfloat16 parameters and gradients stored as packed pairs (the upper 16 bits of a ' +
+        'float32, rounded to nearest even), all-reduced / reduce-scattered as bf16; fp32 master weights and ' +
+        'optimizer; no loss scaling. Storage only: the kernels compute in float32 and activations stay float32',
+    );
   const logFlag = str(values['log-every']);
   const logEvery = logFlag === undefined ? undefined : intFlag('--log-every', logFlag, 0);
   const perPrint = v.config.stepsPerPrint;

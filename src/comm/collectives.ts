@@ -5,7 +5,7 @@
 // Sum order of chunk c in all-reduce: ((x_c + x_{c+1}) + x_{c+2}) + ... (indices mod W), in float32.
 import type { Link } from './link.ts';
 import { checkRank, guarded, runRingStep, sliceElemsFor } from './ring-step.ts';
-import type { CollectiveOptions } from './ring-step.ts';
+import type { CollectiveOptions, RingAdd } from './ring-step.ts';
 import { allGatherStep, chunkRange, reduceScatterStep } from './ring-schedule.ts';
 import type { Range } from './ring-schedule.ts';
 
@@ -24,6 +24,11 @@ export interface AllReduceOptions extends CollectiveOptions {
    * fp16 like this, at half the bytes). Not with `average`.
    */
   readonly halves?: boolean;
+  /**
+   * `data` holds packed bfloat16 pairs (src/reference/bf16.ts) and sums are bfloat16 additions,
+   * rounded once each (NCCL's bf16 sum; DeepSpeed's bf16 all-reduce). Not with `average` or `halves`.
+   */
+  readonly bf16?: boolean;
 }
 
 /** A view of packed fp16 pairs as the Float32Array elements the ring moves (bits untouched). */
@@ -31,9 +36,11 @@ export function halvesView(words: Uint32Array): Float32Array {
   return new Float32Array(words.buffer, words.byteOffset, words.length);
 }
 
-const addOf = (opts: AllReduceOptions | undefined): 'add' | 'add-f16' => {
+const addOf = (opts: AllReduceOptions | undefined): RingAdd => {
   if (opts?.halves && opts.average) throw new RangeError('average is not defined for fp16 halves (pre-scale them)');
-  return opts?.halves ? 'add-f16' : 'add';
+  if (opts?.bf16 && (opts.average || opts.halves))
+    throw new RangeError('bf16 pairs take neither average nor halves (pre-scale them)');
+  return opts?.bf16 ? 'add-bf16' : opts?.halves ? 'add-f16' : 'add';
 };
 
 /** This rank's fully reduced chunk after reduceScatter: a view into the caller's buffer, and its range. */

@@ -7,6 +7,7 @@ import { CollectiveMismatchError } from './errors.ts';
 import { DEFAULT_SLICE_ELEMS, nowMs } from './link.ts';
 import type { Fingerprint, Link } from './link.ts';
 import { addHalves } from '../reference/f16.ts';
+import { addBf16 } from '../reference/bf16.ts';
 import { chunkRange, sliceRanges } from './ring-schedule.ts';
 import type { RingStep } from './ring-schedule.ts';
 
@@ -52,19 +53,23 @@ export function addInto(dst: Float32Array, off: number, src: Float32Array): void
 }
 
 /** A Float32Array's bits as u32 words (fp16 pairs travel as float32-sized elements). */
+/** How a ring step sums a received chunk into place: float32, or packed fp16 / bfloat16 pairs. */
+export type RingAdd = 'add' | 'add-f16' | 'add-bf16';
+
 const words = (f: Float32Array) => new Uint32Array(f.buffer, f.byteOffset, f.length);
 
 /**
  * One ring step on `data` (n = data.length elements split over the ring): sends chunk `st.send`,
  * receives chunk `st.recv` and adds (`'add'`), adds as packed fp16 pairs (`'add-f16'`: each
- * element's bits are two halves, summed with one half rounding each) or copies (`'copy'`) it into place.
+ * element's bits are two halves, summed with one half rounding each) or bfloat16 pairs
+ * (`'add-bf16'`, likewise) or copies (`'copy'`) it into place.
  */
 export async function runRingStep(
   link: Link,
   fp: Fingerprint,
   data: Float32Array,
   st: RingStep,
-  how: 'add' | 'add-f16' | 'copy',
+  how: RingAdd | 'copy',
   sliceElems: number,
 ): Promise<void> {
   const n = data.length;
@@ -97,6 +102,7 @@ export async function runRingStep(
       }
       if (how === 'add') addInto(data, s.start, v);
       else if (how === 'add-f16') addHalves(words(data), s.start, words(v));
+      else if (how === 'add-bf16') addBf16(words(data), s.start, words(v));
       else data.set(v, s.start); // a same-type set copies the bits (fp16 pairs stay intact)
     };
     pending.push(link.recv(fp, key(k), sink));

@@ -43,6 +43,11 @@ function refuse(s: Snapshot, source: string): void {
       source,
       "an fp16 run: train.py trains in float32 and PyTorch's AMP scales losses otherwise than DeepSpeed's fp16, so no torchrun script continues it exactly (webddp train --resume-from does)",
     );
+  if (c.bf16)
+    throw new CheckpointError(
+      source,
+      'a bf16 run: train.py trains in float32, so no torchrun script continues it exactly (webddp train --resume-from does)',
+    );
 }
 
 /** The project's files for a decoded checkpoint and its raw files (copied into checkpoint/ as they are). */

@@ -106,7 +106,7 @@ export class KernelCache {
     if (!m) {
       m = (async () => {
         const base = this.sources[name] ?? shaderSource(name);
-        const theta = form.params === 'f16' ? halfThetaSource(name, base) : base;
+        const theta = form.params === 'f32' ? base : halfThetaSource(name, base, form.params);
         const code = form.halves.length > 0 ? halfActSource(name, theta, form.halves) : theta;
         const module = this.device.createShaderModule({ label: `${name}.wgsl`, code });
         const info = await this.pending.track(module.getCompilationInfo());

@@ -2,6 +2,7 @@
 // the largest batch), and a StepPlan per batch size: the prepared Ops of the input normalisation,
 // forward, loss and backward. Backward is split into segments, one per layer, each naming the
 // parameters whose gradients are complete after it (DDP starts a bucket's all-reduce there).
+import type { ParamStorage } from '../gpu/half-params.ts';
 import { CIFAR10_MEAN, CIFAR10_STD } from '../data/normalize.ts';
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
@@ -123,8 +124,8 @@ export class Model {
     tuning: Tuning,
     gradOffset: (p: ParamSpec) => number = (p) => p.offset,
     paramOffset: (p: ParamSpec) => number = (p) => p.offset,
-    /** `params` holds packed halves (fp16 mixed precision). */
-    fp16Params = false,
+    /** How `params` holds the parameters: float32, or packed fp16 / bfloat16 halves (mixed precision). */
+    paramStorage: ParamStorage = 'f32',
     /** The input and the conv and pool outputs are stored as packed halves (fp16 mixed precision; gpu/half-acts.ts). */
     readonly halfActivations = false,
   ) {
@@ -152,7 +153,7 @@ export class Model {
       tuning,
       gradOffset,
       paramOffset,
-      paramStorage: fp16Params ? 'f16' : 'f32',
+      paramStorage,
       workspace: storageBuffer(gpu, 'workspace', ws, 'activations'),
     };
   }

@@ -1,7 +1,7 @@
 // Every parallel mode, one entry each (the compiler checks that every Mode has one), and the
 // configuration check that adds each mode's own rules to the field checks of src/config.ts.
 // Adding a mode: its folder under src/parallel and one entry here.
-import { validateFields, type ConfigIssue, type Mode, type TrainConfig } from '../config.ts';
+import { MODES, validateFields, type ConfigIssue, type Mode, type TrainConfig } from '../config.ts';
 import { balancedDataParallel, dataParallel } from './data-parallel/index.ts';
 import { ddp } from './ddp/index.ts';
 import type { ParallelMode } from './mode.ts';
@@ -26,6 +26,11 @@ export function validateConfig(
   if (!r.ok) return r;
   const mode = PARALLEL_MODES[r.config.mode];
   const issues = mode.validate(r.config);
+  if (r.config.bf16 && !mode.bf16)
+    issues.push({
+      field: 'bf16',
+      message: `bf16 is not supported with mode ${r.config.mode}: bf16 mixed precision runs with ${MODES.filter((m) => PARALLEL_MODES[m].bf16).join(', ')}`,
+    });
   return issues.length === 0 ? r : { ok: false, issues };
 }
 

@@ -30,6 +30,8 @@ export interface ParallelMode {
   readonly usesGpu0Bsz: boolean;
   /** DDP's bucket_cap_mb applies (gradients all-reduced in buckets). */
   readonly usesBucketCap: boolean;
+  /** bf16 mixed precision (bfloat16 parameters and gradients, fp32 master, no loss scale) is implemented. */
+  readonly bf16: boolean;
   /** Problems of this mode with an otherwise valid configuration. */
   validate(c: TrainConfig): ConfigIssue[];
   /** The trainer (optimizer, shard, batch capacity) rank `rank` needs. */

@@ -57,8 +57,10 @@ export interface RankRestore {
   readonly globalStep: number;
   /** null: a fresh optimizer (e.g. a checkpoint of a run that had not stepped). */
   readonly optimizer: FlatOptimizerState | null;
-  /** An fp16 run's loss scaler, skipped steps and float32 master weights (the whole model; each rank takes its slice). */
-  readonly fp16?: RankFp16State & { readonly master: Float32Array };
+  /** fp16 or bf16: the float32 master weights (the whole model; each rank takes its slice). */
+  readonly master?: Float32Array;
+  /** fp16: the loss scaler and the skipped steps. */
+  readonly fp16?: RankFp16State;
 }
 
 /** An fp16 rank's loss scaler and the steps it skipped. */

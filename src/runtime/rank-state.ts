@@ -53,12 +53,12 @@ export async function readRankOptimizer(st: RankParts): Promise<RankOptimizerSta
   return { step: state.step, segments: v.segments, buffers };
 }
 
-/** Continues a checkpoint on this rank: its optimizer slice; fp16: the exact master slice, the loss scaler, the skipped steps. */
+/** Continues a checkpoint on this rank: its optimizer slice; fp16/bf16: the exact master slice; fp16: the loss scaler, the skipped steps. */
 export function restoreRank(st: RankParts & { skipped: number }, r: RankRestore): void {
   const v = optimizerView(st);
   restoreOptimizer(v, r);
+  if (r.master) restoreMaster(st.gpu, v, r.master);
   if (!r.fp16) return;
-  restoreMaster(st.gpu, v, r.fp16.master);
   st.runner.lossScaler?.()?.restore(r.fp16.scaler);
   st.skipped = r.fp16.skippedSteps;
 }

@@ -31,7 +31,8 @@ export function checkResumedEpoch(from: TrainPosition, fromStep: number, steps: 
 
 /**
  * The run's snapshot from rank 0's parameters, the gathered optimizer state and (fp16) rank 0's
- * loss scaler: an fp16 run's model file holds the float32 master the optimizer steps, not the halves.
+ * loss scaler: a mixed-precision run's model file holds the float32 master the optimizer steps,
+ * not the halves.
  */
 export function snapshotOf(
   config: TrainConfig,
@@ -40,11 +41,13 @@ export function snapshotOf(
   optimizer: OptimizerState | null,
   fp16: RankFp16State | null | undefined,
 ): Snapshot {
-  if (!config.fp16) return { config, position, params, optimizer };
+  if (!config.fp16 && !config.bf16) return { config, position, params, optimizer };
   const { [MASTER_BUFFER]: master, ...buffers } = optimizer?.buffers ?? {};
-  if (!fp16 || !master || !optimizer)
-    throw new Error("rank 0 returned no loss scaler or fp32 master for an fp16 run's checkpoint");
-  return { config, position, params: master, optimizer: { ...optimizer, buffers }, fp16 };
+  if (!master || !optimizer) throw new Error('the ranks returned no fp32 master for a mixed-precision checkpoint');
+  const base = { config, position, params: master, optimizer: { ...optimizer, buffers } };
+  if (!config.fp16) return base;
+  if (!fp16) throw new Error("rank 0 returned no loss scaler for an fp16 run's checkpoint");
+  return { ...base, fp16 };
 }
 
 /** What every rank needs of a checkpoint to continue it (an fp16 run: also its scaler and master). */
@@ -52,6 +55,7 @@ export function rankRestore(s: Snapshot): RankRestore {
   return {
     globalStep: s.position.globalStep,
     optimizer: s.optimizer,
-    ...(s.fp16 ? { fp16: { ...s.fp16, master: s.params } } : {}),
+    ...(s.config.fp16 || s.config.bf16 ? { master: s.params } : {}),
+    ...(s.fp16 ? { fp16: s.fp16 } : {}),
   };
 }

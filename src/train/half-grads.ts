@@ -10,6 +10,7 @@ import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import { Readback } from '../gpu/readback.ts';
 import type { Recorder } from '../gpu/recorder.ts';
+import { HALF_CODECS, type HalfFormat } from './half-format.ts';
 
 /** A contiguous run of the gradient arena: elements [offset, offset + count). */
 export interface GradSegment {
@@ -27,13 +28,19 @@ export class HalfGradients {
     readonly words: GPUBuffer,
     private readonly flag: GPUBuffer,
     private readonly flagReadback: Readback,
-    private readonly pack: readonly Op<'cast_f32_to_f16'>[],
-    private readonly unpack: readonly Op<'cast_f16_to_f32'>[],
+    private readonly pack: readonly Op[],
+    private readonly unpack: readonly Op[],
     private readonly check: Op<'f16_overflow'>,
     private invScale: number,
+    readonly format: HalfFormat,
   ) {}
 
-  static async create(gpu: Gpu, grads: GPUBuffer, segments: readonly GradSegment[]): Promise<HalfGradients> {
+  static async create(
+    gpu: Gpu,
+    grads: GPUBuffer,
+    segments: readonly GradSegment[],
+    format: HalfFormat = 'f16',
+  ): Promise<HalfGradients> {
     const wordOffsets: number[] = [];
     let total = 0;
     for (const s of segments) {
@@ -43,8 +50,8 @@ export class HalfGradients {
     const words = storageBuffer(gpu, 'grads.fp16', total * 4, 'gradients');
     const flag = storageBuffer(gpu, 'grads.fp16.overflow', 4, 'other');
     const [kp, ku, kc] = await Promise.all([
-      gpu.kernels.get('cast_f32_to_f16'),
-      gpu.kernels.get('cast_f16_to_f32'),
+      gpu.kernels.get(HALF_CODECS[format].packKernel),
+      gpu.kernels.get(HALF_CODECS[format].unpackKernel),
       gpu.kernels.get('f16_overflow'),
     ]);
     const pack = segments.map((s, k) =>
@@ -76,7 +83,7 @@ export class HalfGradients {
       grid1d(total, kc.overrides.WG ?? 64),
     );
     const rb = new Readback(gpu, 'grads.fp16.overflow.readback', 1);
-    return new HalfGradients(gpu, segments, wordOffsets, words, flag, rb, pack, unpack, check, 1);
+    return new HalfGradients(gpu, segments, wordOffsets, words, flag, rb, pack, unpack, check, 1, format);
   }
 
   /** Words of segment k. */
@@ -106,14 +113,18 @@ export class HalfGradients {
       for (const op of this.unpack) op.setParams({ scale: inv });
       this.invScale = inv;
     }
-    rec.clear(this.flag);
-    rec.dispatch(this.check);
+    // bfloat16 has float32's range and no loss scale: nothing to check (DeepSpeed's bf16 skips no step)
+    if (this.format === 'f16') {
+      rec.clear(this.flag);
+      rec.dispatch(this.check);
+    }
     for (const op of this.unpack) rec.dispatch(op);
-    this.flagReadback.record(rec, this.flag, 0, 1);
+    if (this.format === 'f16') this.flagReadback.record(rec, this.flag, 0, 1);
   }
 
   /** Whether the halves unscaled by the last submitted recordUnscale held an inf or NaN. */
   async readOverflow(): Promise<boolean> {
+    if (this.format !== 'f16') throw new Error('bf16 gradients have no overflow check');
     const f = await this.flagReadback.read(1);
     return new Uint32Array(f.buffer, f.byteOffset, 1)[0] !== 0;
   }

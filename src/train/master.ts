@@ -5,6 +5,7 @@ import { readFloats, storageBuffer, writeFloats } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import type { Recorder } from '../gpu/recorder.ts';
+import { HALF_CODECS, type HalfFormat } from './half-format.ts';
 
 export class Fp32Master {
   private constructor(
@@ -15,15 +16,23 @@ export class Fp32Master {
     /** First element of the slice in the full parameter arena. */
     readonly offset: number,
     readonly count: number,
-    private readonly cast: Op<'cast_f32_to_f16'>,
+    private readonly cast: Op,
   ) {}
 
   /** The master of elements [offset, offset + count) whose halves live in `halves` (offset must be even). */
-  static async create(gpu: Gpu, halves: GPUBuffer, offset: number, count: number): Promise<Fp32Master> {
+  static async create(
+    gpu: Gpu,
+    halves: GPUBuffer,
+    offset: number,
+    count: number,
+    format: HalfFormat = 'f16',
+  ): Promise<Fp32Master> {
     if (offset % 2 !== 0)
-      throw new RangeError(`fp16: the optimizer's slice must start at an even element (got ${offset})`);
+      throw new RangeError(
+        `${HALF_CODECS[format].name}: the optimizer's slice must start at an even element (got ${offset})`,
+      );
     const buffer = storageBuffer(gpu, 'params.fp32_master', count * 4, 'optimizer');
-    const k = await gpu.kernels.get('cast_f32_to_f16');
+    const k = await gpu.kernels.get(HALF_CODECS[format].packKernel);
     const cast = makeOp(
       gpu,
       k,

@@ -35,10 +35,12 @@ export interface TrainerOptions {
   readonly fp16?: boolean;
   /**
    * Whether the saved activations (the input, the conv and pool outputs) are stored as packed
-   * halves (nn/model.ts, gpu/half-acts.ts); default: as `fp16`. The tests set it apart from `fp16`
+   * halves (nn/model.ts, gpu/half-acts.ts); default: as `fp16` (bf16 runs keep float32 activations). The tests set it apart from `fp16`
    * to check the parameters' and the activations' halves one at a time.
    */
   readonly halfActivations?: boolean;
+  /** bf16 mixed precision (DeepSpeed's bf16): as fp16, with bfloat16 pairs (src/reference/bf16.ts). */
+  readonly bf16?: boolean;
   readonly tuning?: Tuning;
 }
 

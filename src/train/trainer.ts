@@ -13,7 +13,8 @@ import { tuningFor } from '../gpu/tuning.ts';
 import { Model, type StepPlan } from '../nn/model.ts';
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
 import { GradClipper } from '../optim/clip.ts';
-import { packHalves, unpackHalves } from '../reference/f16.ts';
+import { uploadBatch } from './batch-upload.ts';
+import { HALF_CODECS, type HalfFormat } from './half-format.ts';
 import { Fp32Master } from './master.ts';
 import { createOptimizer, type Optimizer } from '../optim/optimizer.ts';
 import type { StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
@@ -39,8 +40,8 @@ export class Trainer {
     readonly shardOffset: number,
     /** fp16: the float32 master copy of the optimizer's slice; else null (the optimizer updates `params`). */
     readonly master: Fp32Master | null,
-    /** `params` holds packed halves (fp16 mixed precision). */
-    readonly halfParams: boolean,
+    /** `params` holds packed 16-bit pairs of this format (fp16 / bf16 mixed precision); null: float32. */
+    readonly halfFormat: HalfFormat | null,
   ) {
     this.staging = new StagingPool(gpu, 'step.readback', 32);
   }
@@ -50,23 +51,34 @@ export class Trainer {
     gpu.kernels.tuning = tuning.kernels;
     const shard = o.shard ?? { offset: 0, count: o.spec.total };
     const pl = o.parameterLayout;
-    const fp16 = o.fp16 === true;
-    const params = fp16
+    const format: HalfFormat | null = o.bf16 === true ? 'bf16' : o.fp16 === true ? 'f16' : null;
+    const params = format
       ? storageBuffer(
           gpu,
-          pl ? `${pl.label}.fp16` : 'params.fp16',
+          `${pl?.label ?? 'params'}.${HALF_CODECS[format].name}`,
           Math.ceil((pl?.size ?? o.spec.total) / 2) * 4,
           'parameters',
         )
       : storageBuffer(gpu, pl?.label ?? 'params', (pl?.size ?? o.spec.total) * 4, 'parameters');
     // only where an optimizer steps (not DataParallel's replicas; ZeRO-3's runner keeps its own)
     const master =
-      fp16 && o.optimizer !== null ? await Fp32Master.create(gpu, params, shard.offset, shard.count) : null;
+      format && o.optimizer !== null ? await Fp32Master.create(gpu, params, shard.offset, shard.count, format) : null;
     const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
     const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
     const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
-    const halfActs = o.halfActivations ?? fp16;
-    const model = new Model(gpu, o.spec, o.maxBatch, params, grads, tuning, layout.offset, pl?.offset, fp16, halfActs);
+    const halfActs = o.halfActivations ?? format === 'f16';
+    const model = new Model(
+      gpu,
+      o.spec,
+      o.maxBatch,
+      params,
+      grads,
+      tuning,
+      layout.offset,
+      pl?.offset,
+      format ?? 'f32',
+      halfActs,
+    );
     const optimizer =
       o.optimizer === null
         ? null
@@ -94,7 +106,7 @@ export class Trainer {
       layout.offset,
       offset,
       master,
-      fp16,
+      format,
     );
   }
 
@@ -105,15 +117,16 @@ export class Trainer {
   setParams(flat: Float32Array): void {
     this.assertFullParams();
     if (flat.length !== this.spec.total) throw new Error(`expected ${this.spec.total} parameters, got ${flat.length}`);
-    const halves = this.halfParams ? packHalves(flat) : null;
+    const codec = this.halfFormat ? HALF_CODECS[this.halfFormat] : null;
+    const halves = codec ? codec.pack(flat) : null;
     writeFloats(this.gpu, this.params, 0, halves ?? flat);
-    if (halves) this.master?.write(unpackHalves(halves, flat.length));
+    if (codec && halves) this.master?.write(codec.unpack(halves, flat.length));
   }
 
   /** fp16: sets every parameter from packed halves (DataParallel's replicas: device 0's halves as sent); not a master. */
   setHalves(words: Uint32Array): void {
     this.assertFullParams();
-    if (!this.halfParams || words.byteLength !== this.params.size)
+    if (!this.halfFormat || words.byteLength !== this.params.size)
       throw new Error(`expected ${this.params.size / 4} words of fp16 parameters, got ${words.length}`);
     writeFloats(this.gpu, this.params, 0, words);
   }
@@ -121,7 +134,7 @@ export class Trainer {
   /** fp16: the parameters as the layers hold them, packed halves. */
   async readHalves(): Promise<Uint32Array> {
     this.assertFullParams();
-    if (!this.halfParams) throw new Error('this trainer does not hold fp16 parameters');
+    if (!this.halfFormat) throw new Error('this trainer does not hold 16-bit parameters');
     return new Uint32Array(await readBuffer(this.gpu, this.params));
   }
 
@@ -138,7 +151,7 @@ export class Trainer {
 
   /** Throws when the parameters are not a full arena here (ZeRO-3: the mode's runner holds them). */
   private assertFullParams(): void {
-    if (this.params.size !== (this.halfParams ? Math.ceil(this.spec.total / 2) : this.spec.total) * 4)
+    if (this.params.size !== (this.halfFormat ? Math.ceil(this.spec.total / 2) : this.spec.total) * 4)
       throw new Error(
         `this trainer holds a ${this.params.label} of ${this.params.size / 4} elements, not the parameters`,
       );
@@ -147,8 +160,9 @@ export class Trainer {
   /** The parameters the layers use (fp16: the halves' values, as a DeepSpeed fp16 module's state_dict holds). */
   async readParams(): Promise<Float32Array<ArrayBuffer>> {
     this.assertFullParams();
-    if (!this.halfParams) return readFloats(this.gpu, this.params, 0, this.spec.total);
-    return unpackHalves(await this.readHalves(), this.spec.total) as Float32Array<ArrayBuffer>;
+    if (!this.halfFormat) return readFloats(this.gpu, this.params, 0, this.spec.total);
+    const codec = HALF_CODECS[this.halfFormat];
+    return codec.unpack(await this.readHalves(), this.spec.total) as Float32Array<ArrayBuffer>;
   }
 
   readGrads(): Promise<Float32Array<ArrayBuffer>> {
@@ -162,36 +176,10 @@ export class Trainer {
   async upload(b: Batch): Promise<StepPlan> {
     const end = this.gpu.tracer.begin('upload', 'data');
     try {
-      return await this.uploadBatch(b);
+      return await uploadBatch(this.gpu, this.model, b);
     } finally {
       end();
     }
-  }
-
-  private async uploadBatch(b: Batch): Promise<StepPlan> {
-    const n = b.labels.length;
-    const per = this.spec.input[0] * this.spec.input[1] * this.spec.input[2];
-    const plan = await this.model.plan(n);
-    for (const y of b.labels) {
-      if (!Number.isInteger(y) || y < 0 || y >= this.spec.classes)
-        throw new RangeError(`label ${y} is outside 0..${this.spec.classes - 1}`);
-    }
-    const up = this.gpu.uploads;
-    up.write(this.model.labels, 0, b.labels, 'other', 'input.labels');
-    if ('images' in b) {
-      if (b.images.length !== n * per)
-        throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
-      const padded =
-        b.images.length % 4 === 0
-          ? b.images
-          : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
-      up.write(this.model.bytes, 0, padded, 'other', 'input.bytes');
-    } else {
-      if (b.x.length !== n * per)
-        throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
-      up.write(this.model.x, 0, this.model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
-    }
-    return plan;
   }
 
   /** Records input normalisation (for byte batches), forward and the loss. */

@@ -86,7 +86,7 @@ describe('--deepspeed-config', () => {
     );
   });
 
-  it('--fp16 turns fp16 on in every mode; bf16 is refused by name', async () => {
+  it('--fp16 turns fp16 on in every mode; bf16 in ddp, zero1, zero2, refused by name elsewhere', async () => {
     for (const mode of ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2', 'zero3'])
       expect((await buildTrainConfig({ fp16: true, mode, workers: '2' })).config.fp16, mode).toBe(true);
     const bare = file('bare16.json', { train_batch_size: 8 });
@@ -97,9 +97,16 @@ describe('--deepspeed-config', () => {
       `--fp16 true conflicts with ${off}: fp16.enabled gives false`,
     );
     const bf16 = file('bf16.json', { train_batch_size: 8, bf16: { enabled: true } });
-    expect(await usage({ 'deepspeed-config': bf16 })).toBe(
-      'bf16 (bfloat16 mixed precision) is not supported: webddp implements fp16 mixed precision (fp16.enabled, --fp16)',
-    );
+    expect((await buildTrainConfig({ 'deepspeed-config': bf16 })).config.bf16).toBe(true);
+    for (const mode of ['ddp', 'zero1', 'zero2'])
+      expect((await buildTrainConfig({ bf16: true, mode, workers: '2' })).config.bf16, mode).toBe(true);
+    for (const mode of ['dp', 'balanced-dp', 'zero3'])
+      expect(await usage({ bf16: true, mode, workers: '2' })).toBe(
+        `bf16 is not supported with mode ${mode}: bf16 mixed precision runs with ddp, zero1, zero2`,
+      );
+    expect(await usage({ bf16: true, fp16: true })).toBe('bfloat16 and fp16 modes cannot be simultaneously enabled');
+    const bad = file('bf16bad.json', { train_batch_size: 8, bf16: { enabled: true, loss_scale: 0 } });
+    expect(await usage({ 'deepspeed-config': bad })).toMatch(/bf16\.loss_scale/);
   });
 
   it('a flag that contradicts the file is refused naming both; one that agrees is fine', async () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { allGather, chunkRange, reduceScatter, ringAllReduce } from '../../src/comm/index.ts';
 import type { Link, TransferEvent } from '../../src/comm/index.ts';
 import { halvesView } from '../../src/comm/collectives.ts';
+import { bf16Bits, bf16Value, packBf16 } from '../../src/reference/bf16.ts';
 import { f16Bits, f16Value, packHalves } from '../../src/reference/f16.ts';
 import { closeAll, onAllRanks, portRing, randomFloats, values } from './comm-harness.ts';
 
@@ -81,5 +82,51 @@ describe('fp16 ring collectives', () => {
       ringAllReduce(halvesView(new Uint32Array(4)), r, 2, l, { halves: true, average: true }),
     );
     for (const o of out) expect(o.status === 'rejected' && String(o.reason)).toMatch(/average is not defined for fp16/);
+  });
+});
+
+/** Word i's bfloat16 pairs summed over ranks in the ring's order (as halfOrderSum), bf16-rounded each time. */
+function bf16OrderSum(inputs: Uint32Array[], first: number): Uint32Array {
+  const world = inputs.length;
+  const n = inputs[0]?.length ?? 0;
+  const out = new Uint32Array(n);
+  for (let c = 0; c < world; c++) {
+    const { start, end } = chunkRange(c, n, world);
+    for (let i = start; i < end; i++) {
+      let word = 0;
+      for (const shift of [0, 16]) {
+        const h = (r: number) => bf16Value((inputs[(c + first + r) % world]?.[i] ?? 0) >>> shift);
+        let s = bf16Bits(h(0));
+        for (let k = 1; k < world; k++) s = bf16Bits(bf16Value(s) + h(k));
+        word |= s << shift;
+      }
+      out[i] = word >>> 0;
+    }
+  }
+  return out;
+}
+
+describe('bf16 ring collectives', () => {
+  it('all-reduce and reduce-scatter: bfloat16 sums in ring order, identical on every rank (W = 2, 3)', async () => {
+    for (const world of [2, 3]) {
+      links = portRing(world, { timeoutMs: 30_000 });
+      const n = 501;
+      const inputs = Array.from({ length: world }, (_, r) => packBf16(randomFloats(2 * n, 191 + r)));
+      const want = bf16OrderSum(inputs, 0);
+      const bufs = inputs.map((x) => x.slice());
+      await onAllRanks(links, (l, r) =>
+        ringAllReduce(halvesView(bufs[r] ?? new Uint32Array()), r, world, l, { bf16: true, sliceElems: 100 }),
+      ).then(values);
+      for (const b of bufs) expect([...b]).toEqual([...want]);
+      const scattered = inputs.map((x) => x.slice());
+      const chunks = await onAllRanks(links, (l, r) =>
+        reduceScatter(halvesView(scattered[r] ?? new Uint32Array()), r, world, l, { bf16: true }),
+      ).then(values);
+      for (const [r, c] of chunks.entries()) {
+        const w = new Uint32Array(c.chunk.buffer, c.chunk.byteOffset, c.chunk.length);
+        expect([...w], `rank ${r}`).toEqual([...bf16OrderSum(inputs, 1).subarray(c.start, c.end)]);
+      }
+      closeAll(links);
+    }
   });
 });

@@ -25,6 +25,9 @@ describe('page language', () => {
       'gpu0Bsz（1000）不能超过全局批大小（12）',
     );
     expect(localizeIssue('something new', label)).toBe('something new');
+    expect(
+      localizeIssue('bf16 is not supported with mode dp: bf16 mixed precision runs with ddp, zero1, zero2', label),
+    ).toBe('模式 dp 不支持 bf16：bf16 混合精度可用于 ddp, zero1, zero2');
     expect(localizeRunError('rank 1 failed during step 2 of epoch 0: Error: injected fault')).toBe(
       'rank 1 在第 0 轮第 2 步时失败：Error: injected fault',
     );

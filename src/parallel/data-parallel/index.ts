@@ -19,6 +19,7 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
     partitioned: { optimizer: false, gradients: false, parameters: false },
     usesGpu0Bsz,
     usesBucketCap: false,
+    bf16: false, // device 0's exchanges with its replicas move fp16 or float32 only
     validate: (c) => {
       const issues: ConfigIssue[] = [];
       if (!usesGpu0Bsz) return issues;

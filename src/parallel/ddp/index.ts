@@ -9,15 +9,17 @@ export const ddp: ParallelMode = {
   partitioned: { optimizer: false, gradients: false, parameters: false },
   usesGpu0Bsz: false,
   usesBucketCap: true,
+  bf16: true,
   validate: () => [],
   // One worker: a step is submits only (no collective); accumulation would interleave micro-batches;
   // fp16 reads the overflow flag back before its update.
-  pipelines: (c) => c.workers === 1 && c.gradAccum === 1 && !c.fp16,
+  pipelines: (c) => c.workers === 1 && c.gradAccum === 1 && !c.fp16 && !c.bf16,
   trainerOptions: (spec, c) => ({
     spec,
     maxBatch: c.batchSize,
     optimizer: optimizerOf(c),
     ...(c.fp16 ? { fp16: true } : {}),
+    ...(c.bf16 ? { bf16: true } : {}),
     ...(c.clipGradNorm > 0 ? { clipGradNorm: c.clipGradNorm } : {}),
   }),
   createRunner: async (ctx) => (await import('./runner.ts')).DdpRunner.create(ctx),

@@ -7,7 +7,8 @@
 // fp16 (DeepSpeed's fp16 section): the loss gradient is multiplied by the loss scale, each bucket is
 // packed into halves and all-reduced as fp16 (half the bytes, as PyTorch's fp16_compress_hook), the
 // halves are checked for inf/NaN and unscaled into the float32 gradients, and an overflowing step
-// skips the optimizer (../fp16.ts).
+// skips the optimizer (../fp16.ts). bf16 (DeepSpeed's bf16 section): the same with bfloat16 pairs
+// summed as bfloat16, and no loss scale, no overflow check, no skipped step.
 import { bufferFrom } from '../../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
 import { Readback } from '../../gpu/readback.ts';
@@ -30,12 +31,14 @@ export class DdpRunner implements ModeRunner {
     private readonly ctx: ModeContext,
     private readonly buckets: readonly BucketIO[],
     private readonly factor: GPUBuffer,
-    private readonly fp16: { readonly half: HalfGradients; readonly scaler: LossScaler } | null,
+    /** fp16 or bf16: the gradient pairs and (fp16 only) the loss scaler; null: float32. */
+    private readonly mixed: { readonly half: HalfGradients; readonly scaler: LossScaler | null } | null,
   ) {}
 
   static async create(ctx: ModeContext): Promise<DdpRunner> {
     const { gpu, trainer, world } = ctx;
-    const fp16 = ctx.config.fp16;
+    const format = ctx.config.bf16 ? 'bf16' : ctx.config.fp16 ? 'f16' : null;
+    const fp16 = format !== null;
     const factor = bufferFrom(gpu, 'ddp.inv_world', Float32Array.of(1 / world), 'other');
     const k = await gpu.kernels.get('scale');
     const buckets = computeBuckets(trainer.spec.params, ctx.config.bucketCapMB).map((bucket) => ({
@@ -56,9 +59,11 @@ export class DdpRunner implements ModeRunner {
           gpu,
           trainer.grads,
           buckets.map((b) => b.bucket),
+          format,
         )
       : null;
-    return new DdpRunner(ctx, buckets, factor, half ? { half, scaler: lossScalerOf(ctx.config) } : null);
+    const scaler = format === 'f16' ? lossScalerOf(ctx.config) : null;
+    return new DdpRunner(ctx, buckets, factor, half ? { half, scaler } : null);
   }
 
   /** Rank 0's parameters to everyone (DDP's constructor does this). */
@@ -71,7 +76,7 @@ export class DdpRunner implements ModeRunner {
   }
 
   lossScaler(): LossScaler | null {
-    return this.fp16?.scaler ?? null;
+    return this.mixed?.scaler ?? null;
   }
 
   async syncParams(): Promise<void> {
@@ -97,7 +102,7 @@ export class DdpRunner implements ModeRunner {
     const { trainer, source, world, tracer } = this.ctx;
     if (!source) throw new Error('DDP rank has no data source');
     const stats = new StatsSum();
-    const lossScale = this.fp16?.scaler.scale ?? 1;
+    const lossScale = this.mixed?.scaler?.scale ?? 1;
     for (const [m, mb] of micro.entries()) {
       const endData = tracer.begin('data', 'data');
       const batch = source.trainBatch(mb.start, mb.count);
@@ -111,15 +116,15 @@ export class DdpRunner implements ModeRunner {
       const sync = m === micro.length - 1 && world > 1;
       // One worker, one micro-batch: the update goes in the same submit, so that the next step
       // (the coordinator may already have asked for it: ParallelMode.pipelines) queues behind it.
-      const alone = world === 1 && micro.length === 1 && !this.fp16;
+      const alone = world === 1 && micro.length === 1 && !this.mixed;
       let reduced = Promise.resolve();
       if (sync) reduced = this.backwardWithBuckets(rec, plan);
       else {
         trainer.recordBackward(rec, plan);
         if (alone) trainer.recordUpdate(rec, lr);
         // fp16 on one worker: the gradients still become halves (their precision and overflow)
-        if (this.fp16 && world === 1 && m === micro.length - 1)
-          for (const k of this.buckets.keys()) this.fp16.half.recordPack(rec, k);
+        if (this.mixed && world === 1 && m === micro.length - 1)
+          for (const k of this.buckets.keys()) this.mixed.half.recordPack(rec, k);
         rec.submit();
         if (alone) submitted();
       }
@@ -130,7 +135,16 @@ export class DdpRunner implements ModeRunner {
       stats.add(r.loss, r.correct, mb.count);
       if (alone) return stats.value;
     }
-    if (this.fp16) return { ...stats.value, fp16: await this.fp16Update(this.fp16, lr) };
+    if (this.mixed?.scaler)
+      return { ...stats.value, fp16: await this.fp16Update(this.mixed.half, this.mixed.scaler, lr) };
+    if (this.mixed) {
+      // bf16: the reduced pairs widened into the float32 gradients (exact), then the step
+      const rec = new Recorder(this.ctx.gpu, 'ddp.bf16.update');
+      this.mixed.half.recordUnscale(rec, 1);
+      trainer.recordUpdate(rec, lr);
+      rec.submit();
+      return stats.value;
+    }
     const rec = new Recorder(this.ctx.gpu, 'ddp.update');
     trainer.recordUpdate(rec, lr);
     rec.submit();
@@ -138,12 +152,12 @@ export class DdpRunner implements ModeRunner {
   }
 
   /** fp16: checks the reduced halves for overflow, unscales them, and steps unless the scaler skips. */
-  private async fp16Update(f: NonNullable<DdpRunner['fp16']>, lr: number) {
+  private async fp16Update(half: HalfGradients, scaler: LossScaler, lr: number) {
     const { gpu, trainer } = this.ctx;
     const check = new Recorder(gpu, 'ddp.fp16.unscale');
-    f.half.recordUnscale(check, f.scaler.scale);
+    half.recordUnscale(check, scaler.scale);
     check.submit();
-    const info = scalerStep(f.scaler, await f.half.readOverflow());
+    const info = scalerStep(scaler, await half.readOverflow());
     const rec = new Recorder(gpu, 'ddp.update');
     if (info.skipped) rec.clear(trainer.grads);
     else trainer.recordUpdate(rec, lr);
@@ -165,7 +179,7 @@ export class DdpRunner implements ModeRunner {
     const ready = new Set<string>();
     const done = new Set<number>();
     let chain = Promise.resolve();
-    const half = this.fp16?.half;
+    const half = this.mixed?.half;
     for (const seg of plan.backward) {
       for (const op of seg.ops) rec.dispatch(op);
       rec.layer(`${seg.layer}.backward`);
@@ -187,7 +201,8 @@ export class DdpRunner implements ModeRunner {
           // Waiting for the copy is waiting for the GPU (its backward), not communication: a mark.
           const data = await b.readback.read(n);
           tracer.mark(`${name} ready`, 'comm', { bytes: n * 4 });
-          await this.ctx.comm(() => pg.allReduce(data, half ? { halves: true } : {}), `all-reduce ${name}`);
+          const packed = half ? (half.format === 'bf16' ? { bf16: true } : { halves: true }) : {};
+          await this.ctx.comm(() => pg.allReduce(data, packed), `all-reduce ${name}`);
           const endWrite = tracer.begin(`write ${name}`, 'comm');
           const label = `ddp.bucket${b.bucket.index}`;
           if (half) half.writeWords(k, new Uint32Array(data.buffer, data.byteOffset, n), label);
@@ -205,7 +220,7 @@ export class DdpRunner implements ModeRunner {
       b.prescale.destroy();
       b.readback.destroy();
     }
-    this.fp16?.half.destroy();
+    this.mixed?.half.destroy();
     this.ctx.gpu.memory.destroy(this.factor);
   }
 }

@@ -11,15 +11,17 @@ function zeroStage(stage: 1 | 2): ParallelMode {
     partitioned: { optimizer: true, gradients: stage >= 2, parameters: false },
     usesGpu0Bsz: false,
     usesBucketCap: false,
+    bf16: true,
     validate: () => [],
     trainerOptions: (spec, c, rank, world) => {
-      const p = zeroPartition(rank, world, spec.total, c.fp16);
+      const p = zeroPartition(rank, world, spec.total, c.fp16 || c.bf16);
       return {
         spec,
         maxBatch: c.batchSize,
         optimizer: optimizerOf(c),
         shard: { offset: p.start, count: p.end - p.start, ownGradients: stage >= 2 },
         ...(c.fp16 ? { fp16: true } : {}),
+        ...(c.bf16 ? { bf16: true } : {}),
         ...(stage >= 2 ? { gradientLayout: bucketLayout(spec, 'grads.bucket', false, c.reduceBucketSize) } : {}),
       };
     },
@@ -40,6 +42,7 @@ export const zero3: ParallelMode = {
   partitioned: { optimizer: true, gradients: true, parameters: true },
   usesGpu0Bsz: false,
   usesBucketCap: false,
+  bf16: false, // its per-layer gathers and reduce-scatters move fp16 or float32 only
   validate: () => [],
   trainerOptions: (spec, c) => ({
     spec,

@@ -26,7 +26,8 @@ import { recordPiece } from './linear-pieces.ts';
 import { PieceCache } from './piece-cache.ts';
 import { halvesView } from '../../comm/collectives.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
-import { halvesOverflow, packHalves, unpackHalves } from '../../reference/f16.ts';
+import { halvesOverflow } from '../../reference/f16.ts';
+import { HALF_CODECS, type HalfFormat } from '../../train/half-format.ts';
 import { lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 
 /** Stage 2's bounded gradient path. */
@@ -39,8 +40,15 @@ interface Stage2 {
 export class ZeroRunner implements ModeRunner {
   private host: Float32Array;
   private readonly grads: Float32Array;
-  /** fp16: the loss scaler and the host's packed fp16 parameters (all-gathered every step). */
-  private readonly fp16: { readonly scaler: LossScaler; readonly words: Uint32Array } | null;
+  /**
+   * fp16 or bf16: the format's codec, the loss scaler (fp16 only) and the host's packed 16-bit
+   * parameters (all-gathered every step); null: float32.
+   */
+  private readonly fp16: {
+    readonly format: HalfFormat;
+    readonly scaler: LossScaler | null;
+    readonly words: Uint32Array;
+  } | null;
 
   private constructor(
     private readonly ctx: ModeContext,
@@ -54,8 +62,13 @@ export class ZeroRunner implements ModeRunner {
   ) {
     this.host = new Float32Array(ctx.trainer.spec.total);
     this.grads = stage2?.bucket.host ?? new Float32Array(ctx.trainer.spec.total);
-    this.fp16 = ctx.config.fp16
-      ? { scaler: lossScalerOf(ctx.config), words: new Uint32Array(Math.ceil(ctx.trainer.spec.total / 2)) }
+    const format = ctx.config.bf16 ? 'bf16' : ctx.config.fp16 ? 'f16' : null;
+    this.fp16 = format
+      ? {
+          format,
+          scaler: format === 'f16' ? lossScalerOf(ctx.config) : null,
+          words: new Uint32Array(Math.ceil(ctx.trainer.spec.total / 2)),
+        }
       : null;
   }
 
@@ -72,8 +85,9 @@ export class ZeroRunner implements ModeRunner {
       { factor, data: trainer.grads },
       grid1d(P, k.overrides.WG ?? 64),
     );
-    const part = zeroPartition(rank, world, P, ctx.config.fp16);
-    const partWords = ctx.config.fp16 ? Math.ceil((part.end - part.start) / 2) : part.end - part.start;
+    const part = zeroPartition(rank, world, P, ctx.config.fp16 || ctx.config.bf16);
+    const partWords =
+      ctx.config.fp16 || ctx.config.bf16 ? Math.ceil((part.end - part.start) / 2) : part.end - part.start;
     const stage2 =
       stage === 2
         ? {
@@ -112,7 +126,7 @@ export class ZeroRunner implements ModeRunner {
     const { trainer, source, gpu } = this.ctx;
     if (!source) throw new Error('ZeRO rank has no data source');
     const stats = new StatsSum();
-    const lossScale = this.fp16?.scaler.scale ?? 1;
+    const lossScale = this.fp16?.scaler?.scale ?? 1;
     for (const [m, mb] of micro.entries()) {
       const endData = this.ctx.tracer.begin('data', 'data');
       const batch = source.trainBatch(mb.start, mb.count);
@@ -127,24 +141,36 @@ export class ZeroRunner implements ModeRunner {
       const r = await this.ctx.tracer.span('readback stats', 'step', () => trainer.readStats(statsBuf, mb.count));
       stats.add(r.loss, r.correct, mb.count);
     }
-    if (this.fp16) return { ...stats.value, fp16: await this.fp16Step(this.fp16, lr) };
+    if (this.fp16) {
+      const info = await this.fp16Step(this.fp16, lr);
+      return info ? { ...stats.value, fp16: info } : stats.value;
+    }
     // Reduce-scatter the (pre-divided) gradients: this rank's partition, averaged over ranks.
     const { chunk } = await this.ctx.comm(() => this.ctx.pg.reduceScatter(this.grads), 'reduce-scatter');
     await this.update(chunk, lr);
     return stats.value;
   }
 
-  /** fp16: the gradients reduce-scattered as halves, the overflow agreed on, then the update unless skipped. */
-  private async fp16Step(f: NonNullable<ZeroRunner['fp16']>, lr: number): Promise<Fp16StepInfo> {
+  /**
+   * fp16: the gradients reduce-scattered as halves, the overflow agreed on, then the update unless
+   * skipped. bf16: reduce-scattered as bfloat16 pairs, then the update (no loss scale: null).
+   */
+  private async fp16Step(f: NonNullable<ZeroRunner['fp16']>, lr: number): Promise<Fp16StepInfo | null> {
     const { pg } = this.ctx;
-    const words = packHalves(this.grads);
-    const r = await this.ctx.comm(() => pg.reduceScatter(halvesView(words), { halves: true }), 'reduce-scatter');
+    const codec = HALF_CODECS[f.format];
+    const words = codec.pack(this.grads);
+    const packed = f.format === 'bf16' ? { bf16: true } : { halves: true };
+    const r = await this.ctx.comm(() => pg.reduceScatter(halvesView(words), packed), 'reduce-scatter');
     const n = this.part.end - this.part.start;
     const mine = words.subarray(r.start, r.end);
+    if (!f.scaler) {
+      await this.update(codec.unpack(mine, n), lr);
+      return null;
+    }
     const local = halvesOverflow(mine, n) ? 1 : 0;
     const [ranks = 0] = await this.ctx.comm(() => pg.allReduceScalars([local]), 'all-reduce overflow');
     const info = scalerStep(f.scaler, ranks > 0);
-    if (!info.skipped) await this.update(unpackHalves(mine, n, 1 / info.lossScale), lr);
+    if (!info.skipped) await this.update(codec.unpack(mine, n, 1 / info.lossScale), lr);
     return info;
   }
 

@@ -24,7 +24,8 @@ export type FieldKey =
   | 'momentum'
   | 'weightDecay'
   | 'schedule'
-  | 'fp16';
+  | 'fp16'
+  | 'bf16';
 
 /** The settings the form edits; the schedule as its text (`TYPE:name=value,...`, '' for none). */
 export type FormValues = { readonly [K in FieldKey]?: K extends 'schedule' ? string : TrainConfig[K] };
@@ -101,4 +102,5 @@ export const FIELDS: readonly FieldSpec[] = [
   { key: 'weightDecay', kind: 'float', min: 0, max: 1, step: 'any', more: true },
   { key: 'schedule', kind: 'text', more: true },
   { key: 'fp16', kind: 'check', more: true },
+  { key: 'bf16', kind: 'check', more: true, when: (v) => PARALLEL_MODES[v.mode].bf16 },
 ];

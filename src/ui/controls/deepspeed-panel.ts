@@ -23,6 +23,7 @@ const FORM_KEYS: readonly FieldKey[] = [
   'weightDecay',
   'schedule',
   'fp16',
+  'bf16',
 ];
 
 /** A schedule config as the form's text, `TYPE:name=value,...` (the CLI's --schedule syntax). */

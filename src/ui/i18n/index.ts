@@ -169,6 +169,8 @@ export function localizeIssue(message: string, label: (field: string) => string)
   if (m) return w.bool(label(m[1] ?? ''), m[2] ?? '');
   m = /^(\S+) needs at least 2 workers$/.exec(message);
   if (m) return w.needsTwo(m[1] ?? '');
+  m = /^bf16 is not supported with mode (\S+): bf16 mixed precision runs with (.*)$/.exec(message);
+  if (m) return w.bf16Mode(m[1] ?? '', m[2] ?? '');
   m = /^gpu0Bsz \((\d+)\) cannot exceed the global batch \((\d+)\)$/.exec(message);
   if (m) return w.gpu0(m[1] ?? '', m[2] ?? '');
   return message;

@@ -36,7 +36,7 @@ export class LogView implements View {
           c.schedule !== 'none' ? describeSchedule(c.schedule) : '',
           c.gradAccum > 1 ? `gradAccum ${c.gradAccum}` : '',
           c.clipGradNorm > 0 ? `clip ${c.clipGradNorm}` : '',
-          c.fp16 ? 'fp16' : '',
+          c.fp16 ? 'fp16' : c.bf16 ? 'bf16' : '',
         ].filter(Boolean);
         this.pending.push(
           t().log.start(

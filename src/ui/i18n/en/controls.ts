@@ -105,6 +105,7 @@ export const enControls = {
       weightDecay: 'Weight decay',
       schedule: 'LR schedule',
       fp16: 'fp16 mixed precision',
+      bf16: 'bf16 mixed precision',
     } satisfies Record<FieldKey, string>,
     hints: {
       mode: '',
@@ -126,6 +127,7 @@ export const enControls = {
       weightDecay: 'L2 for SGD and Adam, decoupled for AdamW',
       schedule: 'empty: constant lr; or TYPE:name=value,… e.g. CosineAnnealingLR:T_max=100',
       fp16: 'DeepSpeed’s fp16 section: fp32 master weights, fp16 storage, dynamic loss scaling',
+      bf16: 'DeepSpeed’s bf16 section: fp32 master weights, bfloat16 storage, no loss scaling (DDP, ZeRO-1, ZeRO-2)',
     },
     fp16Pending:
       'fp16 trains in every mode: DDP and ZeRO-1/2/3 reduce fp16 gradients over the ring (ZeRO-3 also all-gathers fp16 parameters); DataParallel’s device 0 keeps the fp32 master and the loss scale and exchanges fp16 parameters and gradients with its replicas.',
@@ -143,6 +145,8 @@ export const enControls = {
     gpu0: (given: string, global: string) => `gpu0Bsz (${given}) cannot exceed the global batch (${global})`,
     rankFailed: (rank: string, during: string, reason: string) => `rank ${rank} failed during ${during}: ${reason}`,
     stepOf: (step: string, epoch: string) => `step ${step} of epoch ${epoch}`,
+    bf16Mode: (mode: string, modes: string) =>
+      `bf16 is not supported with mode ${mode}: bf16 mixed precision runs with ${modes}`,
   },
   deepspeed: {
     legend: 'DeepSpeed config',

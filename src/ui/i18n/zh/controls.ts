@@ -99,6 +99,7 @@ export const zhControls: typeof enControls = {
       weightDecay: '权重衰减',
       schedule: '学习率调度',
       fp16: 'fp16 混合精度',
+      bf16: 'bf16 混合精度',
     },
     hints: {
       mode: '',
@@ -120,6 +121,7 @@ export const zhControls: typeof enControls = {
       weightDecay: 'SGD 和 Adam 为 L2，AdamW 为解耦权重衰减',
       schedule: '留空：学习率不变；或 TYPE:name=value,… 例如 CosineAnnealingLR:T_max=100',
       fp16: 'DeepSpeed 的 fp16 配置：fp32 主权重、fp16 存储、动态损失缩放',
+      bf16: 'DeepSpeed 的 bf16 配置：fp32 主权重、bfloat16 存储、无损失缩放（DDP、ZeRO-1、ZeRO-2）',
     },
     fp16Pending:
       'fp16 可在所有模式中训练：DDP 和 ZeRO-1/2/3 在环上归约 fp16 梯度（ZeRO-3 还 all-gather fp16 参数）；DataParallel 的 device 0 保存 fp32 主权重和损失缩放，与各副本交换 fp16 参数和梯度。',
@@ -135,6 +137,7 @@ export const zhControls: typeof enControls = {
     gpu0: (given, global) => `gpu0Bsz（${given}）不能超过全局批大小（${global}）`,
     rankFailed: (rank, during, reason) => `rank ${rank} 在${during}时失败：${reason}`,
     stepOf: (step, epoch) => `第 ${epoch} 轮第 ${step} 步`,
+    bf16Mode: (mode, modes) => `模式 ${mode} 不支持 bf16：bf16 混合精度可用于 ${modes}`,
   },
   deepspeed: {
     legend: 'DeepSpeed 配置',
