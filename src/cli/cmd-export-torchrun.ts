@@ -6,10 +6,8 @@
 import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { decodeCheckpoint, readTrainerJson } from '../checkpoint/checkpoint.ts';
 import { readCheckpointDir, resolveCheckpointDir } from '../checkpoint/dir-node.ts';
-import { torchrunProject } from '../export/torchrun.ts';
-import { simpleCnnSpec } from '../nn/spec.ts';
+import { exportCheckpoint } from '../export/torchrun.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseFlags, required } from './flags.ts';
 import { WriteFileError } from '../checkpoint/write-file-node.ts';
@@ -102,9 +100,7 @@ export const command: Command = {
     await emptyOrAbsent(out);
     const dir = await resolveCheckpointDir(positionals[0] ?? '');
     const raw = await readCheckpointDir(dir);
-    const head = readTrainerJson(raw['trainer.json'], join(dir, 'trainer.json'));
-    const snapshot = await decodeCheckpoint(raw, simpleCnnSpec(head.config.width), dir);
-    const project = torchrunProject(snapshot, raw, { source: dir, data });
+    const { snapshot, project } = await exportCheckpoint(raw, { source: dir, data });
     await writeProject(out, project.files);
     for (const w of project.warnings) io.err(`warning: ${w}\n`);
     const p = snapshot.position;

@@ -2,7 +2,14 @@
 // under torchrun (train.py, its helper modules, README.md, ds_config.json for a ZeRO run, and the
 // checkpoint's files). Environment-free: this builds the files' contents, the CLI writes them.
 // The Python modules live in ./python/ as plain .py files, bundled as text.
-import { CHECKPOINT_FILES, CheckpointError, type CheckpointBytes, type Snapshot } from '../checkpoint/checkpoint.ts';
+import {
+  CHECKPOINT_FILES,
+  CheckpointError,
+  decodeCheckpoint,
+  readTrainerJson,
+  type CheckpointBytes,
+  type Snapshot,
+} from '../checkpoint/checkpoint.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { deepSpeedConfig, deepSpeedSchedules, zeroStage } from './ds-config.ts';
 import { pySettings } from './py-settings.ts';
@@ -97,4 +104,17 @@ export function torchrunProject(s: Snapshot, raw: CheckpointBytes, opts: ExportO
     `${new TextDecoder().decode(files['README.md'])}\n## Read before running\n\n${notes}\n`,
   );
   return { files, warnings };
+}
+
+/**
+ * A checkpoint's raw files (from a directory or the page's IndexedDB) read and checked whole
+ * (checksums, names, shapes, values), then turned into the project: the CLI and the page both call this.
+ */
+export async function exportCheckpoint(
+  raw: CheckpointBytes,
+  opts: ExportOptions,
+): Promise<{ snapshot: Snapshot; project: TorchrunProject }> {
+  const head = readTrainerJson(raw['trainer.json'], `${opts.source}/trainer.json`);
+  const snapshot = await decodeCheckpoint(raw, simpleCnnSpec(head.config.width), opts.source);
+  return { snapshot, project: torchrunProject(snapshot, raw, opts) };
 }

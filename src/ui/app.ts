@@ -135,6 +135,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       syncAddress();
     });
   life.onResume(() => void resumeLast());
+  life.onExported(() => lessons.exported());
 
   const record = new RunRecord();
   const onEvent = (e: TrainEvent) => {

@@ -29,7 +29,13 @@ export class RunRecord {
   }
 
   /** The lesson's record of the run: what the views measured, with this record's counts. */
-  lessonRun(measured: Omit<LessonRun, 'checkpoints' | 'restarts' | 'resumed'>): LessonRun {
-    return { ...measured, checkpoints: this.saved, restarts: [...this.restarts], resumed: this.resumed };
+  lessonRun(measured: Omit<LessonRun, 'checkpoints' | 'restarts' | 'resumed' | 'exported'>): LessonRun {
+    return {
+      ...measured,
+      checkpoints: this.saved,
+      restarts: [...this.restarts],
+      resumed: this.resumed,
+      exported: false,
+    };
   }
 }

@@ -42,6 +42,8 @@ let page: Page;
 beforeAll(async () => {
   session = await launchBrowser();
   page = await session.newPage();
+  const cdp = await page.createCDPSession();
+  await cdp.send('Page.setDownloadBehavior', { behavior: 'deny' });
 });
 afterAll(async () => session.close());
 
@@ -57,6 +59,16 @@ describe('the guided path', () => {
       expect(await page.$eval('.lesson h3', (el) => el.textContent)).toBe(title);
       expect(await page.$eval('html', (el) => el.lang)).toBe(lang === 'zh' ? 'zh-CN' : 'en');
       await waitForState(page, ['done', 'failed', 'stopped']);
+      if (id === 'cluster') {
+        // The cluster lesson's point is the export: its button (the download itself is denied here).
+        await page.click('#life-export');
+        await page.waitForFunction(
+          () =>
+            window.webddpPage?.lesson().reached === true ||
+            document.querySelector('#life-status')?.classList.contains('error'),
+          { polling: 50 },
+        );
+      }
       const lesson = await read(page, 'lesson');
       expect(lesson, await statusText(page)).toEqual({ id, reached: true });
       // The address is a link to this lesson's run.

@@ -8,12 +8,13 @@ import { IdbCheckpointStore, type StoredCheckpoint } from '../../checkpoint/dir-
 import type { TrainConfig } from '../../config.ts';
 import { SYNTHETIC_DATASET } from '../../data/synthetic.ts';
 import { projectTar } from '../../export/project-tar.ts';
-import { torchrunProject } from '../../export/torchrun.ts';
+import { exportCheckpoint } from '../../export/torchrun.ts';
 import { simpleCnnSpec } from '../../nn/spec.ts';
 import type { RunOptions } from '../../runtime/options.ts';
 import { h } from '../dom.ts';
 import { rich, t } from '../i18n/index.ts';
 import { MODE_SHORT } from './config-fields.ts';
+import { exportWhy } from './life-export.ts';
 import {
   LIFE_DEFAULTS,
   LIFE_KEYS,
@@ -35,7 +36,13 @@ export class RunLifePanel {
     { type: 'button', id: 'life-download', disabled: true },
     t().life.download,
   );
-  private readonly exportButton = h('button', { type: 'button', id: 'life-export', disabled: true }, t().life.export);
+  private readonly exportButton = h(
+    'button',
+    { type: 'button', id: 'life-export', disabled: true, 'aria-describedby': 'life-export-why' },
+    t().life.export,
+  );
+  private readonly exportWhy = h('p', { class: 'hint', id: 'life-export-why' });
+  private readonly exportListeners: (() => void)[] = [];
   private readonly clearButton = h('button', { type: 'button', id: 'life-clear', disabled: true }, t().life.clear);
   private newest: StoredCheckpoint | null = null;
   private busy = false;
@@ -55,6 +62,7 @@ export class RunLifePanel {
       h('div', { class: 'buttons' }, this.resumeButton, this.downloadButton, this.exportButton, this.clearButton),
       h('p', { class: 'hint' }, ...rich(w.downloadHint)),
       h('p', { class: 'hint' }, ...rich(w.exportHint)),
+      this.exportWhy,
     );
     this.downloadButton.addEventListener('click', () => void this.download());
     this.exportButton.addEventListener('click', () => void this.exportTorchrun());
@@ -64,6 +72,11 @@ export class RunLifePanel {
 
   onChange(cb: () => void): void {
     this.listeners.push(cb);
+  }
+
+  /** A torchrun project was exported and offered for download. */
+  onExported(cb: () => void): void {
+    this.exportListeners.push(cb);
   }
 
   /** "Resume from the last checkpoint" was clicked. */
@@ -183,7 +196,9 @@ export class RunLifePanel {
     const none = this.newest === null || this.busy;
     this.resumeButton.disabled = none;
     this.downloadButton.disabled = none;
-    this.exportButton.disabled = none;
+    const why = exportWhy(this.newest);
+    this.exportButton.disabled = none || why.refused;
+    this.exportWhy.textContent = why.text;
     this.clearButton.disabled = none;
   }
 
@@ -201,15 +216,15 @@ export class RunLifePanel {
   /** The newest checkpoint as a torchrun project (src/export/torchrun.ts, as the CLI), one .tar download. */
   private async exportTorchrun(): Promise<void> {
     try {
-      const { snapshot, where } = await this.last();
-      const { files } = await this.store.read();
+      const { entry, files } = await this.store.read();
       const data = this.dataset() === SYNTHETIC_DATASET ? 'synthetic' : 'cifar-10-binary.tar.gz';
-      const project = torchrunProject(snapshot, files, { source: where, data });
+      const { snapshot, project } = await exportCheckpoint(files, { source: this.store.whereOf(entry), data });
       const root = `webddp-torchrun-step-${snapshot.position.globalStep}`;
       await save(await projectTar(project, root), `${root}.tar`);
       const c = snapshot.config;
       this.say(t().life.exported(`${root}.tar`, Object.keys(project.files).length, c.workers), false);
       this.element.dataset.exported = root;
+      for (const cb of this.exportListeners) cb();
     } catch (e) {
       this.say(t().life.refused(e instanceof Error ? e.message : String(e)), true);
     }

@@ -8,8 +8,8 @@ export const cluster: Lesson = {
   view: 'calc',
   docs: ['torchrun', 'ddpTutorial'],
   needs: ['torchrunExport'],
-  // The run ended with a checkpoint stored: Export for torchrun can turn it into the project.
-  reached: (r) => r.state === 'done' && r.checkpoints >= 1,
+  // The run ended with a checkpoint stored and Export for torchrun turned it into the project.
+  reached: (r) => r.state === 'done' && r.checkpoints >= 1 && r.exported,
   text: {
     en: {
       title: 'When to move to a cluster',
@@ -32,8 +32,7 @@ export const cluster: Lesson = {
           a: 'Processes instead of Web Workers, NCCL over NVLink or InfiniBand instead of MessagePorts, one real GPU per rank; the algorithm (sampler, buckets, ring, ZeRO partitions) stays the same.',
         },
       ],
-      point:
-        'the run’s checkpoint is stored, and Export for torchrun turns it into a script that continues it under torchrun.',
+      point: 'the run’s checkpoint is exported for torchrun: its train.py continues the run there.',
     },
     zh: {
       title: '什么时候该换到集群',
@@ -56,7 +55,7 @@ export const cluster: Lesson = {
           a: '用进程代替 Web Worker，用 NVLink 或 InfiniBand 上的 NCCL 代替 MessagePort，每个 rank 一块真正的 GPU；算法（采样器、桶、环、ZeRO 切分）保持不变。',
         },
       ],
-      point: '本次运行的检查点已保存，导出为 torchrun 项目把它变成在 torchrun 下继续运行的脚本。',
+      point: '本次运行的检查点已导出为 torchrun 项目：它的 train.py 在那里继续运行。',
     },
   },
 };

@@ -43,6 +43,8 @@ export interface LessonRun {
   readonly restarts: readonly number[];
   /** The run continued a stored checkpoint. */
   readonly resumed: boolean;
+  /** Its checkpoint was exported for torchrun (the button, after the run). */
+  readonly exported: boolean;
 }
 
 export interface Lesson {

@@ -23,6 +23,7 @@ export class LessonsView {
   private readonly root: HTMLElement;
   private current: LessonId | null = null;
   private reached: boolean | null = null;
+  private lastRun: LessonRun | null = null;
 
   constructor(
     body: HTMLElement,
@@ -69,12 +70,18 @@ export class LessonsView {
 
   /** A run ended: says whether it reached the open lesson's point. */
   finished(run: LessonRun): void {
+    this.lastRun = run;
     const lesson = this.current ? LESSONS[this.current] : null;
     if (!lesson || missing(lesson.needs).length > 0) return;
     this.reached = lesson.reached(run);
     this.root.dataset.reached = String(this.reached);
     const text = lesson.text[lang()];
     this.result.textContent = this.reached ? `✓ ${t().lesson.point} ${text.point}` : '';
+  }
+
+  /** The last run's checkpoint was exported for torchrun: checks the open lesson's point again. */
+  exported(): void {
+    if (this.lastRun) this.finished({ ...this.lastRun, exported: true });
   }
 
   private step(d: number): void {
@@ -86,6 +93,7 @@ export class LessonsView {
   /** Shows a lesson without touching the settings (the page opened on it). */
   show(id: LessonId | null): void {
     this.current = id;
+    this.lastRun = null;
     this.reached = null;
     this.root.dataset.lesson = id ?? '';
     this.root.dataset.reached = '';

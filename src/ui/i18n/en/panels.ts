@@ -37,6 +37,9 @@ export const enPanels = {
     export: 'Export for torchrun',
     exportHint:
       '**Export for torchrun** turns the last checkpoint into a PyTorch project (one `.tar`, what `webddp export-torchrun` writes): `train.py` (DistributedDataParallel with this run’s sampler, optimizer and schedule, starting from the checkpoint), its helper modules, a README with the `torchrun` commands, and `ds_config.json` for a ZeRO run. DataParallel and fp16 runs cannot be continued that way and are refused.',
+    exportNone: 'Export for torchrun: no checkpoint yet. Run with checkpoints on first.',
+    exportRefusedMode: (mode: string) =>
+      `Export for torchrun: the last checkpoint is of a ${mode} run. Device 0 reads, splits and sums one global batch there, which no torchrun script (one process per rank) continues; export a DDP or ZeRO run.`,
     exported: (file: string, files: number, workers: number) =>
       `Exported ${file} (${files} files). Unpack it and run: torchrun --standalone --nproc_per_node ${workers} train.py (its README.md says what to read first).`,
     downloadHint:

@@ -37,6 +37,9 @@ export const zhPanels: typeof enPanels = {
     export: '导出为 torchrun 项目',
     exportHint:
       '**导出为 torchrun 项目** 把最后一个检查点变成一个 PyTorch 项目（一个 `.tar`，内容与 `webddp export-torchrun` 写出的相同）：`train.py`（DistributedDataParallel，带有本次运行的采样器、优化器和学习率调度，从检查点开始）、它的辅助模块、写明 `torchrun` 命令的 README，以及 ZeRO 运行所用的 `ds_config.json`。DataParallel 和 fp16 的运行无法这样继续，会被拒绝。',
+    exportNone: '导出为 torchrun 项目：还没有检查点。请先在开启检查点的情况下运行。',
+    exportRefusedMode: (mode) =>
+      `导出为 torchrun 项目：最后一个检查点来自 ${mode} 运行。那里由设备 0 读取、切分并汇总一个全局批次，没有任何 torchrun 脚本（每个 rank 一个进程）能继续它；请导出 DDP 或 ZeRO 运行。`,
     exported: (file, files, workers) =>
       `已导出 ${file}（${files} 个文件）。解包后运行：torchrun --standalone --nproc_per_node ${workers} train.py（先读它的 README.md）。`,
     downloadHint:
