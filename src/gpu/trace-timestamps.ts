@@ -6,6 +6,7 @@
 // fast GPU say little: Dawn in Node delivers a step's fences together, long after the work ran.
 // Slots are pooled: a steady traced run allocates nothing per step; the device's destroy frees them.
 import type { Gpu } from './device.ts';
+import { PassTimestamps } from './pass-timestamps.ts';
 import type { RawGpuSpan } from '../trace/tracer.ts';
 
 /** Passes one Recorder may time (a step has a few per layer); later passes go untimed. */
@@ -21,35 +22,18 @@ interface Segment {
 }
 
 export class TimestampSlot {
-  readonly querySet: GPUQuerySet;
-  private readonly resolveBuffer: GPUBuffer;
-  private readonly readBuffer: GPUBuffer;
+  private readonly queries: PassTimestamps;
   private used = 0;
   private segmentStart = 0;
   private segments: Segment[] = [];
 
-  constructor(private readonly gpu: Gpu) {
-    const bytes = PASSES * 2 * 8;
-    this.querySet = gpu.device.createQuerySet({ label: 'trace.timestamps', type: 'timestamp', count: PASSES * 2 });
-    this.resolveBuffer = gpu.memory.createBuffer(gpu.device, {
-      label: 'trace.timestamps.resolve',
-      size: bytes,
-      category: 'other',
-      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
-    });
-    this.readBuffer = gpu.memory.createBuffer(gpu.device, {
-      label: 'trace.timestamps.read',
-      size: bytes,
-      category: 'other',
-      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-    });
+  constructor(gpu: Gpu) {
+    this.queries = new PassTimestamps(gpu, 'trace.timestamps', PASSES);
   }
 
   /** The timestampWrites for the next pass, or undefined once the slot is full. */
   writes(): GPUComputePassTimestampWrites | undefined {
-    if (this.used >= PASSES) return undefined;
-    const k = this.used++;
-    return { querySet: this.querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 };
+    return this.used < PASSES ? this.queries.writes(this.used++) : undefined;
   }
 
   /** The passes since the last segment are layer `name` of `step`, submitted at `submitMs`. */
@@ -60,27 +44,20 @@ export class TimestampSlot {
     if (count > 0) this.segments.push({ name, step, submitMs, first, count });
   }
 
-  /**
-   * Records into `encoder`, the Recorder's last, the resolve of every pass's timestamps into the
-   * read buffer (queries written by the earlier submits keep their values).
-   */
+  /** Records into `encoder`, the Recorder's last, the resolve of every pass's timestamps. */
   resolve(encoder: GPUCommandEncoder): void {
-    if (this.used === 0) return;
-    encoder.resolveQuerySet(this.querySet, 0, 2 * this.used, this.resolveBuffer, 0);
-    encoder.copyBufferToBuffer(this.resolveBuffer, 0, this.readBuffer, 0, 16 * this.used);
+    this.queries.resolve(encoder, this.used);
   }
 
   /** After the last segment's submit: each segment's GPU interval, then the slot is empty again. */
   async read(): Promise<RawGpuSpan[]> {
     const segments = this.segments;
-    const words = 2 * this.used;
+    const pairs = this.used;
     this.segments = [];
     this.used = 0;
     this.segmentStart = 0;
     if (segments.length === 0) return [];
-    await this.gpu.pending.track(this.readBuffer.mapAsync(GPUMapMode.READ, 0, words * 8));
-    const t = new BigUint64Array(this.readBuffer.getMappedRange(0, words * 8).slice(0));
-    this.readBuffer.unmap();
+    const t = await this.queries.read(pairs);
     return segments.map((s) => {
       // the segment runs from its first pass's begin to its last pass's end
       const begin = t[2 * s.first] ?? 0n;
