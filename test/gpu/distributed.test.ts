@@ -1,6 +1,6 @@
 // Data parallelism end to end in Node: real worker threads, each with its own Dawn device, the
 // ring between them. DDP replays PyTorch's 2-rank run; DDP on W workers equals one worker with W x
-// the batch; DataParallel and ZeRO equal DDP; memory lands where PyTorch puts it; failures name
+// the batch; DataParallel and ZeRO equal DDP; DataParallel's memory piles up on device 0; failures name
 // the rank and the cause, within a bounded time.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -120,7 +120,7 @@ describe('distributed training (Node worker threads, Dawn)', () => {
     }
   });
 
-  it('memory: DataParallel piles up on worker 0, BalancedDP relieves it, ZeRO-2 stays below DDP', async () => {
+  it('memory: DataParallel piles up on worker 0, BalancedDP relieves it', async () => {
     const run = async (mode: string) =>
       (
         await train(
@@ -141,13 +141,7 @@ describe('distributed training (Node worker threads, Dawn)', () => {
     expect(dp[0]).toBeGreaterThan(Math.max(...dp.slice(1)));
     const balanced = await run('balanced-dp');
     expect(balanced[0]).toBeLessThan(dp[0] ?? 0);
-    const ddp = await run('ddp');
-    const zero1 = await run('zero1');
-    const zero2 = await run('zero2');
-    for (let r = 0; r < 3; r++) {
-      expect(zero2[r]).toBeLessThan(zero1[r] ?? 0);
-      expect(zero1[r]).toBeLessThan(ddp[r] ?? 0);
-    }
+    // ZeRO's shrinking memory: test/gpu/zero.test.ts, per rank and per category, every stage
   });
 });
 
