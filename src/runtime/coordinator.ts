@@ -283,10 +283,16 @@ export class Coordinator {
 
   /** Terminates every worker (after disposing them when they still answer). */
   async close(): Promise<void> {
-    await Promise.race([
-      Promise.allSettled(this.workers.map((h) => h.api.dispose())),
-      new Promise((r) => setTimeout(r, 5000)),
-    ]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        Promise.allSettled(this.workers.map((h) => h.api.dispose())),
+        new Promise((r) => (timer = setTimeout(r, 5000))),
+      ]);
+    } finally {
+      // A pending timer would keep Node's event loop (the CLI's process) alive for 5 s after the run.
+      clearTimeout(timer);
+    }
     for (const h of this.workers) h.terminate();
   }
 }
