@@ -18,6 +18,11 @@ export default defineConfig({
           environment: 'node',
           pool: 'forks',
           globalSetup: ['test/gpu/global-setup.ts'],
+          // Training tests run the 'registers' convolution kernels: on SwiftShader they compile in a
+          // fraction of the time of the 'wide' ones the adapter's tuning picks (a worker's pipelines:
+          // about 1 s instead of 2-3 s of CPU), and every variant is checked against the CPU
+          // reference in ops.test.ts and check.test.ts; learn.test.ts trains with the adapter's own.
+          env: { WEBDDP_TUNING: '{"convForward":"registers","convInput":"registers","convWeight":"registers"}' },
           testTimeout: 300_000,
           hookTimeout: 120_000,
         },

@@ -1,4 +1,5 @@
-// Node worker_thread entry of one rank: Dawn for WebGPU, a directory store for datasets.
+// Node worker_thread entry of one rank: Dawn for WebGPU, a directory store for datasets, and the
+// WEBDDP_TUNING environment variable as the kernel tuning where the run gives none.
 import { parentPort, workerData } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -20,6 +21,7 @@ expose(
     exit(code) {
       process.exit(code);
     },
+    tuning: process.env.WEBDDP_TUNING,
   }),
   nodeEndpoint(parentPort),
 );

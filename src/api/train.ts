@@ -10,6 +10,7 @@ import type { DataSpec } from '../runtime/protocol.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { settleWorkerAdapter } from '../cli/device.ts';
 import { defaultStoreDir, prepareData } from '../cli/train-data.ts';
+import { tuningOption } from '../cli/tuning-option.ts';
 
 export interface TrainOptions {
   /** TrainConfig fields over the defaults (src/config.ts), checked as the CLI checks its flags. */
@@ -22,6 +23,11 @@ export interface TrainOptions {
   readonly adapter?: AdapterChoice;
   /** Rank 0's initial parameters (flat, state_dict order); default: PyTorch's init from config.seed. */
   readonly initialParams?: Float32Array;
+  /**
+   * Kernel tuning as JSON over each adapter's own (src/gpu/tuning.ts parseTuning, as `webddp train
+   * --tuning`); default: the WEBDDP_TUNING environment variable, else the adapter's tuning.
+   */
+  readonly tuning?: string;
   /** Every event of the run: epoch-start, step, log, epoch, done... (src/runtime/events.ts). */
   readonly onEvent?: (e: TrainEvent) => void;
 }
@@ -39,10 +45,12 @@ export async function trainWith(rankWorkerUrl: URL, o: TrainOptions = {}): Promi
   const silent = { out: () => {}, err: () => {} };
   const data: DataSpec = await prepareData(o.data ?? 'synthetic', o.store ?? defaultStoreDir(), silent, true);
   const adapter = await settleWorkerAdapter(o.adapter ?? 'auto');
+  const tuning = tuningOption(o.tuning);
   const c = await Coordinator.start({
     config,
     data,
     spawn: nodeSpawner(rankWorkerUrl, adapter),
+    ...(tuning ? { tuning } : {}),
     ...(o.initialParams ? { initialParams: o.initialParams } : {}),
   });
   let lastEpoch: TrainResult['lastEpoch'];

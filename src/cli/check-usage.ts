@@ -33,7 +33,7 @@ Prints one line per check and exits 0 only when every check holds (one that chec
   --quick        a shorter learning check and bench (CI on a software adapter)
   --only GROUPS  comma-separated subset of kernels,model,ddp,learn,bench
   --kernels NAMES  only the kernels whose name contains one of NAMES (comma-separated)
-  --tuning JSON  the kernel tuning over the adapter's (as webddp bench --tuning)
+  --tuning JSON  the kernel tuning over the adapter's (as webddp bench --tuning; default: WEBDDP_TUNING)
   --shaders DIR  node: DIR/<kernel>.wgsl replaces the bundled kernel in the kernel and model checks
                  (check a modified kernel before building it in)
   --json         print the report as one JSON object instead of the table

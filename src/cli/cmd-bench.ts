@@ -7,6 +7,7 @@ import { UsageError, type Command } from './command.ts';
 import { runChromiumBench } from './bench-chromium.ts';
 import { cliDevice, parseAdapter } from './device.ts';
 import { parseTuning, tuningFor } from '../gpu/tuning.ts';
+import { tuningOption } from './tuning-option.ts';
 import { intFlag, intListFlag, numberFlag, parseFlags } from './flags.ts';
 import { runDistBench } from './bench-dist.ts';
 import { defaultStoreDir } from './train-data.ts';
@@ -24,7 +25,8 @@ adapter (SwiftShader) the default batches are 8,32 with fewer steps.
 With --workers: step time of data-parallel training for each mode and worker count (worker
 threads with their own devices, the synthetic dataset), and rank 0's time waiting in collectives.
   --tuning  kernel override constants and split-K targets, e.g.
-            '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'
+            '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'; default: the
+            WEBDDP_TUNING environment variable (as for train and check)
   --profile also time every kernel separately (GPU timestamps; Dawn rounds them to 65.5 us unless
             WEBDDP_DAWN_FLAGS=disable-dawn-features=timestamp_quantization is set)
   --compare tfjs  (with --runtime chromium) webddp and TensorFlow.js's WebGPU backend training the
@@ -125,7 +127,8 @@ export const command: Command = {
       const batches = values.batches ? intListFlag('--batches', values.batches) : soft ? [8, 32] : [32, 128, 512];
       const steps = values.steps ? intFlag('--steps', values.steps, 1) : soft ? 3 : 50;
       const warmup = values.warmup ? intFlag('--warmup', values.warmup, 0) : soft ? 1 : 10;
-      const tuning = values.tuning ? parseTuning(values.tuning, tuningFor(gpu.adapter)) : undefined;
+      const json = tuningOption(values.tuning);
+      const tuning = json ? parseTuning(json, tuningFor(gpu.adapter)) : undefined;
       const rows: TrainBenchRow[] = await benchmarkTraining(
         gpu,
         { batches, steps, warmup, width, profile: values.profile, ...(tuning ? { tuning } : {}) },

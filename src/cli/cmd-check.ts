@@ -2,6 +2,7 @@
 // against the CPU reference, the model and a DDP run against PyTorch's fixtures, a short learning
 // check and a throughput bench; a table, --json or --junit, and a throughput baseline. Node (Dawn)
 // or a headless browser (--runtime chromium, check-chromium.ts). Exit 0 only when everything holds.
+import { tuningOption } from './tuning-option.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -128,11 +129,12 @@ export const command: Command = {
       ?.split(',')
       .map((k) => k.trim())
       .filter(Boolean);
+    const tuning = tuningOption(values.tuning);
     const common = {
       groups,
       quick: values.quick,
       ...(kernels ? { kernels } : {}),
-      ...(values.tuning ? { tuning: values.tuning } : {}),
+      ...(tuning ? { tuning } : {}),
       ...(baseline ? { baseline, maxSlowdown } : {}),
     };
     const progress = !values.json;

@@ -22,6 +22,7 @@ import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 import { TraceCollector } from '../trace/collect.ts';
+import { tuningOption } from './tuning-option.ts';
 
 const usage = `webddp train [--data synthetic|PATH] [--workers W] [--mode ${MODES.join('|')}] [options]
 
@@ -80,7 +81,11 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --trace FILE.json   write every rank's step timeline (data, upload, each layer's forward and backward
                       on the GPU, buckets, ring chunks, waits, optimizer, readbacks) in the Chrome trace
                       event format: open it in https://ui.perfetto.dev or chrome://tracing. Tracing
-                      submits each layer on its own, so a traced step runs a little slower`;
+                      submits each layer on its own, so a traced step runs a little slower
+  --tuning JSON       kernel variants and override constants over each adapter's own, as for bench and
+                      check (e.g. '{"convForward":"registers"}'); default: the WEBDDP_TUNING environment
+                      variable, else the adapter's tuning. Kernels sum in different orders, so results
+                      differ in the last bits`;
 
 const num = { type: 'string' } as const;
 
@@ -136,6 +141,7 @@ export const command: Command = {
           'reduce-bucket-size': num,
           schedule: num,
           trace: num,
+          tuning: num,
           help: { type: 'boolean', default: false },
         },
       }),
@@ -174,6 +180,7 @@ export const command: Command = {
     const initialParams = values.resume
       ? loadStateDict(await readRegularFile(values.resume), spec, values.resume)
       : undefined;
+    const tuning = tuningOption(values.tuning);
     const data = await prepareData(values.data, values.store ?? defaultStoreDir(), io, values.json);
     const devices = values.devices
       ? values.devices
@@ -191,6 +198,7 @@ export const command: Command = {
       ...(resumed ? { resume: resumed.snapshot } : {}),
       ...(fault ? { fault } : {}),
       ...(values.trace ? { trace: true } : {}),
+      ...(tuning ? { tuning } : {}),
       maxRestarts,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(checkpointDir

@@ -81,6 +81,7 @@ export class Coordinator {
                 ...(r === 0 && initialParams ? { initialParams } : {}),
                 recordTransfers: o.recordTransfers ?? false,
                 ...(o.trace ? { trace: true } : {}),
+                ...(o.tuning ? { tuning: o.tuning } : {}),
                 ...(o.fault?.rank === r ? { fault: { step: o.fault.step, kind: o.fault.kind } } : {}),
                 ...(o.resume ? { restore: rankRestore(o.resume) } : {}),
               },
@@ -284,15 +285,10 @@ export class Coordinator {
   /** Terminates every worker (after disposing them when they still answer). */
   async close(): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      await Promise.race([
-        Promise.allSettled(this.workers.map((h) => h.api.dispose())),
-        new Promise((r) => (timer = setTimeout(r, 5000))),
-      ]);
-    } finally {
-      // A pending timer would keep Node's event loop (the CLI's process) alive for 5 s after the run.
-      clearTimeout(timer);
-    }
+    const deadline = new Promise((r) => (timer = setTimeout(r, 5000)));
+    const disposed = Promise.allSettled(this.workers.map((h) => h.api.dispose()));
+    // cleared: a pending timer keeps Node's event loop (the CLI's process) alive 5 s after the run
+    await Promise.race([disposed, deadline]).finally(() => clearTimeout(timer));
     for (const h of this.workers) h.terminate();
   }
 }

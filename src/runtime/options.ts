@@ -13,6 +13,8 @@ export interface CoordinatorOptions {
   readonly recordTransfers?: boolean;
   /** Record every rank's step timeline (step events carry the spans). */
   readonly trace?: boolean;
+  /** Kernel tuning as JSON over each rank's adapter's own (src/gpu/tuning.ts parseTuning). */
+  readonly tuning?: string;
   /** Stage a failure on one rank (tests, demonstrations). */
   readonly fault?: Fault & { readonly rank: number };
   /** Continue a checkpoint: its parameters and optimizer state go to the ranks, run() starts at its position. */

@@ -39,6 +39,11 @@ export interface RankInit {
   readonly recordTransfers?: boolean;
   /** Record this rank's step timeline (src/trace): the step logs carry its spans. */
   readonly trace?: boolean;
+  /**
+   * Kernel tuning as JSON over the adapter's own (src/gpu/tuning.ts parseTuning: `webddp train
+   * --tuning`, WEBDDP_TUNING); absent: the adapter's tuning.
+   */
+  readonly tuning?: string;
   /** A failure to stage at this rank's n-th step (0-based, counted over epochs), to test failure handling. */
   readonly fault?: Fault;
   /** Resuming from a checkpoint: the optimizer steps already taken and the whole optimizer state. */

@@ -21,6 +21,7 @@ import type { DataSpec, RankApi, RankInit } from './protocol.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
 import { evaluateShard, sampleBatch, type Evaluator } from './evaluate.ts';
 import { Tracer } from '../trace/tracer.ts';
+import { withTuning } from '../train/trainer-options.ts';
 
 export interface RankEnv {
   /** The WebGPU entry point of this worker (navigator.gpu, or Dawn's GPU object). */
@@ -29,6 +30,8 @@ export interface RankEnv {
   openStore(spec: Exclude<DataSpec, { kind: 'tensors' }>): Promise<DatasetStore>;
   /** Ends this worker abruptly (fault injection: a worker that exits). */
   exit(code: number): void;
+  /** Kernel tuning JSON for a run that gives none (RankInit.tuning): Node's WEBDDP_TUNING. */
+  readonly tuning?: string | undefined;
 }
 
 interface State {
@@ -112,7 +115,8 @@ export function createRankApi(env: RankEnv): RankApi {
       try {
         const spec = simpleCnnSpec(config.width);
         const mode = PARALLEL_MODES[config.mode];
-        const trainer = await Trainer.create(gpu, mode.trainerOptions(spec, config, rank, world));
+        const base = mode.trainerOptions(spec, config, rank, world);
+        const trainer = await Trainer.create(gpu, withTuning(base, init.tuning ?? env.tuning, gpu.adapter));
         const initialParams = init.initialParams ?? initSimpleCnn(spec, config.seed);
         if (!mode.partitioned.parameters) trainer.setParams(initialParams);
         const source = await makeSource(init.data, config);
@@ -140,21 +144,8 @@ export function createRankApi(env: RankEnv): RankApi {
           },
         };
         const runner = await mode.createRunner(ctx);
-        s = {
-          init,
-          gpu,
-          trainer,
-          pg,
-          pairs: pairMap,
-          source,
-          runner,
-          plan: null,
-          transfers,
-          counters,
-          done: init.restore?.globalStep ?? 0,
-          skipped: 0,
-          lrAt: null,
-        };
+        const parts = { init, gpu, trainer, pg, pairs: pairMap, source, runner, transfers, counters };
+        s = { ...parts, plan: null, done: init.restore?.globalStep ?? 0, skipped: 0, lrAt: null };
         await runner.syncInitial();
         if (init.restore) restoreRank(s, init.restore);
         return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
@@ -258,9 +249,7 @@ export function createRankApi(env: RankEnv): RankApi {
       const st = need();
       return sampleBatch(evaluator(st), st.trainer, st.source, n);
     },
-    async memory() {
-      return need().gpu.memory.snapshot();
-    },
+    memory: async () => need().gpu.memory.snapshot(),
 
     async abort(reason) {
       if (!s) return;

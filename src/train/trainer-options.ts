@@ -2,7 +2,8 @@
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
 import type { Timer } from '../gpu/timer.ts';
-import type { Tuning } from '../gpu/tuning.ts';
+import { parseTuning, tuningFor, type Tuning } from '../gpu/tuning.ts';
+import type { AdapterSummary } from '../gpu/device.ts';
 
 export interface TrainerOptions {
   readonly spec: ModelSpec;
@@ -70,4 +71,9 @@ export interface StepOptions {
   readonly timer?: Timer;
   /** With a timer: every kernel in its own timed pass (bench --profile). */
   readonly profile?: boolean;
+}
+
+/** `o` with the tuning `json` (parseTuning over `adapter`'s own tuning) where one is given. */
+export function withTuning(o: TrainerOptions, json: string | undefined, adapter: AdapterSummary): TrainerOptions {
+  return json ? { ...o, tuning: parseTuning(json, tuningFor(adapter)) } : o;
 }

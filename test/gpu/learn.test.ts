@@ -1,6 +1,7 @@
 // The built-in dataset is learnable: one short epoch of SimpleCNN (1 worker, batch 32, 2048
 // training records, the default SGD) lifts test accuracy far above chance (10%). Deterministic:
-// seeded init, sampler and data.
+// seeded init, sampler and data. It trains with the adapter's own kernels (--tuning '{}': no
+// overrides), not the 'registers' convolutions the other GPU tests get from WEBDDP_TUNING.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ it('one short epoch on the synthetic dataset reaches test accuracy well above ch
     '--json',
     '--log-every',
     '0',
+    '--tuning',
+    '{}',
   );
   expect(r.code, r.err).toBe(0);
   const [epoch] = jsonLines(r.out, 'epoch');

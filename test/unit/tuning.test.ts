@@ -1,7 +1,8 @@
 // parseTuning: the CLI's --tuning JSON over an adapter's defaults, with errors that say which
-// field is wrong.
-import { describe, expect, it } from 'vitest';
+// field is wrong; tuningOption: which JSON a command runs with (--tuning, else WEBDDP_TUNING).
+import { afterEach, describe, expect, it } from 'vitest';
 import { GPU_TUNING, SOFTWARE_TUNING, parseTuning } from '../../src/gpu/tuning.ts';
+import { tuningOption } from '../../src/cli/tuning-option.ts';
 
 describe('parseTuning', () => {
   it('overrides only the fields it names, kernel constants merged per kernel', () => {
@@ -52,5 +53,27 @@ describe('parseTuning', () => {
     expect(() => parseTuning('{"convReduce": "tiled"}', GPU_TUNING)).toThrow(
       /tuning convReduce must be "lanes" or "subgroup" or "auto" \(got "tiled"\)/,
     );
+  });
+});
+
+describe('tuningOption (--tuning, else WEBDDP_TUNING)', () => {
+  const saved = process.env.WEBDDP_TUNING;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.WEBDDP_TUNING;
+    else process.env.WEBDDP_TUNING = saved;
+  });
+
+  it('takes the flag over the environment, the environment over nothing', () => {
+    process.env.WEBDDP_TUNING = '{"convForward":"registers"}';
+    expect(tuningOption('{"convInput":"tiled"}')).toBe('{"convInput":"tiled"}');
+    expect(tuningOption(undefined)).toBe('{"convForward":"registers"}');
+    delete process.env.WEBDDP_TUNING;
+    expect(tuningOption(undefined)).toBeUndefined();
+  });
+
+  it('refuses a bad value before any worker starts, naming where it came from', () => {
+    process.env.WEBDDP_TUNING = '{"convForward":"regs"}';
+    expect(() => tuningOption(undefined)).toThrow(/^WEBDDP_TUNING: tuning convForward must be "registers"/);
+    expect(() => tuningOption('{"kernels":{"nope":{}}}')).toThrow(/^--tuning: tuning names no kernel 'nope'/);
   });
 });
