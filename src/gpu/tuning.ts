@@ -73,7 +73,10 @@ export const SOFTWARE_TUNING: Tuning = {
  * 0.79 ms and from 1.27 to 0.80 ms at batch 2048 (17.5 -> 24.4 and 15.3 -> 24.2 TFLOP/s), out of 18
  * tile shapes swept; the subgroup reduce for layers with long sums ('auto': conv1) took conv1's
  * from 0.068 to 0.048 ms; batch 2048 went from 231-254k to 288-290k images/s
- * (bench/results/h200-conv-tiles.txt).
+ * (bench/results/h200-conv-tiles.txt). Nine tile shapes of conv2's weight gradient: 64 x 32
+ * channels and 4 x 16 pixels (29.8 KB, 512 invocations) took it from 1.14 to 0.92 ms at batch 2048
+ * (17.0 -> 21.0 TFLOP/s) and from 0.31 to 0.26 ms at 512; a device whose limits do not hold it uses
+ * the registry's 64 x 16 x 2 x 16 (bench/results/h200-2026-12-04-conv-weight-sweep.txt).
  */
 export const GPU_TUNING: Tuning = {
   kernels: {
@@ -84,6 +87,7 @@ export const GPU_TUNING: Tuning = {
     conv2d_forward_tiled: { TCO: 32, TCI: 4, ROWS: 16, TW: 16 },
     conv2d_backward_input_tiled: { TCI: 32, TCO: 4, ROWS: 16, TW: 16 },
     conv2d_backward_weight_reduce_subgroup: { OUTS: 1 },
+    conv2d_backward_weight_tiled: { TCO: 64, TCI: 32, ROWS: 4, TW: 16 },
     linear_forward: { WG_X: 4, WG_Y: 2, KSPLIT: 32 },
     linear_backward_input: { WG_X: 16, WG_Y: 4 },
     linear_backward_weight: { WG_X: 8, WG_Y: 2, NSPLIT: 8 },

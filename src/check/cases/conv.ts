@@ -15,6 +15,9 @@ const SHAPES: Conv2dShape[] = [
 ];
 const CONV2: Conv2dShape = { n: 2, ci: 32, co: 64, h: 16, w: 16 };
 const SMALL_TILES = { TCO: 4, TCI: 2, ROWS: 2, TW: 4 };
+// The real-GPU tuning's 4-row pixel tiles (GPU_TUNING: 64 x 32 channels) at 128 invocations, which
+// every adapter holds (SwiftShader allows 256).
+const TALL_TILES = { TCO: 32, TCI: 16, ROWS: 4, TW: 16 };
 // More than one 16-channel and 16-pixel block of the wide kernels, each ending in a partial one.
 const WIDE: Conv2dShape = { n: 2, ci: 18, co: 20, h: 3, w: 19 };
 const label = (s: Conv2dShape) => `x=[${s.n},${s.ci},${s.h},${s.w}] w=[${s.co},${s.ci},3,3]`;
@@ -106,11 +109,12 @@ export const convCases = {
     }),
   ),
   // Tiles of the default size (one tile covers these images) and tiles of 4x2 channels and 2x4
-  // pixels, so that channels, rows and columns all end in a partial tile; then a conv2-sized layer.
+  // pixels, so that channels, rows and columns all end in a partial tile; then a conv2-sized layer,
+  // also with 4-row tiles.
   // The tiles of the device's tuning (registry defaults where it sets none) are resolved when the
   // case runs, as the kernel cache resolves them.
   conv2d_backward_weight_tiled: [...SHAPES, CONV2].flatMap((s, k) =>
-    [{}, SMALL_TILES].flatMap((tiles: Readonly<Record<string, number>>) =>
+    [{}, SMALL_TILES, ...(s === CONV2 ? [TALL_TILES] : [])].flatMap((tiles: Readonly<Record<string, number>>) =>
       [1, 3].map((splits): OpCase => ({
         name: `${label(s)} tiles ${Object.keys(tiles).length === 0 ? "of the device's tuning" : `co${tiles.TCO} ci${tiles.TCI} ${tiles.ROWS}x${tiles.TW}`} splits<=${splits} (with reduce, accumulating)`,
         run: (gpu) => {

@@ -28,16 +28,26 @@ function fits(bytes: number, invocations: number, limits?: Limits): boolean {
   );
 }
 
-/** The weight gradient's tiles (TCO x TCI channels, ROWS x TW pixels), or null for the register kernel. */
+/**
+ * The weight gradient's tile shapes a layer may use, best first: the tuning's, then the registry's
+ * (12.8 KB of workgroup memory and 256 invocations: within WebGPU's default limits).
+ */
+export function weightTileChoices(ci: number, tuning: Tuning): WeightTiles[] {
+  if (tuning.convWeight !== 'tiled') return [];
+  const base = KERNELS.conv2d_backward_weight_tiled.overrides as WeightTiles;
+  const tuned = { ...base, ...tuning.kernels.conv2d_backward_weight_tiled };
+  const same = (Object.keys(base) as (keyof WeightTiles)[]).every((k) => tuned[k] === base[k]);
+  return (same ? [tuned] : [tuned, base]).filter((t) => ci >= t.TCI);
+}
+
+/**
+ * The weight gradient's tiles (TCO x TCI channels, ROWS x TW pixels): the first choice the
+ * device's limits hold, or null for the register kernel.
+ */
 export function weightTiles(ci: number, tuning: Tuning, limits?: Limits): WeightTiles | null {
-  if (tuning.convWeight !== 'tiled') return null;
-  const t = {
-    ...KERNELS.conv2d_backward_weight_tiled.overrides,
-    ...tuning.kernels.conv2d_backward_weight_tiled,
-  } as WeightTiles;
-  if (ci < t.TCI) return null;
-  const bytes = 4 * (t.ROWS * t.TW * t.TCO + t.TCI * (t.ROWS + 2) * (t.TW + 2));
-  return fits(bytes, (t.TCO / 4) * t.TCI, limits) ? t : null;
+  const fitting = (t: WeightTiles) =>
+    fits(4 * (t.ROWS * t.TW * t.TCO + t.TCI * (t.ROWS + 2) * (t.TW + 2)), (t.TCO / 4) * t.TCI, limits);
+  return weightTileChoices(ci, tuning).find(fitting) ?? null;
 }
 
 function checkTiles(kernel: string, t: ConvTiles, out: 'TCO' | 'TCI'): void {

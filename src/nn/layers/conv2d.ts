@@ -5,7 +5,14 @@ import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
 import type { Tuning } from '../../gpu/tuning.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
-import { forwardTiles, inputTiles, reduceSubgroup, weightTiles, type WeightTiles } from './conv2d-tiles.ts';
+import {
+  forwardTiles,
+  inputTiles,
+  reduceSubgroup,
+  weightTileChoices,
+  weightTiles,
+  type WeightTiles,
+} from './conv2d-tiles.ts';
 
 export class Conv2dLayer implements Layer {
   readonly inShape: Shape;
@@ -60,7 +67,8 @@ export class Conv2dLayer implements Layer {
 
   /** Room for the split-K slices of any kernel (which one runs depends on the device). */
   workspaceBytes(batch: number, tuning: Tuning): number {
-    const splits = Math.max(this.splits(batch, tuning, null), this.splits(batch, tuning, this.tiles(tuning)));
+    const tiled = weightTileChoices(this.ci, tuning).map((t) => this.splits(batch, tuning, t));
+    const splits = Math.max(this.splits(batch, tuning, null), ...tiled);
     return splits * this.co * (this.ci * 9 + 1) * 4;
   }
 
