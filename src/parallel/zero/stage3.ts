@@ -4,9 +4,10 @@
 // all-gathered (ProcessGroup.allGather on the layer's span of a host receive buffer) and uploaded
 // into one working buffer bounded by bucketLayout (a small layer whole, a large Linear in
 // 15-row pieces for forward and weight gradient and 512-column pieces for the input gradient:
-// 65,536 floats at width 1, where fc1 alone is 524,416); the next layer's upload releases it.
-// Gradients leave through the stage-2 bucket (grad-bucket.ts) and are reduce-scattered per layer
-// at the step's end; the optimizer updates only this rank's partition.
+// 65,536 floats at width 1, where fc1 alone is 524,416); the next layer's upload releases it
+// (that per-layer path, with the forward and backward around it: stage3-layers.ts). Gradients
+// leave through the stage-2 bucket (grad-bucket.ts) and are reduce-scattered per layer at the
+// step's end; this runner's step then updates only this rank's partition.
 // fp16 (DeepSpeed's fp16 with stage 3; stage3-half.ts): the partition above is the fp32 master
 // (optimizer state); the rank also holds its partition as fp16 halves, and those are what
 // is all-gathered (half the bytes) and uploaded into a working buffer of halves that the layer
@@ -19,10 +20,8 @@ import { storageBuffer, writeFloats } from '../../gpu/buffers.ts';
 import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import type { Batch } from '../../data/batch.ts';
-import type { StepPlan } from '../../nn/model.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
 import { createOptimizer, type Optimizer } from '../../optim/optimizer.ts';
-import { packHalves } from '../../reference/f16.ts';
 import type { StepResult } from '../../train/trainer.ts';
 import {
   optimizerOf,
@@ -37,18 +36,10 @@ import type { Fp16StepInfo } from '../fp16.ts';
 import { clipPartition } from './clip-partition.ts';
 import { GradientBucket } from './grad-bucket.ts';
 import { ownedChunks, type OwnedChunk } from './layout.ts';
-import { recordPiece } from './linear-pieces.ts';
-import { PieceCache } from './piece-cache.ts';
-import { columnsOf, rowsOf } from './stage3-pack.ts';
 import { Zero3Halves } from './stage3-half.ts';
+import { Zero3Layers } from './stage3-layers.ts';
 
 export class Zero3Runner implements ModeRunner {
-  /** Where all-gathers land (host memory: the ring's receive buffer), by arena offset. */
-  private readonly gathered: Float32Array;
-  /** This rank's partition (host copy of `partParams`). */
-  private readonly part: Float32Array;
-  private readonly byName: ReadonlyMap<string, OwnedChunk>;
-
   private constructor(
     private readonly ctx: ModeContext,
     private readonly owned: readonly OwnedChunk[],
@@ -56,17 +47,12 @@ export class Zero3Runner implements ModeRunner {
     private readonly partGrads: GPUBuffer,
     readonly optimizer: Optimizer,
     private readonly bucket: GradientBucket,
-    private readonly pieces: PieceCache,
+    /** The host's partition and gathered layers, the forward and backward around their uploads. */
+    private readonly layers: Zero3Layers,
     private readonly readback: Readback,
     /** fp16 mixed precision; null: float32 parameters. */
     private readonly half: Zero3Halves | null,
-    /** Elements in the partition (fp16: with each chunk padded to a whole word). */
-    count: number,
-  ) {
-    this.gathered = new Float32Array(ctx.trainer.spec.total);
-    this.part = new Float32Array(Math.max(1, count));
-    this.byName = new Map(owned.map((o) => [o.l.layer, o]));
-  }
+  ) {}
 
   static async create(ctx: ModeContext): Promise<Zero3Runner> {
     const { gpu, trainer, rank, world } = ctx;
@@ -88,40 +74,30 @@ export class Zero3Runner implements ModeRunner {
     const bucket = new GradientBucket(gpu, trainer, world);
     const readback = new Readback(gpu, 'zero3.partition.readback', fp16 ? Math.ceil(n / 2) : n);
     const half = fp16 ? await Zero3Halves.create(gpu, ctx.config, partParams, at, owned) : null;
-    const pieces = new PieceCache(gpu, trainer, ctx.config.reduceBucketSize, fp16 ? 'f16' : 'f32');
-    return new Zero3Runner(ctx, owned, partParams, partGrads, optimizer, bucket, pieces, readback, half, at);
+    const layers = new Zero3Layers(ctx, owned, bucket, half, at);
+    return new Zero3Runner(ctx, owned, partParams, partGrads, optimizer, bucket, layers, readback, half);
   }
 
   async syncInitial(): Promise<void> {
     const { pg, world, initialParams } = this.ctx;
-    this.gathered.set(initialParams);
-    if (world > 1) await this.ctx.comm(() => pg.broadcast(this.gathered, 0));
+    const { gathered, part } = this.layers;
+    gathered.set(initialParams);
+    if (world > 1) await this.ctx.comm(() => pg.broadcast(gathered, 0));
     const h = this.half;
     for (const o of this.owned) {
-      const mine = this.gathered.subarray(o.l.start + o.own.start, o.l.start + o.own.end);
+      const mine = gathered.subarray(o.l.start + o.own.start, o.l.start + o.own.end);
       if (!h) {
-        this.part.set(mine, o.at);
+        part.set(mine, o.at);
         continue;
       }
-      this.part.set(h.init(o, mine), o.at);
+      part.set(h.init(o, mine), o.at);
     }
-    this.ctx.gpu.uploads.write(this.partParams, 0, this.part, 'communication', 'params.partition');
+    this.ctx.gpu.uploads.write(this.partParams, 0, part, 'communication', 'params.partition');
     h?.upload();
   }
 
-  /** All-gathers one layer into `gathered` (this rank contributes its chunk); fp16: its halves. */
-  private async gather(o: OwnedChunk): Promise<void> {
-    if (this.half) {
-      this.gathered.set(await this.half.gather(this.ctx, o), o.l.start);
-      return;
-    }
-    const view = this.gathered.subarray(o.l.start, o.l.start + o.l.size);
-    view.set(this.part.subarray(o.at, o.at + o.own.end - o.own.start), o.own.start);
-    if (this.ctx.world > 1) await this.ctx.comm(() => this.ctx.pg.allGather(view));
-  }
-
   async syncParams(): Promise<void> {
-    for (const o of this.owned) await this.gather(o);
+    await this.layers.gatherAll();
   }
 
   optimizerView(): OptimizerView {
@@ -139,93 +115,7 @@ export class Zero3Runner implements ModeRunner {
 
   async readParams(): Promise<Float32Array<ArrayBuffer>> {
     await this.syncParams();
-    return this.gathered.slice();
-  }
-
-  /**
-   * Writes `data` into the working buffer, after the work recorded so far (which used its old
-   * contents). queue.writeBuffer, not the upload pool: a forward writes ~20 pieces back to back,
-   * and the pool would keep a mapped staging buffer per piece in flight (6.7 MB measured), memory
-   * a gathered layer does not need (the same choice as DataParallel's reduce-add).
-   */
-  private load(rec: Recorder, data: Float32Array | Uint32Array): Recorder {
-    rec.submit();
-    writeFloats(this.ctx.gpu, this.ctx.trainer.params, 0, data);
-    return new Recorder(this.ctx.gpu, 'zero3.layer');
-  }
-
-  /** A whole small layer as the working buffer holds it (fp16: its gathered halves). */
-  private whole(o: OwnedChunk): Float32Array | Uint32Array {
-    if (this.half) return this.half.layer(o);
-    return this.gathered.subarray(o.l.start, o.l.start + o.l.size);
-  }
-
-  /** A piece (rowsOf / columnsOf of the gathered values) as the working buffer holds it. */
-  private piece(data: Float32Array): Float32Array | Uint32Array {
-    return this.half ? packHalves(data) : data;
-  }
-
-  /** Forward (and the loss), each layer from freshly gathered parameters (`gather` false: from the last gather). */
-  private async forward(first: Recorder, plan: StepPlan, bytes: boolean, gather: boolean): Promise<Recorder> {
-    let rec = first;
-    rec.phase('forward');
-    if (bytes) rec.dispatch(plan.normalize);
-    for (const f of plan.forwardLayers) {
-      const o = this.byName.get(f.layer);
-      if (!o) {
-        for (const op of f.ops) rec.dispatch(op);
-        continue;
-      }
-      if (gather) await this.gather(o);
-      const large = this.pieces.layer(f.layer);
-      if (!large) {
-        rec = this.load(rec, this.whole(o));
-        for (const op of f.ops) rec.dispatch(op);
-        continue;
-      }
-      const io = { x: f.x, y: f.y, dy: f.y, dx: null };
-      for (const p of await this.pieces.get('forward', large, io, plan.batch)) {
-        rec = this.load(rec, this.piece(rowsOf(this.gathered, large, p.from, p.to)));
-        recordPiece(rec, p);
-      }
-    }
-    rec.dispatch(plan.lossForward);
-    return rec;
-  }
-
-  private async backward(first: Recorder, plan: StepPlan): Promise<void> {
-    let rec = first;
-    rec.phase('backward');
-    rec.dispatch(plan.lossBackward);
-    for (const seg of plan.backward) {
-      const o = this.byName.get(seg.layer);
-      if (!o) {
-        for (const op of seg.ops) rec.dispatch(op);
-        continue;
-      }
-      await this.gather(o);
-      const large = this.pieces.layer(seg.layer);
-      if (!large) {
-        rec = this.load(rec, this.whole(o));
-        for (const op of seg.ops) rec.dispatch(op);
-        rec = await this.bucket.drain(rec, o.l.size, [[o.l.start, 0, o.l.size]]);
-        continue;
-      }
-      for (const p of await this.pieces.get('input', large, seg.io, plan.batch)) {
-        rec = this.load(rec, this.piece(columnsOf(this.gathered, large, p.from, p.to)));
-        recordPiece(rec, p);
-      }
-      const [, i = 0] = large.weight.shape;
-      for (const p of await this.pieces.get('weight', large, seg.io, plan.batch)) {
-        recordPiece(rec, p);
-        const rows = p.to - p.from;
-        rec = await this.bucket.drain(rec, rows * (i + 1), [
-          [large.weight.offset + p.from * i, 0, rows * i],
-          [large.bias.offset + p.from, rows * i, rows],
-        ]);
-      }
-    }
-    rec.submit();
+    return this.layers.gathered.slice();
   }
 
   async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
@@ -238,14 +128,14 @@ export class Zero3Runner implements ModeRunner {
       const batch = source.trainBatch(mb.start, mb.count);
       const plan = await trainer.upload(batch);
       plan.lossBackward.setParams({ scale: lossScale / (mb.count * micro.length) });
-      const rec = await this.forward(new Recorder(gpu, 'zero3.forward'), plan, 'images' in batch, true);
+      const rec = await this.layers.forward(new Recorder(gpu, 'zero3.forward'), plan, 'images' in batch, true);
       const statsBuf = trainer.copyStats(rec);
-      await this.backward(rec, plan);
+      await this.layers.backward(rec, plan);
       const r = await trainer.readStats(statsBuf, mb.count);
       stats.add(r.loss, r.correct, mb.count);
     }
     if (this.half) return { ...stats.value, fp16: await this.fp16Update(this.half, lr) };
-    const g = new Float32Array(this.part.length);
+    const g = new Float32Array(this.layers.part.length);
     for (const o of this.owned) {
       const { chunk } = await this.ctx.comm(() =>
         this.ctx.pg.reduceScatter(this.bucket.host.subarray(o.l.start, o.l.start + o.l.size)),
@@ -258,7 +148,7 @@ export class Zero3Runner implements ModeRunner {
 
   /** fp16: the gradients reduce-scattered as halves, the overflow agreed on, then the update unless skipped. */
   private async fp16Update(h: Zero3Halves, lr: number): Promise<Fp16StepInfo> {
-    const g = new Float32Array(this.part.length);
+    const g = new Float32Array(this.layers.part.length);
     const info = await h.reduce(this.ctx, this.owned, this.bucket.host, g);
     if (!info.skipped) await this.update(g, lr);
     return info;
@@ -278,16 +168,17 @@ export class Zero3Runner implements ModeRunner {
       await this.half.read(this.readback);
       return;
     }
-    this.readback.record(rec, this.partParams, 0, this.part.length);
+    const { part } = this.layers;
+    this.readback.record(rec, this.partParams, 0, part.length);
     rec.submit();
-    this.part.set(await this.readback.read(this.part.length));
+    part.set(await this.readback.read(part.length));
   }
 
   /** Forward only, from the last gathered parameters (after syncParams: the current ones). */
   async evaluate(b: Batch): Promise<StepResult> {
     const { trainer, gpu } = this.ctx;
     const plan = await trainer.upload(b);
-    const rec = await this.forward(new Recorder(gpu, 'zero3.eval'), plan, 'images' in b, false);
+    const rec = await this.layers.forward(new Recorder(gpu, 'zero3.eval'), plan, 'images' in b, false);
     return trainer.finish(rec, plan.batch, undefined, false);
   }
 
@@ -295,7 +186,7 @@ export class Zero3Runner implements ModeRunner {
     const m = this.ctx.gpu.memory;
     this.optimizer.destroy();
     this.bucket.destroy();
-    this.pieces.destroy();
+    this.layers.destroy();
     this.readback.destroy();
     m.destroy(this.partParams);
     m.destroy(this.partGrads);
