@@ -8,7 +8,8 @@ import { ElasticRun } from '../runtime/elastic.ts';
 import { RankFailedError } from '../runtime/events.ts';
 import { encodeCheckpoint, type Snapshot } from '../checkpoint/checkpoint.ts';
 import { writeCheckpointDir } from '../checkpoint/dir-node.ts';
-import { loadResume } from './train-resume.ts';
+import { loadResume, resumeData } from './train-resume.ts';
+import { storedDataset } from '../checkpoint/dataset-record.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { parseFaultSpec } from '../runtime/fault.ts';
@@ -94,7 +95,7 @@ export const command: Command = {
         args: [...argv],
         strict: true,
         options: {
-          data: { type: 'string', default: 'synthetic' },
+          data: num,
           store: num,
           workers: num,
           mode: num,
@@ -174,14 +175,20 @@ export const command: Command = {
     const initialParams = values.resume
       ? loadStateDict(await readRegularFile(values.resume), spec, values.resume)
       : undefined;
-    const data = await prepareData(values.data, values.store ?? defaultStoreDir(), io, values.json);
+    const storeDir = values.store ?? defaultStoreDir();
+    const prepared = resumed
+      ? await resumeData(resumed.dir, resumed.dataset, values.data, storeDir, io, values.json)
+      : { ...(await prepareData(values.data ?? 'synthetic', storeDir, io, values.json)), fromCheckpoint: false };
+    const { data } = prepared;
+    const dataset = storedDataset(prepared.manifest);
+    const out = new TrainOutput(io, values.json, logEvery);
+    out.data(prepared.manifest, prepared.fromCheckpoint);
     const devices = values.devices
       ? values.devices
           .split(',')
           .map((d) => d.trim())
           .filter(Boolean)
       : [];
-    const out = new TrainOutput(io, values.json, logEvery);
     const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
     const run = new ElasticRun({
       config,
@@ -198,7 +205,12 @@ export const command: Command = {
             checkpoint: {
               every: checkpointEvery,
               save: async (s: Snapshot) =>
-                writeCheckpointDir(checkpointDir, s.position.globalStep, await encodeCheckpoint(s, spec), keep),
+                writeCheckpointDir(
+                  checkpointDir,
+                  s.position.globalStep,
+                  await encodeCheckpoint(s, spec, dataset),
+                  keep,
+                ),
             },
           }
         : {}),
