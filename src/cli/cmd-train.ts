@@ -49,7 +49,9 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --resume-from DIR      continue a checkpoint (DIR/step-N, or DIR: its newest) bit for bit: parameters,
       optimizer state, epoch and step, sampler, augmentation stream, schedule; an fp16 run's float32
       master weights (its model.safetensors), loss scaler and skipped steps. Its config applies;
-      only --workers (from an epoch's end), --epochs, --step-timeout, --check-every may change
+      only --workers (from an epoch's end), --epochs, --step-timeout, --check-every may change.
+      Its data too: without --data, the dataset the checkpoint records (from --store); --data
+      that is not the recorded dataset (name, record counts, content id) is refused
   --max-restarts N       like torchrun: when a rank dies, hangs, loses its device or its link breaks,
       start fresh workers from the last checkpoint (or the start) up to N times (default 0)
   --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)
@@ -179,7 +181,6 @@ export const command: Command = {
     const prepared = resumed
       ? await resumeData(resumed.dir, resumed.dataset, values.data, storeDir, io, values.json)
       : { ...(await prepareData(values.data ?? 'synthetic', storeDir, io, values.json)), fromCheckpoint: false };
-    const { data } = prepared;
     const dataset = storedDataset(prepared.manifest);
     const out = new TrainOutput(io, values.json, logEvery);
     out.data(prepared.manifest, prepared.fromCheckpoint);
@@ -192,7 +193,7 @@ export const command: Command = {
     const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
     const run = new ElasticRun({
       config,
-      data,
+      data: prepared.data,
       spawn: nodeSpawner(env.rankWorkerUrl, adapter, devices),
       ...(initialParams ? { initialParams } : {}),
       ...(resumed ? { resume: resumed.snapshot } : {}),
