@@ -6,6 +6,7 @@
 // check runs) are recorded as such, with their counts only. How much of it the run used is the
 // config's trainLimit / testLimit. The one comparison the CLI's --resume-from and the page's
 // resume both use is checkDataset.
+import { DATASET_NAME } from '../data/manifest.ts';
 import type { DatasetManifest, DatasetSource } from '../data/store.ts';
 
 export type DatasetRecord =
@@ -68,7 +69,7 @@ export function readDatasetJson(j: unknown): { ok: true; value: DatasetRecord | 
   if (j.kind !== 'stored') return bad(`kind must be "stored" or "tensors", got ${JSON.stringify(j.kind)}`);
   const unknown = keys(['kind', 'name', 'source', 'train', 'test', 'content']);
   if (unknown) return unknown;
-  if (typeof j.name !== 'string' || j.name === '')
+  if (typeof j.name !== 'string' || !DATASET_NAME.test(j.name))
     return bad(`name must be a dataset name, got ${JSON.stringify(j.name)}`);
   if (typeof j.content !== 'string' || !/^[0-9a-f]{64}$/.test(j.content))
     return bad(`content must be a SHA-256 (64 hex digits), got ${JSON.stringify(j.content)}`);
@@ -103,7 +104,7 @@ export class DatasetMismatchError extends Error {
   }
 }
 
-export function sameDataset(a: DatasetRecord, b: DatasetRecord): boolean {
+function sameDataset(a: DatasetRecord, b: DatasetRecord): boolean {
   if (a.kind === 'stored' && b.kind === 'stored')
     return a.name === b.name && a.train === b.train && a.test === b.test && a.content === b.content;
   return a.kind === b.kind && a.train === b.train && a.test === b.test;

@@ -142,6 +142,7 @@ describe('full checkpoints', () => {
         [{ ...dataset, train: -1 }, /dataset: train must be a record count, got -1/],
         [{ ...dataset, test: 1.5 }, /dataset: test must be a record count, got 1.5/],
         [{ ...dataset, name: '' }, /dataset: name must be a dataset name, got ""/],
+        [{ ...dataset, name: '../x' }, /dataset: name must be a dataset name, got "\.\.\/x"/],
         [{ ...dataset, source: { kind: 'disk', description: 'x' } }, /dataset: source must be \{kind: archive\|/],
         [{ ...dataset, source: 'cifar-10-binary.tar.gz' }, /dataset: source must be/],
         [{ ...dataset, extra: 1 }, /dataset: unknown field\(s\) extra/],
