@@ -6,7 +6,6 @@ import type { AdapterChoice } from '../gpu/device-node.ts';
 import { parseConfig } from '../parallel/index.ts';
 import { Coordinator } from '../runtime/coordinator.ts';
 import type { TrainEvent } from '../runtime/events.ts';
-import type { DataSpec } from '../runtime/protocol.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { settleWorkerAdapter } from '../cli/device.ts';
 import { defaultStoreDir, prepareData } from '../cli/train-data.ts';
@@ -43,7 +42,7 @@ export interface TrainResult {
 export async function trainWith(rankWorkerUrl: URL, o: TrainOptions = {}): Promise<TrainResult> {
   const config = parseConfig({ ...o.config });
   const silent = { out: () => {}, err: () => {} };
-  const data: DataSpec = await prepareData(o.data ?? 'synthetic', o.store ?? defaultStoreDir(), silent, true);
+  const { data } = await prepareData(o.data ?? 'synthetic', o.store ?? defaultStoreDir(), silent, true);
   const adapter = await settleWorkerAdapter(o.adapter ?? 'auto');
   const tuning = tuningOption(o.tuning);
   const c = await Coordinator.start({

@@ -3,12 +3,13 @@
 // state.<i>.exp_avg_sq, state.<i>.momentum_buffer, state.<i>.step; param_groups in the metadata)
 // and trainer.json (where the run is: epoch, step in the epoch, global step; the sampler's seed,
 // the augmentation stream, the schedule's position, the mode and the whole config, and the
-// SHA-256 of the two tensor files). Environment-free: the Node directory store and the page's
+// SHA-256 of the two tensor files, and the dataset the run read: dataset-record.ts). Environment-free: the Node directory store and the page's
 // IndexedDB store write and read these bytes. Loading checks every file and names what is wrong.
 import { validateFields, type TrainConfig } from '../config.ts';
-import type { ModelSpec } from '../nn/spec.ts';
+import { simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
 import type { OptimizerState } from '../optim/optimizer.ts';
 import { learningRates } from '../schedule/index.ts';
+import { readDatasetJson, type DatasetRecord } from './dataset-record.ts';
 import { fp16Json, readFp16Json, type Fp16Json, type Fp16Snapshot } from './fp16-state.ts';
 import { getF32, parseSafetensors, serializeSafetensors, type TensorInput } from './safetensors.ts';
 import { loadStateDict, saveStateDict } from './state-dict.ts';
@@ -157,6 +158,8 @@ interface TrainerJson {
     readonly nextLr: number;
   };
   readonly config: TrainConfig;
+  /** The data the run read (absent in checkpoints written before it was recorded). */
+  readonly dataset?: DatasetRecord;
   /** fp16 runs: the loss scaler's state and the skipped steps. */
   readonly fp16?: Fp16Json;
   readonly files: Readonly<
@@ -164,8 +167,8 @@ interface TrainerJson {
   >;
 }
 
-/** The three files of a checkpoint. */
-export async function encodeCheckpoint(s: Snapshot, spec: ModelSpec): Promise<CheckpointBytes> {
+/** The three files of a checkpoint of a run that read `dataset`. */
+export async function encodeCheckpoint(s: Snapshot, spec: ModelSpec, dataset: DatasetRecord): Promise<CheckpointBytes> {
   const c = s.config;
   const p = s.position;
   const model = saveStateDict(spec, s.params, { config: JSON.stringify(c) });
@@ -189,6 +192,7 @@ export async function encodeCheckpoint(s: Snapshot, spec: ModelSpec): Promise<Ch
       nextLr: learningRates(c.schedule, c.lr, Math.max(total, 1))(p.globalStep),
     },
     config: c,
+    dataset,
     ...(s.fp16 ? { fp16: fp16Json(s.fp16) } : {}),
     files: {
       'model.safetensors': { sha256: await sha256Hex(model), bytes: model.byteLength },
@@ -204,11 +208,17 @@ export async function encodeCheckpoint(s: Snapshot, spec: ModelSpec): Promise<Ch
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
-/** Reads trainer.json: the position and config (every field checked). */
+/** Reads trainer.json: the position, config and dataset (every field checked; dataset null: not recorded). */
 export function readTrainerJson(
   bytes: Uint8Array,
   source: string,
-): { config: TrainConfig; position: TrainPosition; files: TrainerJson['files']; fp16?: Fp16Snapshot } {
+): {
+  config: TrainConfig;
+  position: TrainPosition;
+  files: TrainerJson['files'];
+  dataset: DatasetRecord | null;
+  fp16?: Fp16Snapshot;
+} {
   let j: Partial<TrainerJson>;
   try {
     j = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as Partial<TrainerJson>;
@@ -225,6 +235,8 @@ export function readTrainerJson(
   if (!v.ok) throw new CheckpointError(source, `config: ${v.issues.map((i) => i.message).join('; ')}`);
   const fp16 = readFp16Json(j.fp16, v.config);
   if (!fp16.ok) throw new CheckpointError(source, fp16.issue);
+  const dataset = readDatasetJson(j.dataset);
+  if (!dataset.ok) throw new CheckpointError(source, dataset.issue);
   const files = j.files;
   for (const f of ['model.safetensors', 'optimizer.safetensors'] as const) {
     const e = files?.[f];
@@ -235,6 +247,7 @@ export function readTrainerJson(
     config: v.config,
     position: { epoch: j.epoch!, step: j.stepInEpoch!, globalStep: j.globalStep!, stepsPerEpoch: j.stepsPerEpoch! },
     files: files!,
+    dataset: dataset.value,
     ...(fp16.value ? { fp16: fp16.value } : {}),
   };
 }
@@ -262,4 +275,13 @@ export async function decodeCheckpoint(files: CheckpointBytes, spec: ModelSpec, 
   const params = loadStateDict(files['model.safetensors'], spec, `${where}/model.safetensors`);
   const optimizer = decodeOptimizer(files['optimizer.safetensors'], spec, t.config, `${where}/optimizer.safetensors`);
   return { config: t.config, position: t.position, params, optimizer, ...(t.fp16 ? { fp16: t.fp16 } : {}) };
+}
+
+/** A SimpleCNN checkpoint at the width its trainer.json names, and the dataset it records (null: none). */
+export async function readCheckpoint(
+  files: CheckpointBytes,
+  where: string,
+): Promise<{ snapshot: Snapshot; dataset: DatasetRecord | null }> {
+  const head = readTrainerJson(files['trainer.json'], `${where}/trainer.json`);
+  return { snapshot: await decodeCheckpoint(files, simpleCnnSpec(head.config.width), where), dataset: head.dataset };
 }

@@ -25,7 +25,7 @@ export async function runDistBench(a: DistBenchArgs, io: CliIO, env: CliEnv | un
   const modes = a.modes.split(',').map((m) => m.trim());
   const bad = modes.filter((m) => !(MODES as readonly string[]).includes(m));
   if (bad.length > 0) throw new UsageError(`--modes: unknown mode(s) ${bad.join(', ')} (use ${MODES.join(', ')})`);
-  const data = await prepareData('synthetic', a.store, io, a.json);
+  const { data } = await prepareData('synthetic', a.store, io, a.json);
   const adapter = await settleWorkerAdapter(a.adapter);
   const rows = await benchmarkDistributed(
     {

@@ -23,8 +23,10 @@ safetensors), its data, safetensors and schedule modules, README.md with the tor
 one machine and several and what carries over, ds_config.json for a ZeRO run, and checkpoint/.
   CHECKPOINT    a checkpoint directory (DIR/step-N), or a --checkpoint-dir (its newest)
   --out DIR     where to write the project (must not exist, or be empty)
-  --data D      train.py's default --data: synthetic (default) or the CIFAR-10 path the run used
-                (cifar-10-binary.tar.gz or a directory of .bin files); a checkpoint does not record it
+  --data D      train.py's default --data: synthetic or the CIFAR-10 path the run used
+                (cifar-10-binary.tar.gz or a directory of .bin files); default: the dataset the
+                checkpoint records (synthetic for a checkpoint that records none); one that
+                differs from the record is written with a warning in the README
 DataParallel, BalancedDataParallel and fp16 runs are refused (no torchrun script continues them).`;
 
 async function emptyOrAbsent(dir: string): Promise<void> {
@@ -74,7 +76,7 @@ export const command: Command = {
         allowPositionals: true,
         options: {
           out: { type: 'string' },
-          data: { type: 'string', default: 'synthetic' },
+          data: { type: 'string' },
           help: { type: 'boolean', default: false },
         },
       }),
@@ -90,8 +92,8 @@ export const command: Command = {
           : `give one CHECKPOINT directory (got ${positionals.length}: ${positionals.join(' ')})`,
       );
     const out = resolve(required('--out', values.out));
-    const data = values.data === 'synthetic' ? 'synthetic' : resolve(values.data);
-    if (data !== 'synthetic')
+    const data = values.data === undefined || values.data === 'synthetic' ? values.data : resolve(values.data);
+    if (data !== undefined && data !== 'synthetic')
       await stat(data).catch((e: Error) => {
         throw new UsageError(
           `--data ${data}: ${e.message} (synthetic, or the CIFAR-10 archive or directory the run read)`,
@@ -100,7 +102,7 @@ export const command: Command = {
     await emptyOrAbsent(out);
     const dir = await resolveCheckpointDir(positionals[0] ?? '');
     const raw = await readCheckpointDir(dir);
-    const { snapshot, project } = await exportCheckpoint(raw, { source: dir, data });
+    const { snapshot, project } = await exportCheckpoint(raw, { source: dir, ...(data !== undefined ? { data } : {}) });
     await writeProject(out, project.files);
     for (const w of project.warnings) io.err(`warning: ${w}\n`);
     const p = snapshot.position;

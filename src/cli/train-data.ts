@@ -8,19 +8,21 @@ import { importFromPath } from '../data/import-node.ts';
 import { FileDatasetStore } from '../data/store-file-node.ts';
 import { importSynthetic, SYNTHETIC_DATASET } from '../data/synthetic.ts';
 import type { DataSpec } from '../runtime/protocol.ts';
+import type { DatasetManifest } from '../data/store.ts';
 import type { CliIO } from './command.ts';
+
+/** The dataset a run reads: where every rank opens it, and its manifest (what a checkpoint records). */
+export interface PreparedData {
+  readonly data: DataSpec & { kind: 'file' };
+  readonly manifest: DatasetManifest;
+}
 
 /** The default store: $WEBDDP_HOME/datasets, else ~/.cache/webddp/datasets. */
 export function defaultStoreDir(): string {
   return join(process.env.WEBDDP_HOME ?? join(homedir(), '.cache', 'webddp'), 'datasets');
 }
 
-export async function prepareData(
-  data: string,
-  storeDir: string,
-  io: CliIO,
-  quiet: boolean,
-): Promise<DataSpec & { kind: 'file' }> {
+export async function prepareData(data: string, storeDir: string, io: CliIO, quiet: boolean): Promise<PreparedData> {
   const store = await FileDatasetStore.open(storeDir);
   if (data === 'synthetic') {
     const r = await importSynthetic(store);
@@ -28,7 +30,7 @@ export async function prepareData(
       io.err(
         `data: built-in synthetic dataset (${r.manifest.splits.train.records} train, ${r.manifest.splits.test.records} test) in ${storeDir}\n`,
       );
-    return { kind: 'file', dir: storeDir, dataset: SYNTHETIC_DATASET };
+    return { data: { kind: 'file', dir: storeDir, dataset: SYNTHETIC_DATASET }, manifest: r.manifest };
   }
   const bar = quiet
     ? null
@@ -56,5 +58,5 @@ export async function prepareData(
     io.err(
       `data: ${data} -> dataset 'cifar10' (${r.manifest.splits.train.records} train, ${r.manifest.splits.test.records} test)${r.unchanged ? ', already imported' : ''}\n`,
     );
-  return { kind: 'file', dir: storeDir, dataset: 'cifar10' };
+  return { data: { kind: 'file', dir: storeDir, dataset: 'cifar10' }, manifest: r.manifest };
 }

@@ -3,6 +3,7 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import type { TrainEvent, WorkerStat } from '../runtime/events.ts';
 import { formatBytes } from '../gpu/memory.ts';
+import type { DatasetManifest } from '../data/store.ts';
 import type { CliIO } from './command.ts';
 
 const workersJson = (ws: readonly WorkerStat[]) =>
@@ -87,6 +88,14 @@ export class TrainOutput {
         if (e.stopped) this.io.err('stopped\n');
         break;
     }
+  }
+
+  /** The dataset the run reads: under --json a `data` line (name, record counts, content id, from --data or the checkpoint). */
+  data(m: DatasetManifest, fromCheckpoint: boolean): void {
+    const [train, test] = [m.splits.train.records, m.splits.test.records];
+    const from = fromCheckpoint ? 'checkpoint' : '--data';
+    if (this.json)
+      this.io.out(`${JSON.stringify({ type: 'data', name: m.name, train, test, content: m.version, from })}\n`);
   }
 
   /** A log line above the progress bar (which draws only on a terminal; elsewhere straight to stderr). */

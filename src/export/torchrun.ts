@@ -5,11 +5,11 @@
 import {
   CHECKPOINT_FILES,
   CheckpointError,
-  decodeCheckpoint,
-  readTrainerJson,
+  readCheckpoint,
   type CheckpointBytes,
   type Snapshot,
 } from '../checkpoint/checkpoint.ts';
+import { describeDataset, type DatasetRecord } from '../checkpoint/dataset-record.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { deepSpeedConfig, deepSpeedSchedules, zeroStage } from './ds-config.ts';
 import { pySettings } from './py-settings.ts';
@@ -24,8 +24,40 @@ const MARKER = '# @SETTINGS@';
 export interface ExportOptions {
   /** The checkpoint directory (named in the README and in errors). */
   readonly source: string;
-  /** The default of train.py's --data: 'synthetic' or a CIFAR-10 path. */
-  readonly data: string;
+  /** train.py's --data as given ('synthetic' or a CIFAR-10 path); absent: the dataset the checkpoint records. */
+  readonly data?: string;
+  /** The default where the checkpoint records no stored dataset (default 'synthetic'). */
+  readonly unrecorded?: string;
+}
+
+/** train.py's --data for a recorded stored dataset: 'synthetic', or the CIFAR-10 archive or directory it was imported from. */
+export function trainPyData(r: DatasetRecord & { kind: 'stored' }): string {
+  const s = r.source;
+  if (s.kind === 'synthetic') return 'synthetic';
+  if (s.kind === 'archive' || (s.kind === 'files' && !s.description.startsWith('files: '))) return s.description;
+  return 'cifar-10-binary.tar.gz';
+}
+
+/** train.py's default --data and what the README must warn about it. */
+function dataFor(recorded: DatasetRecord | null, opts: ExportOptions): { data: string; warning: string | null } {
+  if (recorded?.kind !== 'stored') {
+    const data = opts.data ?? opts.unrecorded ?? 'synthetic';
+    const why =
+      recorded === null
+        ? 'the checkpoint does not record its dataset (written before checkpoints recorded it)'
+        : `the run trained on ${describeDataset(recorded)}`;
+    return { data, warning: `${why}: train.py reads --data (default '${data}'); give the set the run trained on` };
+  }
+  const own = trainPyData(recorded);
+  if (opts.data === undefined || (opts.data === 'synthetic') === (own === 'synthetic')) {
+    return { data: opts.data ?? own, warning: null };
+  }
+  return {
+    data: opts.data,
+    warning:
+      `--data ${opts.data} is not the data the checkpoint records, ${describeDataset(recorded)} ` +
+      `('${own}'): train.py would continue the run on other data`,
+  };
 }
 
 export interface TorchrunProject {
@@ -58,24 +90,28 @@ function refuse(s: Snapshot, source: string): void {
 }
 
 /** The project's files for a decoded checkpoint and its raw files (copied into checkpoint/ as they are). */
-export function torchrunProject(s: Snapshot, raw: CheckpointBytes, opts: ExportOptions): TorchrunProject {
+export function torchrunProject(
+  s: Snapshot,
+  raw: CheckpointBytes,
+  opts: ExportOptions,
+  recorded: DatasetRecord | null = null,
+): TorchrunProject {
   refuse(s, opts.source);
   const c = s.config;
   const p = s.position;
   const spec = simpleCnnSpec(c.width);
   if (!trainPy.includes(MARKER)) throw new Error(`train.py template has no '${MARKER}' line`);
   const text = new TextEncoder();
+  const { data, warning } = dataFor(recorded, opts);
   const files: Record<string, Uint8Array> = {
-    'train.py': text.encode(trainPy.replace(MARKER, pySettings({ config: c, position: p, spec, data: opts.data }))),
+    'train.py': text.encode(trainPy.replace(MARKER, pySettings({ config: c, position: p, spec, data }))),
     'webddp_data.py': text.encode(dataPy),
     'webddp_safetensors.py': text.encode(safetensorsPy),
     'webddp_schedules.py': text.encode(schedulesPy),
-    'README.md': text.encode(readme({ config: c, position: p, source: opts.source, data: opts.data })),
+    'README.md': text.encode(readme({ config: c, position: p, source: opts.source, data, recorded })),
   };
   for (const f of CHECKPOINT_FILES) files[`checkpoint/${f}`] = raw[f];
-  const warnings: string[] = [
-    `the checkpoint does not record its dataset: train.py reads --data (default '${opts.data}'); give the set the run trained on`,
-  ];
+  const warnings: string[] = warning ? [warning] : [];
   if (zeroStage(c.mode) !== null) {
     files['ds_config.json'] = text.encode(
       `${JSON.stringify(deepSpeedConfig(c, c.epochs * p.stepsPerEpoch), null, 2)}\n`,
@@ -114,7 +150,6 @@ export async function exportCheckpoint(
   raw: CheckpointBytes,
   opts: ExportOptions,
 ): Promise<{ snapshot: Snapshot; project: TorchrunProject }> {
-  const head = readTrainerJson(raw['trainer.json'], `${opts.source}/trainer.json`);
-  const snapshot = await decodeCheckpoint(raw, simpleCnnSpec(head.config.width), opts.source);
-  return { snapshot, project: torchrunProject(snapshot, raw, opts) };
+  const { snapshot, dataset } = await readCheckpoint(raw, opts.source);
+  return { snapshot, project: torchrunProject(snapshot, raw, opts, dataset) };
 }

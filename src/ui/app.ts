@@ -2,6 +2,7 @@
 // measured from the run. Wires the form, the dataset panel and the buttons to a Session, and the
 // Session's events to the views (stored at once, drawn once per frame).
 import type { Snapshot } from '../checkpoint/checkpoint.ts';
+import { checkDataset, storedDataset, type DatasetRecord } from '../checkpoint/dataset-record.ts';
 import type { TrainConfig } from '../config.ts';
 import { IdbDatasetStore } from '../data/store-idb.ts';
 import type { TrainEvent } from '../runtime/events.ts';
@@ -152,7 +153,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     if (last) await start(last);
   }
 
-  async function start(resume?: { where: string; snapshot: Snapshot }): Promise<void> {
+  async function start(resume?: { where: string; snapshot: Snapshot; dataset: DatasetRecord | null }): Promise<void> {
     const config: TrainConfig | null = resume?.snapshot.config ?? form.config();
     const lifeSettings = life.settings();
     if (!config || !lifeSettings || session) return;
@@ -170,7 +171,6 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     record.reset(resume !== undefined);
     const p = resume?.snapshot.position;
     if (p) log.note(t().log.resumed(resume.where, p.epoch, p.step, p.globalStep));
-    const sink = life.sink(config, lifeSettings);
     const s = new Session({
       event: onEvent,
       sample: (b, at) => samples.show(b, at),
@@ -186,6 +186,13 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     buttons.set('starting', t().run.preparing);
     try {
       const dataset = await datasets.ensureReady();
+      const manifest = datasets.manifestOf(dataset);
+      if (!manifest) throw new Error(`dataset '${dataset}' has no manifest after it was made ready`);
+      const read = storedDataset(manifest);
+      // an exact resume continues on the checkpoint's data: another dataset is refused, naming both
+      const warning = resume ? checkDataset(resume.dataset, read, resume.where, t().life.datasetHint) : null;
+      if (warning) log.note(warning);
+      const sink = life.sink(config, lifeSettings, read);
       await s.run(config, dataset, {
         sampleEveryMs: 1500,
         keepParams: true,

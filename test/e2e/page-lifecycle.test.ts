@@ -4,7 +4,7 @@
 // bytes) of an uninterrupted run of the same settings; the stored checkpoint downloads as the three
 // files `webddp train --resume-from` reads and exports as the torchrun project; with Max restarts 1, a worker that throws is recovered
 // from the last checkpoint and the run again ends with those parameters; a checkpoint corrupted in IndexedDB is refused on resume,
-// naming the file and the checksum, and no worker starts.
+// naming the file and the checksum, and no worker starts; so is one whose recorded dataset is not the selected one.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unpackTar } from 'modern-tar';
@@ -110,6 +110,7 @@ describe('checkpoints, stop and resume on the page', () => {
     expect((await readdir(dir)).sort()).toEqual(['model.safetensors', 'optimizer.safetensors', 'trainer.json']);
     const head = readTrainerJson(new Uint8Array(await readFile(join(dir, 'trainer.json'))), 'trainer.json');
     expect(head.position).toMatchObject({ epoch: 2, step: 0, globalStep: 8 });
+    expect(head.dataset).toMatchObject({ kind: 'stored', name: 'synthetic', train: 10000, test: 2000 });
     expect(session.errors).toEqual([]);
 
     // Export for torchrun: one .tar with the project `webddp export-torchrun` writes, holding the
@@ -150,6 +151,59 @@ describe('checkpoints, stop and resume on the page', () => {
     const log = (await read(page, 'log')).join('\n');
     expect(log).toMatch(/rank 1 失败（throw）：.*injected fault/);
     expect(log).toMatch(/第 1\/1 次重启（torchrun --max-restarts）：.*全局第 4 步的检查点/);
+    expect(session.errors).toEqual([]);
+  });
+
+  it('refuses a checkpoint trained on another dataset than the selected one, naming both, and starts nothing', async () => {
+    await openPage(page, { ...SETTINGS, lang: 'en' });
+    await page.waitForFunction(() => document.querySelector<HTMLElement>('.run-life')?.dataset.state === 'stored');
+    // the newest checkpoint's trainer.json as if its run had read other data (trainer.json has no checksum)
+    const setContent = (content: string | null) =>
+      page.evaluate(
+        (c) =>
+          new Promise<string>((resolve, reject) => {
+            const open = indexedDB.open('webddp-checkpoints');
+            open.onsuccess = () => {
+              const tx = open.result.transaction('checkpoints', 'readwrite');
+              const os = tx.objectStore('checkpoints');
+              const ptr = os.get('current');
+              let was = '';
+              ptr.onsuccess = () => {
+                const id = (ptr.result as { entries: { id: string }[] }).entries.at(-1)?.id ?? '';
+                const key = `file/${id}/trainer.json`;
+                const file = os.get(key);
+                file.onsuccess = () => {
+                  const j = JSON.parse(new TextDecoder().decode(file.result as Uint8Array)) as {
+                    dataset: { content: string };
+                  };
+                  was = j.dataset.content;
+                  if (c !== null)
+                    os.put(
+                      new TextEncoder().encode(JSON.stringify({ ...j, dataset: { ...j.dataset, content: c } })),
+                      key,
+                    );
+                };
+              };
+              tx.oncomplete = () => {
+                open.result.close();
+                resolve(was);
+              };
+              tx.onerror = () => reject(new Error(String(tx.error)));
+            };
+          }),
+        content,
+      );
+    const content = await setContent('e'.repeat(64));
+    await page.click('#life-resume');
+    expect(await waitForState(page, ['failed', 'done'])).toBe('failed');
+    expect(await statusText(page)).toContain(
+      "IndexedDB webddp-checkpoints/step-8 was trained on dataset 'synthetic' (10000 train, 2000 test records, " +
+        "content eeeeeeeeeeeeeeee...); this run's data is dataset 'synthetic' (10000 train, 2000 test records, " +
+        `content ${content.slice(0, 16)}...). An exact resume continues on the data the checkpoint was trained on: ` +
+        'choose it in the Dataset panel',
+    );
+    expect(page.workers()).toHaveLength(0);
+    await setContent(content);
     expect(session.errors).toEqual([]);
   });
 

@@ -1,11 +1,14 @@
 // A run survives (issue 13): a run resumed from a mid-epoch checkpoint ends with the bytes of the
 // run that never stopped (DDP with Adam, augmentation and a schedule; ZeRO-3 stopped by
 // --max-steps); a worker killed mid-run recovers (--max-restarts) to the same bytes; a corrupted
-// checkpoint is refused naming the file. Tiny synthetic runs, 2 workers, 2 epochs of 4 steps.
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+// checkpoint is refused naming the file; a checkpoint records its dataset, a resume without --data
+// takes it and one given other data is refused naming both (no run added: it reuses the DDP
+// checkpoints). Tiny synthetic runs, 2 workers, 2 epochs of 4 steps.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeFiles } from '../helpers/cifar-fixture.ts';
 import { jsonLines, webddp } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-life-'));
@@ -48,7 +51,19 @@ describe('checkpoints, exact resume and restarts (Node workers, Dawn)', () => {
     expect(jsonLines(full.out, 'checkpoint').map((c) => c.global_step)).toEqual([3, 4, 6, 8]);
     const trainer = JSON.parse(readFileSync(join(ddpCk, 'step-3', 'trainer.json'), 'utf8')) as Record<string, unknown>;
     expect([trainer.epoch, trainer.stepInEpoch, trainer.globalStep]).toEqual([0, 3, 3]);
+    const [data] = jsonLines(full.out, 'data');
+    expect(data).toMatchObject({ name: 'synthetic', train: 10000, test: 2000, from: '--data' });
+    expect(trainer.dataset).toEqual({
+      kind: 'stored',
+      name: 'synthetic',
+      source: { kind: 'synthetic', description: 'synthetic shapes: seed 0, 10000 train, 2000 test, noise 16' },
+      train: 10000,
+      test: 2000,
+      content: data?.content,
+    });
+    // no --data: the resume reads the dataset the checkpoint records
     const resumed = await train('ddp-resumed', ...ddp, '--resume-from', join(ddpCk, 'step-3'));
+    expect(jsonLines(resumed.out, 'data')).toEqual([{ ...data, from: 'checkpoint' }]);
     expect(tensorBytes(resumed.file).equals(tensorBytes(full.file)), 'resumed differs').toBe(true);
 
     // rank 1 exits at its 6th step (rank 0 is then inside the all-reduce): restart from step 4's checkpoint
@@ -77,6 +92,24 @@ describe('checkpoints, exact resume and restarts (Node workers, Dawn)', () => {
     expect(readdirSync(ck)).toEqual(['step-4', 'step-5']);
     const resumed = await train('zero3-resumed', '--mode', 'zero3', '--resume-from', ck);
     expect(tensorBytes(resumed.file).equals(tensorBytes(full.file)), 'resumed differs').toBe(true);
+  });
+
+  it('refuses to resume on other data than the checkpoint records, naming both, before any worker starts', async () => {
+    const cifar = join(dir, 'cifar');
+    mkdirSync(cifar);
+    for (const [name, bytes] of makeFiles(4, 3)) writeFileSync(join(cifar, name), bytes);
+    const ck = join(ddpCk, 'step-3');
+    const content = (JSON.parse(readFileSync(join(ck, 'trainer.json'), 'utf8')) as { dataset: { content: string } })
+      .dataset.content;
+    const args = base.map((a) => (a === join(dir, 'store') ? join(dir, 'store-cifar') : a));
+    const r = await webddp('train', ...args, ...ddp, '--resume-from', ck, '--data', cifar);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toContain(
+      `${ck} was trained on dataset 'synthetic' (10000 train, 2000 test records, content ${content.slice(0, 16)}...); ` +
+        "this run's data is dataset 'cifar10' (20 train, 3 test records, content ",
+    );
+    expect(r.err).toContain('give --data synthetic (or no --data)');
+    expect(jsonLines(r.out, 'start')).toEqual([]);
   });
 
   it('refuses a corrupted checkpoint, naming the file and what is wrong', async () => {

@@ -19,6 +19,7 @@ import {
 import { validateFields, type TrainConfig } from '../../src/config.ts';
 import { parseDeepSpeedConfig } from '../../src/deepspeed/config.ts';
 import { torchrunProject } from '../../src/export/torchrun.ts';
+import type { DatasetRecord } from '../../src/checkpoint/dataset-record.ts';
 import { stepSchedule } from '../../src/schedule/index.ts';
 import { parseScheduleFlag } from '../../src/schedule/flag.ts';
 import { Augmenter } from '../../src/data/augment.ts';
@@ -53,6 +54,37 @@ describe('webddp export-torchrun (files)', () => {
     );
     expect(text(finished.files['README.md'])).toMatch(
       /## Read before running\n\n(\* .*\n)*\* the run finished all 2 epoch/,
+    );
+  });
+
+  it("train.py's default --data is the dataset the checkpoint records; other --data or none recorded is warned about", () => {
+    const cifar: DatasetRecord = {
+      kind: 'stored',
+      name: 'cifar10',
+      source: { kind: 'archive', description: 'cifar-10-binary.tar.gz' },
+      train: 50000,
+      test: 10000,
+      content: 'cd'.repeat(32),
+    };
+    const s = snapshot({});
+    const own = torchrunProject(s, raw, { source: 'ck/step-1' }, cifar);
+    expect(text(own.files['train.py'])).toContain('DATA = "cifar-10-binary.tar.gz"');
+    expect(text(own.files['README.md'])).toContain(
+      "the checkpoint records that the run read dataset 'cifar10' (50000 train, 10000 test records, content " +
+        'cdcdcdcdcdcdcdcd...), imported from cifar-10-binary.tar.gz',
+    );
+    expect(own.warnings.join('\n')).not.toMatch(/data/);
+    const other = torchrunProject(s, raw, { source: 'ck/step-1', data: 'synthetic' }, cifar);
+    expect(text(other.files['train.py'])).toContain('DATA = "synthetic"');
+    expect(other.warnings[0]).toBe(
+      "--data synthetic is not the data the checkpoint records, dataset 'cifar10' (50000 train, 10000 test records, " +
+        "content cdcdcdcdcdcdcdcd...) ('cifar-10-binary.tar.gz'): train.py would continue the run on other data",
+    );
+    expect(text(other.files['README.md'])).toContain(`* ${other.warnings[0]}`);
+    const old = torchrunProject(s, raw, { source: 'ck/step-1', unrecorded: 'cifar-10-binary.tar.gz' }, null);
+    expect(text(old.files['train.py'])).toContain('DATA = "cifar-10-binary.tar.gz"');
+    expect(old.warnings[0]).toMatch(
+      /^the checkpoint does not record its dataset \(written before checkpoints recorded it\)/,
     );
   });
 

@@ -134,6 +134,11 @@ export class DatasetPanel {
     return name;
   }
 
+  /** The manifest of `name` as ensureReady last read it (what a checkpoint records of the data). */
+  manifestOf(name: string): DatasetManifest | undefined {
+    return this.manifests.get(name);
+  }
+
   /** While training: no imports, no switching. */
   setDisabled(busy: boolean): void {
     this.busy = busy;

@@ -3,7 +3,8 @@
 // IndexedDB (src/checkpoint/dir-idb.ts), "Resume from the last checkpoint" (the same exact resume
 // as `webddp train --resume-from`), its download as the three files --resume-from reads, and its
 // export as a torchrun project (the same files `webddp export-torchrun` writes, in one .tar).
-import { decodeCheckpoint, encodeCheckpoint, readTrainerJson, type Snapshot } from '../../checkpoint/checkpoint.ts';
+import { encodeCheckpoint, readCheckpoint, type Snapshot } from '../../checkpoint/checkpoint.ts';
+import type { DatasetRecord } from '../../checkpoint/dataset-record.ts';
 import { IdbCheckpointStore, type StoredCheckpoint } from '../../checkpoint/dir-idb.ts';
 import type { TrainConfig } from '../../config.ts';
 import { SYNTHETIC_DATASET } from '../../data/synthetic.ts';
@@ -48,7 +49,7 @@ export class RunLifePanel {
   private busy = false;
   private readonly listeners: (() => void)[] = [];
 
-  /** `dataset`: the name of the dataset the page trains on (the exported train.py's default --data). */
+  /** `dataset`: the name of the dataset the page trains on (train.py's default --data for a checkpoint that records none). */
   constructor(
     initial: Partial<Record<LifeKey, boolean | number>>,
     private readonly dataset: () => string = () => SYNTHETIC_DATASET,
@@ -122,27 +123,26 @@ export class RunLifePanel {
     this.changed();
   }
 
-  /** What the run saves, or undefined (checkpoints off). */
-  sink(config: TrainConfig, s: LifeSettings): RunOptions['checkpoint'] | undefined {
+  /** What a run of `config` on `dataset` saves, or undefined (checkpoints off). */
+  sink(config: TrainConfig, s: LifeSettings, dataset: DatasetRecord): RunOptions['checkpoint'] | undefined {
     if (!s.checkpoints) return undefined;
     const spec = simpleCnnSpec(config.width);
     return {
       every: s.checkpointEvery,
       save: async (snap: Snapshot) => {
-        const entry = await this.store.write(await encodeCheckpoint(snap, spec), s.keep);
+        const entry = await this.store.write(await encodeCheckpoint(snap, spec, dataset), s.keep);
         this.show(entry);
         return this.store.whereOf(entry);
       },
     };
   }
 
-  /** The newest stored checkpoint, decoded and checked (checksums, names, shapes); throws saying what is wrong. */
-  async last(): Promise<{ where: string; snapshot: Snapshot }> {
+  /** The newest stored checkpoint, decoded and checked (checksums, names, shapes), and the dataset it records; throws saying what is wrong. */
+  async last(): Promise<{ where: string; snapshot: Snapshot; dataset: DatasetRecord | null }> {
     try {
       const { entry, files } = await this.store.read();
       const where = this.store.whereOf(entry);
-      const head = readTrainerJson(files['trainer.json'], `${where}/trainer.json`);
-      return { where, snapshot: await decodeCheckpoint(files, simpleCnnSpec(head.config.width), where) };
+      return { where, ...(await readCheckpoint(files, where)) };
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       this.say(t().life.refused(message), true);
@@ -217,8 +217,9 @@ export class RunLifePanel {
   private async exportTorchrun(): Promise<void> {
     try {
       const { entry, files } = await this.store.read();
-      const data = this.dataset() === SYNTHETIC_DATASET ? 'synthetic' : 'cifar-10-binary.tar.gz';
-      const { snapshot, project } = await exportCheckpoint(files, { source: this.store.whereOf(entry), data });
+      // train.py's --data: the dataset the checkpoint records; for one that records none, the page's
+      const unrecorded = this.dataset() === SYNTHETIC_DATASET ? 'synthetic' : 'cifar-10-binary.tar.gz';
+      const { snapshot, project } = await exportCheckpoint(files, { source: this.store.whereOf(entry), unrecorded });
       const root = `webddp-torchrun-step-${snapshot.position.globalStep}`;
       await save(await projectTar(project, root), `${root}.tar`);
       const c = snapshot.config;

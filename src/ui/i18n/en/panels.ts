@@ -48,6 +48,7 @@ export const enPanels = {
     newest: (g: number, e: number, s: number, n: number, mode: string, w: number, mib: string) =>
       `Last checkpoint: global step ${g} (epoch ${e}, batch ${s} of ${n}), ${mode} on ${w} worker(s), ${mib} MiB.`,
     refused: (message: string) => `Cannot use the checkpoint: ${message}`,
+    datasetHint: 'choose it in the Dataset panel (import it first if this browser does not hold it)',
     downloaded: (g: number) => `Downloaded the checkpoint of global step ${g} (3 files).`,
   },
   dataset: {

@@ -48,6 +48,7 @@ export const zhPanels: typeof enPanels = {
     newest: (g, e, s, n, mode, w, mib) =>
       `最后一个检查点：全局第 ${g} 步（第 ${e} 轮，第 ${s}/${n} 批），${mode}，${w} 个 worker，${mib} MiB。`,
     refused: (message) => `无法使用该检查点：${message}`,
+    datasetHint: '请在“数据集”面板中选择它（若本浏览器中没有，先导入）',
     downloaded: (g) => `已下载全局第 ${g} 步的检查点（3 个文件）。`,
   },
   dataset: {
