@@ -1,5 +1,7 @@
 // conv2d_backward_weight_reduce (stage 2 of 2): adds the S split-K slices of
-// conv2d_backward_weight(_tiled) into the gradients (accumulating, like PyTorch's .grad +=):
+// conv2d_backward_weight(_tiled) into the gradients (accumulating, like PyTorch's .grad +=); the
+// linear layers' tiled weight gradient (linear_backward_weight_tiled) writes the same layout, with
+// co = O outputs and K = I inputs, and is summed here too:
 //   grad[w_off + co*K + j] += sum_s partial[s, co, j]   for j < K = CI*9
 //   grad[b_off + co]       += sum_s partial[s, co, K]
 // A workgroup owns OUTS consecutive sums; its LANES lanes each add every LANES-th slice (reading

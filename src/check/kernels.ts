@@ -19,10 +19,17 @@ export function selectedKernels(tuning: Tuning, subgroupSize: number): ReadonlyS
         : ['conv2d_backward_weight'];
   const reduce: KernelName[] = ['conv2d_backward_weight_reduce'];
   if (tuning.convReduce !== 'lanes' && subgroupSize > 0) reduce.push('conv2d_backward_weight_reduce_subgroup');
+  // fc2 (128 inputs) keeps the register kernels when fc1 takes the tiled ones
+  const linear = (k: Tuning['linearForward'], base: 'linear_forward' | 'linear_backward_weight'): KernelName[] =>
+    k === 'tiled'
+      ? [base, `${base}_tiled`, ...(base === 'linear_forward' ? ['linear_forward_reduce' as const] : [])]
+      : [base];
   const all = Object.keys(KERNEL_CASES) as KernelName[];
-  const convs = all.filter((k) => k.startsWith('conv2d_'));
+  const chosen = (k: KernelName) => k.startsWith('conv2d_') || /^linear_(forward|backward_weight)/.test(k);
   return new Set([
-    ...all.filter((k) => !convs.includes(k)),
+    ...all.filter((k) => !chosen(k)),
+    ...linear(tuning.linearForward, 'linear_forward'),
+    ...linear(tuning.linearWeight, 'linear_backward_weight'),
     ...conv(tuning.convForward, 'conv2d_forward'),
     ...conv(tuning.convInput, 'conv2d_backward_input'),
     ...weight,

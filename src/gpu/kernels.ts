@@ -93,6 +93,16 @@ export const KERNELS = {
     params: { n: u, i: u, o: u, w_off: u, b_off: u, relu: u },
     overrides: { WG_X: 16, WG_Y: 4, KSPLIT: 1 },
   },
+  linear_forward_tiled: {
+    bindings: [P, ['x', 'read'], ['theta', 'read'], ['partial', 'read_write']],
+    params: { n: u, i: u, o: u, w_off: u, splits: u },
+    overrides: { TN: 64, TO: 64, TK: 16 },
+  },
+  linear_forward_reduce: {
+    bindings: [P, ['partial', 'read'], ['theta', 'read'], ['y', 'read_write']],
+    params: { n: u, o: u, b_off: u, relu: u, splits: u },
+    overrides: WG64,
+  },
   linear_backward_input: {
     bindings: [P, ['dy', 'read'], ['theta', 'read'], ['x', 'read'], ['dx', 'read_write']],
     params: { n: u, i: u, o: u, w_off: u, relu_mask: u },
@@ -102,6 +112,11 @@ export const KERNELS = {
     bindings: [P, ['dy', 'read'], ['x', 'read'], ['grad', 'read_write']],
     params: { n: u, i: u, o: u, w_off: u, b_off: u },
     overrides: { WG_X: 16, WG_Y: 4, NSPLIT: 1 },
+  },
+  linear_backward_weight_tiled: {
+    bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
+    params: { n: u, i: u, o: u, splits: u },
+    overrides: { TO: 64, TI: 64, TK: 16 },
   },
   softmax_xent_forward: {
     bindings: [P, ['logits', 'read'], ['labels', 'read'], ['stats', 'read_write']],

@@ -37,10 +37,23 @@ export interface Tuning {
    * subgroup kernel for layers with at least as many slices as sums, conv2d-tiles.ts).
    */
   readonly convReduce: ConvReduceKernel;
+  /**
+   * The linear forward of layers with long sums (at least 256 inputs: fc1): 'registers'
+   * (linear_forward, split-K inside a workgroup) or 'tiled' (linear_forward_tiled: workgroup-memory
+   * tiles, split-K over workgroups, then linear_forward_reduce).
+   */
+  readonly linearForward: LinearKernel;
+  /**
+   * The same two choices for those layers' weight gradient: linear_backward_weight (split-K inside a
+   * workgroup) or linear_backward_weight_tiled (tiles, split-K over workgroups, then
+   * conv2d_backward_weight_reduce, whose slice layout it shares).
+   */
+  readonly linearWeight: LinearKernel;
 }
 
 export type ConvKernel = 'registers' | 'tiled' | 'wide';
 export type ConvReduceKernel = 'lanes' | 'subgroup' | 'auto';
+export type LinearKernel = 'registers' | 'tiled';
 
 export const SOFTWARE_TUNING: Tuning = {
   kernels: {},
@@ -51,6 +64,8 @@ export const SOFTWARE_TUNING: Tuning = {
   convForward: 'wide',
   convInput: 'wide',
   convReduce: 'lanes',
+  linearForward: 'registers',
+  linearWeight: 'registers',
 };
 
 /**
@@ -76,7 +91,11 @@ export const SOFTWARE_TUNING: Tuning = {
  * (bench/results/h200-conv-tiles.txt). Nine tile shapes of conv2's weight gradient: 64 x 32
  * channels and 4 x 16 pixels (29.8 KB, 512 invocations) took it from 1.14 to 0.92 ms at batch 2048
  * (17.0 -> 21.0 TFLOP/s) and from 0.31 to 0.26 ms at 512; a device whose limits do not hold it uses
- * the registry's 64 x 16 x 2 x 16 (bench/results/h200-2026-12-04-conv-weight-sweep.txt).
+ * the registry's 64 x 16 x 2 x 16 (bench/results/h200-2026-12-04-conv-weight-sweep.txt). fc1's
+ * forward and weight gradient through workgroup-memory tiles with split-K over workgroups
+ * (linear_forward_tiled, linear_backward_weight_tiled) took them from 0.38 to 0.15 ms and from 0.43
+ * to 0.15 ms (+ 0.05 for its reduce) at batch 2048, 5 -> 14 TFLOP/s, the kernels of a step from
+ * 4.9 to 4.45 ms (bench/results/h200-2026-12-04-linear-tiled.txt).
  */
 export const GPU_TUNING: Tuning = {
   kernels: {
@@ -109,6 +128,8 @@ export const GPU_TUNING: Tuning = {
   convForward: 'tiled',
   convInput: 'tiled',
   convReduce: 'auto',
+  linearForward: 'tiled',
+  linearWeight: 'tiled',
 };
 
 export function tuningFor(adapter: AdapterSummary): Tuning {
@@ -118,7 +139,7 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
 /**
  * A Tuning from JSON (the CLI's --tuning): {"kernels": {"conv2d_forward": {"WG_X": 128}},
  * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers", "convForward": "tiled",
- * "convInput": "tiled", "convReduce": "subgroup"}, over `base` for the fields it omits.
+ * "convInput": "tiled", "convReduce": "subgroup", "linearForward": "tiled", "linearWeight": "tiled"}, over `base` for the fields it omits.
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
   let v: unknown;
@@ -140,6 +161,8 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     'convForward',
     'convInput',
     'convReduce',
+    'linearForward',
+    'linearWeight',
   ];
   for (const k of Object.keys(o))
     if (!fields.includes(k)) throw new Error(`tuning has no setting '${k}' (settings: ${fields.join(', ')})`);
@@ -180,5 +203,7 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     convForward: choice('convForward', base.convForward, conv),
     convInput: choice('convInput', base.convInput, conv),
     convReduce: choice('convReduce', base.convReduce, ['lanes', 'subgroup', 'auto'] as const),
+    linearForward: choice('linearForward', base.linearForward, ['registers', 'tiled'] as const),
+    linearWeight: choice('linearWeight', base.linearWeight, ['registers', 'tiled'] as const),
   };
 }

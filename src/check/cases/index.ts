@@ -6,6 +6,7 @@ import type { OpCase } from './case.ts';
 import { convCases } from './conv.ts';
 import { convTiledCases } from './conv-tiled.ts';
 import { denseCases } from './dense.ts';
+import { denseTiledCases, halfActDenseTiledCases } from './dense-tiled.ts';
 import { bf16Cases } from './bf16.ts';
 import { fp16Cases } from './fp16.ts';
 import { halfActCases } from './half-acts.ts';
@@ -18,12 +19,17 @@ const FP32_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = {
   ...convCases,
   ...convTiledCases,
   ...denseCases,
+  ...denseTiledCases,
   ...bf16Cases,
   ...fp16Cases,
   ...optimCases,
 };
 
-const HALF_ACT_CASES: Partial<Record<KernelName, readonly OpCase[]>> = { ...halfActCases, ...halfActDenseCases };
+const HALF_ACT_CASES: Partial<Record<KernelName, readonly OpCase[]>> = {
+  ...halfActCases,
+  ...halfActDenseCases,
+  ...halfActDenseTiledCases,
+};
 
 export const KERNEL_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = withHalfActCases(FP32_CASES);
 

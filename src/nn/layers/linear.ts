@@ -1,10 +1,22 @@
 // Linear(i, o) with the bias and (optionally) the ReLU fused into the forward; forward and backward
 // side by side. With maskInputGrad the layer's input is a ReLU output, and the input gradient is
-// written already masked (the previous layer's ReLU backward, fused).
+// written already masked (the previous layer's ReLU backward, fused). Layers with long sums (fc1)
+// take the tiled kernels where the tuning asks for them (linear-tiles.ts): split-K partial sums in
+// the shared workspace, then a reduce.
 import { halvesOf } from '../../gpu/half-acts.ts';
-import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
+import { cdiv, grid1d, makeOp, type Op } from '../../gpu/op.ts';
+import type { Tuning } from '../../gpu/tuning.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
+import {
+  forwardSplits,
+  forwardTiles,
+  WEIGHT_REDUCE,
+  weightSplits,
+  weightTiles,
+  type ForwardTiles,
+  type WeightTiles,
+} from './linear-tiles.ts';
 
 export class LinearLayer implements Layer {
   readonly inShape: Shape;
@@ -33,12 +45,19 @@ export class LinearLayer implements Layer {
     return this.outShape[0] ?? 0;
   }
 
-  workspaceBytes(): number {
-    return 0;
+  /** Room for the split-K slices of the tiled kernels this tuning may pick. */
+  workspaceBytes(batch: number, tuning: Tuning): number {
+    const f = forwardTiles(this.i, tuning);
+    const w = weightTiles(this.i, tuning);
+    const forward = f ? forwardSplits(this.i, this.o, batch, tuning, f) * batch * this.o : 0;
+    const weight = w ? weightSplits(this.i, this.o, batch, tuning, w) * this.o * (this.i + 1) : 0;
+    return 4 * Math.max(forward, weight);
   }
 
   // x [N, i] -> y [N, o] = relu?(x W^T + b)
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
+    const t = forwardTiles(this.i, ctx.tuning, ctx.gpu.device.limits);
+    if (t) return this.forwardTiled(ctx, x, y, batch, t);
     const k = await ctx.gpu.kernels.get('linear_forward', {}, ctx.paramStorage, halvesOf({ x, y }));
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
     return [
@@ -56,6 +75,33 @@ export class LinearLayer implements Layer {
         },
         { x, theta: ctx.params, y },
         [cdiv(cdiv(this.o, 4), WG_X), cdiv(cdiv(batch, 4), WG_Y), 1],
+      ),
+    ];
+  }
+
+  // The tiled forward: split-K partial sums into the workspace, then their sum, the bias and the ReLU.
+  private async forwardTiled(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number, t: ForwardTiles) {
+    const g = ctx.gpu;
+    const splits = forwardSplits(this.i, this.o, batch, ctx.tuning, t);
+    const kt = await g.kernels.get('linear_forward_tiled', { ...t }, ctx.paramStorage, halvesOf({ x }));
+    const kr = await g.kernels.get('linear_forward_reduce', {}, ctx.paramStorage);
+    const shape = { n: batch, i: this.i, o: this.o };
+    return [
+      makeOp(
+        g,
+        kt,
+        `${this.name}.forward`,
+        { ...shape, w_off: ctx.paramOffset(this.weight), splits },
+        { x, theta: ctx.params, partial: ctx.workspace },
+        [cdiv(this.o, t.TO), cdiv(batch, t.TN), splits],
+      ),
+      makeOp(
+        g,
+        kr,
+        `${this.name}.forward_reduce`,
+        { n: batch, o: this.o, b_off: ctx.paramOffset(this.bias), relu: this.relu ? 1 : 0, splits },
+        { partial: ctx.workspace, theta: ctx.params, y },
+        grid1d(batch * this.o, kr.overrides.WG ?? 64),
       ),
     ];
   }
@@ -84,6 +130,8 @@ export class LinearLayer implements Layer {
         ),
       );
     }
+    const t = weightTiles(this.i, ctx.tuning, g.device.limits);
+    if (t) return [...ops, ...(await this.backwardWeightTiled(ctx, io, batch, t))];
     const k = await g.kernels.get('linear_backward_weight', {}, 'f32', halvesOf({ x: io.x }));
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
     ops.push(
@@ -103,5 +151,36 @@ export class LinearLayer implements Layer {
       ),
     );
     return ops;
+  }
+
+  // The tiled weight gradient: split-K slices over the batch into the workspace ([S, o, i + 1], the
+  // bias last), summed into the gradients by the convolutions' reduce kernel.
+  private async backwardWeightTiled(ctx: BuildContext, io: BackwardIO, batch: number, t: WeightTiles) {
+    const g = ctx.gpu;
+    const splits = weightSplits(this.i, this.o, batch, ctx.tuning, t);
+    const kt = await g.kernels.get('linear_backward_weight_tiled', { ...t }, 'f32', halvesOf({ x: io.x }));
+    const kr = await g.kernels.get('conv2d_backward_weight_reduce', WEIGHT_REDUCE);
+    const reduce = {
+      co: this.o,
+      k: this.i,
+      splits,
+      w_off: ctx.gradOffset(this.weight),
+      b_off: ctx.gradOffset(this.bias),
+    };
+    return [
+      makeOp(
+        g,
+        kt,
+        `${this.name}.backward_weight`,
+        { n: batch, i: this.i, o: this.o, splits },
+        { dy: io.dy, x: io.x, partial: ctx.workspace },
+        [cdiv(this.i, t.TI), cdiv(this.o, t.TO), splits],
+      ),
+      makeOp(g, kr, `${this.name}.backward_weight_reduce`, reduce, { partial: ctx.workspace, grad: ctx.grads }, [
+        cdiv(this.o * (this.i + 1), kr.overrides.OUTS ?? 64),
+        1,
+        1,
+      ]),
+    ];
   }
 }
