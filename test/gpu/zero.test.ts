@@ -1,5 +1,6 @@
 // ZeRO stages as DeepSpeed defines them, end to end in Node worker threads on Dawn: ZeRO-3 ends
-// where DDP ends (plain, with clipping, with gradient accumulation), and per-rank memory by
+// where DDP ends (plain, with clipping, with gradient accumulation; ZeRO-2 and -3 also with the
+// real-GPU tuning's tiled linear kernels), and per-rank memory by
 // category (parameters, gradients, optimizer state) shrinks as the stage rises, in the --json
 // epoch event of every worker.
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -46,6 +47,24 @@ describe('ZeRO-3 (Node worker threads, Dawn)', () => {
       const z3 = await train(`zero3${extra.join('')}`, ...extra, '--mode', 'zero3');
       const c = close(z3.params, ddp.params);
       expect(c.mismatches, `${extra.join(' ')}: max abs ${c.maxAbs}`).toBe(0);
+    }
+  });
+
+  it("with a real GPU's linear kernels (fc1 tiled, its weight gradient split across workgroups) ZeRO-2 and -3 end where DDP ends", async () => {
+    // fc1 is larger than the ZeRO bucket, so ZeRO-2 and -3 compute its weight gradient in row
+    // pieces instead of the layer's own kernels: the tiled kernel and its reduce must both give way.
+    const tuning = JSON.stringify({
+      convForward: 'registers',
+      convInput: 'registers',
+      convWeight: 'registers',
+      linearForward: 'tiled',
+      linearWeight: 'tiled',
+    });
+    const ddp = await train('ddp-tiled', '--tuning', tuning);
+    for (const mode of ['zero2', 'zero3']) {
+      const z = await train(`${mode}-tiled`, '--tuning', tuning, '--mode', mode);
+      const c = close(z.params, ddp.params);
+      expect(c.mismatches, `${mode}: max abs ${c.maxAbs}`).toBe(0);
     }
   });
 

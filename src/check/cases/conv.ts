@@ -5,7 +5,7 @@ import { KERNELS } from '../../gpu/kernels.ts';
 import { cdiv } from '../../gpu/op.ts';
 import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../reference/conv2d.ts';
 import { expectClose } from './close.ts';
-import { arena, randn, runOp } from './run-op.ts';
+import { accumulated, arena, randn, runOp } from './run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
 
 const SHAPES: Conv2dShape[] = [
@@ -203,12 +203,5 @@ async function checkWeightGrad(
     (o) => [cdiv(s.co * k1, o.OUTS ?? 64), 1, 1],
   );
   const ref = conv2dBackwardWeight(dy, x, s);
-  const want = before.slice();
-  ref.dw.forEach((v, i) => {
-    want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v);
-  });
-  ref.db.forEach((v, i) => {
-    want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v);
-  });
-  expectClose('grad', grad!, want, KERNEL_TOL);
+  expectClose('grad', grad!, accumulated(before, wOff, ref.dw, bOff, ref.db), KERNEL_TOL);
 }

@@ -10,7 +10,7 @@ import { half } from './half-acts.ts';
 import { WEIGHT_REDUCE } from '../../nn/layers/linear-tiles.ts';
 import { linearBackwardWeight, linearForward, type LinearShape } from '../../reference/linear.ts';
 import { expectClose } from './close.ts';
-import { arena, randn, runOp } from './run-op.ts';
+import { accumulated, arena, randn, runOp } from './run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
 
 const SHAPES: LinearShape[] = [
@@ -123,14 +123,7 @@ export const denseTiledCases = {
             { ...WEIGHT_REDUCE },
           );
           const ref = linearBackwardWeight(dy, x, s);
-          const want = before.slice();
-          ref.dw.forEach((v, i) => {
-            want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v);
-          });
-          ref.db.forEach((v, i) => {
-            want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v);
-          });
-          expectClose('grad', grad!, want, KERNEL_TOL);
+          expectClose('grad', grad!, accumulated(before, wOff, ref.dw, bOff, ref.db), KERNEL_TOL);
         },
       })),
     ),

@@ -4,7 +4,7 @@ import { linearBackwardInput, linearBackwardWeight, linearForward, type LinearSh
 import { maxPool2dBackward, maxPool2dForward, type MaxPool2dShape } from '../../reference/maxpool2d.ts';
 import { softmaxXentBackward, softmaxXentForward } from '../../reference/softmax-xent.ts';
 import { expectClose } from './close.ts';
-import { arena, randn, runOp } from './run-op.ts';
+import { accumulated, arena, randn, runOp } from './run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
 
 const POOLS: MaxPool2dShape[] = [
@@ -117,14 +117,7 @@ export const denseCases = {
             split,
           );
           const ref = linearBackwardWeight(dy, x, s);
-          const want = before.slice();
-          ref.dw.forEach((v, i) => {
-            want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + v);
-          });
-          ref.db.forEach((v, i) => {
-            want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + v);
-          });
-          expectClose('grad', grad!, want, KERNEL_TOL);
+          expectClose('grad', grad!, accumulated(before, wOff, ref.dw, bOff, ref.db), KERNEL_TOL);
         },
       }),
     ),

@@ -79,3 +79,17 @@ export function at(overrides: Readonly<Record<string, number>>, name: string): n
   if (v === undefined) throw new Error(`the kernel has no override constant '${name}'`);
   return v;
 }
+
+/** `before` with `dw` added at `wOff` and `db` at `bOff` in float32: what a kernel accumulating into gradients leaves. */
+export function accumulated(
+  before: Float32Array,
+  wOff: number,
+  dw: ArrayLike<number>,
+  bOff: number,
+  db: ArrayLike<number>,
+): Float32Array {
+  const want = before.slice();
+  for (let i = 0; i < dw.length; i++) want[wOff + i] = Math.fround((want[wOff + i] ?? 0) + (dw[i] ?? 0));
+  for (let i = 0; i < db.length; i++) want[bOff + i] = Math.fround((want[bOff + i] ?? 0) + (db[i] ?? 0));
+  return want;
+}

@@ -37,6 +37,8 @@ interface Stage2 {
   readonly layers: ReadonlyMap<string, LayerRange>;
 }
 
+/** The ops of a layer's whole weight gradient: the kernel, and the tiled kernel's reduce. */
+const WHOLE_WEIGHT_GRAD = /\.backward_weight(_reduce)?$/;
 export class ZeroRunner implements ModeRunner {
   private host: Float32Array;
   private readonly grads: Float32Array;
@@ -221,8 +223,9 @@ export class ZeroRunner implements ModeRunner {
     for (const seg of plan.backward) {
       const l = s.layers.get(seg.layer);
       const large = s.pieces.layer(seg.layer);
-      // A large layer's whole-layer weight gradient would not fit the bucket: its pieces replace it.
-      for (const op of seg.ops) if (!large || !op.label.endsWith('.backward_weight')) rec.dispatch(op);
+      // A large layer's whole-layer weight gradient would not fit the bucket: its pieces replace it
+      // (and the tiled kernel's reduce of split-K slices, where the tuning picks the tiled kernel).
+      for (const op of seg.ops) if (!large || !WHOLE_WEIGHT_GRAD.test(op.label)) rec.dispatch(op);
       if (!l) continue;
       if (!large) {
         rec = await s.bucket.drain(rec, l.size, [[l.start, 0, l.size]]);
