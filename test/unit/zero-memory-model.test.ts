@@ -43,6 +43,12 @@ describe('ZeRO memory model', () => {
     expect(zeroModelStates(p, 4, 3, 'fp32', 'adam').parameters).toBe(4 * shard);
   });
 
+  it('counts bf16 mixed precision as fp16: 2-byte parameters and gradients, K = 12 with Adam', () => {
+    for (const s of [0, 1, 2, 3] as ZeroStage[])
+      expect(zeroModelStates(7.5e9, 64, s, 'bf16', 'adam')).toEqual(zeroModelStates(7.5e9, 64, s, 'fp16', 'adam'));
+    expect(optimizerBytesPerParam('adam', 'bf16')).toBe(12);
+  });
+
   it('puts 7B with Adam in fp16 on 4 x 80 GB at 112 GB for DDP and 28 GB for ZeRO-3', () => {
     expect(zeroModelStates(7e9, 4, 0, 'fp16', 'adam').total / GB).toBe(112);
     expect(zeroModelStates(7e9, 4, 3, 'fp16', 'adam').total / GB).toBe(28);

@@ -1,14 +1,14 @@
 // ZeRO's per-rank model-state memory (Rajbhandari et al., "ZeRO: Memory Optimizations Toward
 // Training Trillion Parameter Models", SC'20, section 5 and figure 1): parameters, gradients and
 // optimizer state for a model of P parameters on W data-parallel ranks at stage 0 (DDP) to 3.
-// Mixed precision (DeepSpeed's fp16) keeps fp16 parameters and gradients (2 bytes each) and K
+// Mixed precision (DeepSpeed's fp16 or bf16: the same bytes) keeps 16-bit parameters and gradients (2 bytes each) and K
 // bytes of optimizer state per parameter: the fp32 master weights plus the optimizer's buffers
 // (Adam: K = 4 + 4 + 4 = 12). Plain fp32 keeps 4-byte parameters and gradients and only the
 // optimizer's buffers (Adam: 8). Stage 1 divides the optimizer state by W, stage 2 also the
 // gradients, stage 3 also the parameters. Activations and working buffers are not model states and
 // are not counted (the paper leaves them out as well). Pure arithmetic: no GPU, no DOM.
 
-export type Precision = 'fp32' | 'fp16';
+export type Precision = 'fp32' | 'fp16' | 'bf16';
 /** The optimizer's buffers per parameter: Adam/AdamW two moments, SGD with momentum one, plain SGD none. */
 export type OptimizerKind = 'adam' | 'sgd-momentum' | 'sgd';
 export type ZeroStage = 0 | 1 | 2 | 3;
@@ -26,7 +26,7 @@ const BUFFERS: Record<OptimizerKind, number> = { adam: 2, 'sgd-momentum': 1, sgd
 
 /** K, the optimizer-state bytes per parameter: fp32 buffers, plus the fp32 master copy under mixed precision. */
 export function optimizerBytesPerParam(optimizer: OptimizerKind, precision: Precision): number {
-  return 4 * BUFFERS[optimizer] + (precision === 'fp16' ? 4 : 0);
+  return 4 * BUFFERS[optimizer] + (precision === 'fp32' ? 0 : 4);
 }
 
 /**
@@ -44,7 +44,7 @@ export function zeroModelStates(
   if (!(Number.isInteger(world) && world >= 1))
     throw new RangeError(`ranks must be a whole number >= 1 (got ${world})`);
   const shard = Math.ceil(params / world);
-  const width = precision === 'fp16' ? 2 : 4;
+  const width = precision === 'fp32' ? 4 : 2;
   const k = optimizerBytesPerParam(optimizer, precision);
   const parameters = width * (stage >= 3 ? shard : params);
   const gradients = width * (stage >= 2 ? shard : params);

@@ -56,6 +56,7 @@ export class ZeroCalcView implements View {
       'select',
       { id: 'calc-precision' },
       h('option', { value: 'fp16' }, w.fp16),
+      h('option', { value: 'bf16' }, w.bf16),
       h('option', { value: 'fp32' }, w.fp32),
     );
     this.optimizer = h(
@@ -119,10 +120,15 @@ export class ZeroCalcView implements View {
       this.measuredEl.replaceChildren(h('p', { class: 'empty' }, w.noRun));
       return false;
     }
-    const f = zeroModelStates(r.params, r.config.workers, stage, 'fp32', optimizerOf(r.config));
+    const precision: Precision = r.config.bf16 ? 'bf16' : r.config.fp16 ? 'fp16' : 'fp32';
+    const f = zeroModelStates(r.params, r.config.workers, stage, precision, optimizerOf(r.config));
     const m = this.measured;
     this.measuredEl.replaceChildren(
-      h('p', {}, w.measuredIntro(MODE_SHORT[r.config.mode], r.config.workers, r.params.toLocaleString('en-US'))),
+      h(
+        'p',
+        {},
+        w.measuredIntro(MODE_SHORT[r.config.mode], r.config.workers, r.params.toLocaleString('en-US'), precision),
+      ),
       table(
         [w.category, w.formula, w.measuredCol, w.diffCol],
         STATES.map((s) => [
@@ -133,7 +139,7 @@ export class ZeroCalcView implements View {
         ]),
         'calc-check',
       ),
-      h('p', { class: 'hint' }, w.diffNote),
+      h('p', { class: 'hint' }, precision === 'fp32' ? w.diffNote : `${w.diffNote} ${w.diffNoteHalf}`),
     );
     return false;
   }

@@ -46,6 +46,7 @@ export const enViews = {
     precision: 'Precision',
     fp32: 'fp32',
     fp16: 'fp16 mixed (K = 12)',
+    bf16: 'bf16 mixed (K = 12)',
     optimizer: 'Optimizer',
     stageNames: ['0 (DDP)', '1 (optimizer)', '2 (+ gradients)', '3 (+ parameters)'],
     total: 'total',
@@ -56,8 +57,8 @@ export const enViews = {
       `“${text}” is not a parameter count: write a number, optionally with K, M, B or T (7B = 7 000 000 000).`,
     badNumber: (label: string) => `${label}: enter a positive number.`,
     measured: 'Checked against this run',
-    measuredIntro: (mode: string, workers: number, params: string) =>
-      `Formula for SimpleCNN (${params} parameters) in ${mode} on ${workers} ${plural(workers, 'worker')}, fp32, against what rank 0 measured:`,
+    measuredIntro: (mode: string, workers: number, params: string, precision: string) =>
+      `Formula for SimpleCNN (${params} parameters) in ${mode} on ${workers} ${plural(workers, 'worker')}, ${precision}, against what rank 0 measured:`,
     noRun: 'Run a training (or a comparison) to check the formula against measured memory.',
     category: 'category',
     formula: 'formula',
@@ -65,6 +66,8 @@ export const enViews = {
     diffCol: 'difference',
     diffNote:
       'A difference is what the formula leaves out: ZeRO-2’s gradient bucket and ZeRO-3’s working buffer (reduce_bucket_size elements each), and the last rank’s padding to a whole share.',
+    diffNoteHalf:
+      'In 16-bit mixed precision webddp also keeps float32 gradients beside their 16-bit copy (its kernels compute in float32), so measured gradients exceed the formula: by 4 bytes per parameter in DDP, by less where they are partitioned.',
     sgdMomentum: 'SGD with momentum (K = 4)',
     sgdPlain: 'SGD (K = 0)',
     adam: 'Adam / AdamW (K = 8)',

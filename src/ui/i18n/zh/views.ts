@@ -44,6 +44,7 @@ export const zhViews: typeof enViews = {
     precision: '精度',
     fp32: 'fp32',
     fp16: 'fp16 混合精度（K = 12）',
+    bf16: 'bf16 混合精度（K = 12）',
     optimizer: '优化器',
     stageNames: ['0（DDP）', '1（优化器状态）', '2（+ 梯度）', '3（+ 参数）'],
     total: '合计',
@@ -53,8 +54,8 @@ export const zhViews: typeof enViews = {
     badParams: (text) => `“${text}” 不是参数量：请写一个数字，可带 K、M、B 或 T（7B = 7 000 000 000）。`,
     badNumber: (label) => `${label}：请输入正数。`,
     measured: '与本次运行核对',
-    measuredIntro: (mode, workers, params) =>
-      `SimpleCNN（${params} 个参数）在 ${mode}、${workers} 个 worker、fp32 下的公式值，与 rank 0 的实测值对比：`,
+    measuredIntro: (mode, workers, params, precision) =>
+      `SimpleCNN（${params} 个参数）在 ${mode}、${workers} 个 worker、${precision} 下的公式值，与 rank 0 的实测值对比：`,
     noRun: '先运行一次训练（或一次对比），即可用实测显存核对公式。',
     category: '类别',
     formula: '公式',
@@ -62,6 +63,8 @@ export const zhViews: typeof enViews = {
     diffCol: '差值',
     diffNote:
       '差值是公式没有计入的部分：ZeRO-2 的梯度桶和 ZeRO-3 的工作缓冲区（各 reduce_bucket_size 个元素），以及最后一个 rank 补齐到整份的填充。',
+    diffNoteHalf:
+      '在 16 位混合精度下，webddp 还在 16 位副本之外保留 float32 梯度（它的内核以 float32 计算），所以实测梯度高于公式：DDP 中每个参数多 4 字节，梯度被切分时多得更少。',
     sgdMomentum: '带动量的 SGD（K = 4）',
     sgdPlain: 'SGD（K = 0）',
     adam: 'Adam / AdamW（K = 8）',
