@@ -2,6 +2,8 @@
 // two small temporaries they share (maxBatch x the widest piece; activations).
 import { storageBuffer } from '../../gpu/buffers.ts';
 import type { Gpu } from '../../gpu/device.ts';
+import type { Recorder } from '../../gpu/recorder.ts';
+import type { GradientBucket } from './grad-bucket.ts';
 import type { ParamStorage } from '../../gpu/half-params.ts';
 import type { BackwardIO } from '../../nn/layer.ts';
 import { LinearLayer } from '../../nn/layers/linear.ts';
@@ -11,6 +13,7 @@ import {
   inputGradPieces,
   isLarge,
   pieceShape,
+  recordPiece,
   weightGradPieces,
   type Piece,
   type PieceBuffers,
@@ -72,6 +75,29 @@ export class PieceCache {
       this.cache.set(key, p);
     }
     return p;
+  }
+
+  /**
+   * Records `layer`'s weight-gradient pieces, each drained into `bucket` (its weight rows, then
+   * their biases) as soon as it is recorded; returns the recorder to go on with.
+   */
+  async drainWeightPieces(
+    rec: Recorder,
+    bucket: GradientBucket,
+    layer: LinearLayer,
+    io: BackwardIO,
+    n: number,
+  ): Promise<Recorder> {
+    const [, i = 0] = layer.weight.shape;
+    for (const p of await this.get('weight', layer, io, n)) {
+      recordPiece(rec, p);
+      const rows = p.to - p.from;
+      rec = await bucket.drain(rec, rows * (i + 1), [
+        [layer.weight.offset + p.from * i, 0, rows * i],
+        [layer.bias.offset + p.from, rows * i, rows],
+      ]);
+    }
+    return rec;
   }
 
   destroy(): void {

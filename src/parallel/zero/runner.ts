@@ -22,7 +22,6 @@ import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type Step
 import { clipPartition } from './clip-partition.ts';
 import { GradientBucket } from './grad-bucket.ts';
 import { layerRanges, zeroPartition, type LayerRange } from './layout.ts';
-import { recordPiece } from './linear-pieces.ts';
 import { PieceCache } from './piece-cache.ts';
 import { halvesView } from '../../comm/collectives.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
@@ -231,15 +230,7 @@ export class ZeroRunner implements ModeRunner {
         rec = await s.bucket.drain(rec, l.size, [[l.start, 0, l.size]]);
         continue;
       }
-      const [, i = 0] = large.weight.shape;
-      for (const p of await s.pieces.get('weight', large, seg.io, plan.batch)) {
-        recordPiece(rec, p);
-        const rows = p.to - p.from;
-        rec = await s.bucket.drain(rec, rows * (i + 1), [
-          [large.weight.offset + p.from * i, 0, rows * i],
-          [large.bias.offset + p.from, rows * i, rows],
-        ]);
-      }
+      rec = await s.pieces.drainWeightPieces(rec, s.bucket, large, seg.io, plan.batch);
     }
     rec.submit();
   }

@@ -129,15 +129,7 @@ export class Zero3Layers {
         rec = this.load(rec, this.piece(columnsOf(this.gathered, large, p.from, p.to)));
         recordPiece(rec, p);
       }
-      const [, i = 0] = large.weight.shape;
-      for (const p of await this.pieces.get('weight', large, seg.io, plan.batch)) {
-        recordPiece(rec, p);
-        const rows = p.to - p.from;
-        rec = await this.bucket.drain(rec, rows * (i + 1), [
-          [large.weight.offset + p.from * i, 0, rows * i],
-          [large.bias.offset + p.from, rows * i, rows],
-        ]);
-      }
+      rec = await this.pieces.drainWeightPieces(rec, this.bucket, large, seg.io, plan.batch);
     }
     rec.submit();
   }
