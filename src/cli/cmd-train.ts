@@ -9,7 +9,8 @@ import { encodeCheckpoint, type Snapshot } from '../checkpoint/checkpoint.ts';
 import { writeCheckpointDir } from '../checkpoint/dir-node.ts';
 import { loadResume, resumeData } from './train-resume.ts';
 import { storedDataset } from '../checkpoint/dataset-record.ts';
-import { nodeSpawner } from '../runtime/spawn-node.ts';
+import { colocatedSpawner, nodeSpawner } from '../runtime/spawn-node.ts';
+import { checkSharable } from '../runtime/shared-device.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { parseFaultSpec } from '../runtime/fault.ts';
 import { UsageError, type Command } from './command.ts';
@@ -77,6 +78,7 @@ export const command: Command = {
           'reduce-bucket-size': num,
           schedule: num,
           trace: num,
+          colocate: { type: 'boolean' },
           tuning: num,
           help: { type: 'boolean', default: false },
         },
@@ -130,11 +132,15 @@ export const command: Command = {
           .map((d) => d.trim())
           .filter(Boolean)
       : [];
+    if (values.colocate && devices.length > 0) throw new UsageError('--colocate shares one device: not with --devices');
+    if (values.colocate) checkColocate(config);
     const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
     const run = new ElasticRun({
       config,
       data: prepared.data,
-      spawn: nodeSpawner(env.rankWorkerUrl, adapter, devices),
+      spawn: values.colocate
+        ? colocatedSpawner(env.rankWorkerUrl, adapter, config.workers)
+        : nodeSpawner(env.rankWorkerUrl, adapter, devices),
       ...(initialParams ? { initialParams } : {}),
       ...(resumed ? { resume: resumed.snapshot } : {}),
       ...(fault ? { fault } : {}),
@@ -197,3 +203,12 @@ export const command: Command = {
     }
   },
 };
+
+/** --colocate's rules as a usage error (ranks sharing a device run float32 DDP). */
+function checkColocate(config: Parameters<typeof checkSharable>[0]): void {
+  try {
+    checkSharable(config);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}

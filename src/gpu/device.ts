@@ -53,12 +53,17 @@ export class Gpu {
   readonly traceSlots = new TimestampSlots(this);
   private destroyed = false;
 
-  /** `instance` is the GPU object the device came from, held so it lives as long as the device. */
+  /**
+   * `instance` is the GPU object the device came from, held so it lives as long as the device.
+   * `owner` false: a view of a device another Gpu owns (ranks sharing one device, view()): its own
+   * kernel cache, uploads and memory tracker; destroy() frees its buffers, not the device.
+   */
   constructor(
     readonly device: GPUDevice,
     readonly label: string,
     readonly adapter: AdapterSummary,
     readonly instance?: GPU,
+    readonly owner = true,
   ) {
     this.kernels = new KernelCache(device, label, this.pending);
     this.uploads = new UploadPool(this);
@@ -83,13 +88,18 @@ export class Gpu {
     if (this.destroyed) throw new DeviceLostError(this.label, 'destroyed', 'the device was destroyed by this program');
   }
 
-  /** Frees every tracked buffer and destroys the device. */
+  /** Frees every tracked buffer and destroys the device (a view: only its own buffers). */
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
     this.uploads.destroy();
     this.memory.destroyAll();
-    this.device.destroy();
+    if (this.owner) this.device.destroy();
+  }
+
+  /** Another Gpu on this device, for a rank sharing it: its own allocations, the same queue. */
+  view(label: string): Gpu {
+    return new Gpu(this.device, label, this.adapter, this.instance, false);
   }
 
   /**

@@ -161,6 +161,11 @@ export const KERNELS = {
     params: { count: u, max_norm: f, extra_sq: f },
     overrides: WG64,
   },
+  allreduce_sum: {
+    bindings: [P, ['gathered', 'read'], ['out', 'read_write']],
+    params: { count: u, world: u },
+    overrides: WG64,
+  },
   scale: {
     bindings: [P, ['factor', 'read'], ['data', 'read_write']],
     params: { count: u, offset: u, factor_index: u },

@@ -2,6 +2,7 @@
 // stages) as one object: what the trainer on each rank needs, how an epoch is planned, which ranks
 // read data and evaluate, and how a step runs (the runner, loaded lazily so that the coordinator's
 // thread never loads GPU code). src/parallel/index.ts holds one entry per Mode.
+import type { DeviceReduce } from './ddp/device-reduce.ts';
 import type { LossScaler } from '../optim/loss-scaler.ts';
 import type { TrainConfig } from '../config.ts';
 import type { ConfigIssue } from '../config.ts';
@@ -87,6 +88,8 @@ export interface ModeContext {
   comm<T>(op: () => Promise<T>, name?: string): Promise<T>;
   /** This rank's step timeline (off unless the run traces). */
   readonly tracer: Tracer;
+  /** Ranks sharing this rank's device (webddp train --colocate): DDP sums its buckets there. */
+  readonly colocated?: DeviceReduce;
 }
 
 /** An optimizer and where its slice lies in the flat model: [flat element, slice element, count]. */

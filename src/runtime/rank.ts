@@ -21,6 +21,7 @@ import type { DataSpec, RankApi, RankInit } from './protocol.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
 import { evaluateShard, sampleBatch, type Evaluator } from './evaluate.ts';
 import { Tracer } from '../trace/tracer.ts';
+import { checkSharable, type SharedDevice } from './shared-device.ts';
 import { withTuning } from '../train/trainer-options.ts';
 
 export interface RankEnv {
@@ -32,6 +33,8 @@ export interface RankEnv {
   exit(code: number): void;
   /** Kernel tuning JSON for a run that gives none (RankInit.tuning): Node's WEBDDP_TUNING. */
   readonly tuning?: string | undefined;
+  /** Ranks of this worker sharing one device (--colocate): each rank's view of it, the GPU all-reduce. */
+  readonly shared?: SharedDevice;
 }
 
 interface State {
@@ -109,7 +112,9 @@ export function createRankApi(env: RankEnv): RankApi {
           createProcessGroup({ rank: pairRank, world: 2, timeoutMs, observer: pairObserver }, ports),
         ] as const;
       });
-      const gpu = await acquireDevice(await env.gpu(), { label: `rank ${rank}` });
+      if (env.shared) checkSharable(config);
+      const label = `rank ${rank}`;
+      const gpu = await (env.shared ? env.shared.view(label) : acquireDevice(await env.gpu(), { label }));
       gpu.tracer = tracer;
       initGpu = gpu;
       try {
@@ -132,6 +137,7 @@ export function createRankApi(env: RankEnv): RankApi {
           source,
           initialParams,
           tracer,
+          ...(env.shared ? { colocated: env.shared.reduce } : {}),
           async comm(op, name = 'collective') {
             const t0 = performance.now();
             const end = tracer.begin(name, 'comm');
@@ -153,6 +159,7 @@ export function createRankApi(env: RankEnv): RankApi {
         // pipelines still compiling must settle before the worker ends (gpu/pending.ts)
         s = null;
         await gpu.dispose();
+        await env.shared?.release();
         throw e;
       } finally {
         initGpu = null;
@@ -272,6 +279,7 @@ export function createRankApi(env: RankEnv): RankApi {
       s = null;
       // the worker may end next: its mapAsync and pipeline promises must settle first (gpu/pending.ts)
       await gpu.dispose();
+      await env.shared?.release();
     },
   });
 }

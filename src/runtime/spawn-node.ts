@@ -1,6 +1,7 @@
 // Node only: a rank is a worker_thread running the bundled rank worker (workers/node-rank.worker.ts
-// -> dist-cli/rank-worker.mjs), with its own Dawn device, wrapped with comlink.
-import { Worker } from 'node:worker_threads';
+// -> dist-cli/rank-worker.mjs), with its own Dawn device, wrapped with comlink; or (--colocate)
+// all ranks are one worker_thread sharing one device, each rank's API on a MessagePort of its own.
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { AdapterChoice } from '../gpu/device-node.ts';
@@ -11,6 +12,8 @@ import type { RankApi } from './protocol.ts';
 export interface NodeRankData {
   readonly adapter: AdapterChoice;
   readonly device?: string;
+  /** Colocated: one port per rank of this worker (all share one device); absent: one rank, on parentPort. */
+  readonly ranks?: readonly MessagePort[];
 }
 
 /** Spawns ranks from `workerUrl`; rank r uses `devices[r % devices.length]` when devices are given. */
@@ -30,6 +33,46 @@ export function nodeSpawner(workerUrl: URL, adapter: AdapterChoice, devices: rea
       terminate() {
         exit.terminated();
         void w.terminate();
+      },
+    };
+  };
+}
+
+/**
+ * Spawns the `world` ranks of a run as one worker thread sharing one device (webddp train
+ * --colocate): the first call starts the worker, each rank's handle talks to its own port; the
+ * worker ends when every rank's handle is terminated (a restart then starts a fresh one).
+ */
+export function colocatedSpawner(workerUrl: URL, adapter: AdapterChoice, world: number): SpawnWorker {
+  let host: { worker: Worker; ports: MessagePort[]; exit: ExitNotice; alive: number } | null = null;
+  const start = () => {
+    const channels = Array.from({ length: world }, () => new MessageChannel());
+    const ranks = channels.map((c) => c.port2);
+    const data: NodeRankData = { adapter, ranks };
+    const worker = new Worker(workerUrl, { workerData: data, transferList: ranks });
+    const exit = new ExitNotice();
+    worker.on('error', (e) => exit.die(`worker error: ${e.message}`));
+    worker.on('exit', (code) => exit.die(`worker exited with code ${code}`));
+    return { worker, ports: channels.map((c) => c.port1), exit, alive: world };
+  };
+  return (rank): WorkerHandle => {
+    const h = (host ??= start());
+    const port = h.ports[rank];
+    if (!port) throw new Error(`rank ${rank} of a colocated run of ${world}`);
+    let ended = false;
+    return {
+      api: wrap<RankApi>(nodeEndpoint(port)),
+      onExit(cb) {
+        h.exit.onExit(cb);
+      },
+      terminate() {
+        if (ended) return;
+        ended = true;
+        port.close();
+        if (--h.alive > 0) return;
+        if (host === h) host = null;
+        h.exit.terminated();
+        void h.worker.terminate();
       },
     };
   };

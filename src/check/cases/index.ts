@@ -12,6 +12,7 @@ import { fp16Cases } from './fp16.ts';
 import { halfActCases } from './half-acts.ts';
 import { halfActDenseCases } from './half-acts-dense.ts';
 import { optimCases } from './optim.ts';
+import { reduceCases } from './reduce.ts';
 
 export type { OpCase } from './case.ts';
 
@@ -23,6 +24,7 @@ const FP32_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = {
   ...bf16Cases,
   ...fp16Cases,
   ...optimCases,
+  ...reduceCases,
 };
 
 const HALF_ACT_CASES: Partial<Record<KernelName, readonly OpCase[]>> = {

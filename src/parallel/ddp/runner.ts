@@ -190,6 +190,20 @@ export class DdpRunner implements ModeRunner {
         const name = `bucket ${b.bucket.index}`;
         rec.phase(`${name} copy`);
         rec.dispatch(b.prescale);
+        const local = this.ctx.colocated;
+        if (local) {
+          // Ranks sharing this device: the bucket is summed on the GPU, never read back.
+          rec.submit();
+          rec = new Recorder(gpu, 'ddp.backward');
+          const { offset, count } = b.bucket;
+          chain = chain.then(() =>
+            this.ctx.comm(
+              () => local.allReduce(gpu, this.ctx.rank, trainer.grads, offset, count),
+              `all-reduce ${name}`,
+            ),
+          );
+          continue;
+        }
         // fp16: the bucket's halves travel (fp16_compress_hook: divided by W, then cast)
         const n = half ? half.wordCount(k) : b.bucket.count;
         if (half) half.recordPack(rec, k);

@@ -1,0 +1,45 @@
+// Ranks of one worker sharing one GPUDevice (webddp train --colocate): each rank gets a view of the
+// device (its own allocations, memory tracker and kernel cache; gpu/device.ts Gpu.view), DDP sums
+// the ranks' gradient buckets on the device (parallel/ddp/device-reduce.ts), and the last rank to
+// finish destroys the device. Float32 DDP only: the other modes and fp16/bf16 move their state
+// through the ring between workers, which this does not replace.
+import type { TrainConfig } from '../config.ts';
+import { acquireDevice, type Gpu } from '../gpu/device.ts';
+import { DeviceReduce } from '../parallel/ddp/device-reduce.ts';
+
+export interface SharedDevice {
+  /** A view of the shared device for one rank. */
+  view(label: string): Promise<Gpu>;
+  readonly reduce: DeviceReduce;
+  /** A rank is done with the device; the last one destroys it. */
+  release(): Promise<void>;
+}
+
+/** The device `world` ranks of this worker share, acquired from `gpu` when the first rank asks. */
+export function sharedDevice(gpu: () => Promise<GPU>, world: number): SharedDevice {
+  let owner: Promise<Gpu> | null = null;
+  let users = 0;
+  const reduce = new DeviceReduce(world);
+  return {
+    reduce,
+    async view(label) {
+      users++;
+      owner ??= (async () => acquireDevice(await gpu(), { label: 'shared device' }))();
+      return (await owner).view(label);
+    },
+    async release() {
+      users--;
+      if (users > 0 || !owner) return;
+      reduce.destroy();
+      await (await owner).dispose();
+    },
+  };
+}
+
+/** Throws unless `config` is a run ranks sharing a device can make. */
+export function checkSharable(config: TrainConfig): void {
+  if (config.mode !== 'ddp' || config.fp16 || config.bf16)
+    throw new Error(
+      `ranks sharing a device (--colocate) run float32 DDP, not ${config.mode}${config.fp16 ? ' with fp16' : config.bf16 ? ' with bf16' : ''}`,
+    );
+}

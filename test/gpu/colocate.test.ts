@@ -1,0 +1,67 @@
+// --colocate: every rank in one worker thread sharing one device, DDP's buckets summed on the GPU
+// (allreduce_sum.wgsl) instead of read back and passed around the ring. Two ranks end bit for bit
+// where two workers with their own devices end (a + b = b + a); three ranks with gradient
+// accumulation within float tolerance (the ring adds in another order), replicas identical; each
+// rank still reports its own memory; the other modes and fp16 are refused by name.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadStateDict } from '../../src/checkpoint/state-dict.ts';
+import { simpleCnnSpec } from '../../src/nn/spec.ts';
+import { compareTensors } from '../../src/reference/compare.ts';
+import { jsonLines, webddp } from '../helpers/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'webddp-colocate-'));
+const base = ['--store', join(dir, 'store'), '--test-limit', '8', '--json', '--batch-size', '4'];
+
+async function train(name: string, ...args: string[]) {
+  const file = join(dir, `${name}.safetensors`);
+  const r = await webddp('train', ...base, ...args, '--save', file);
+  expect(r.code, r.err).toBe(0);
+  expect(jsonLines(r.out, 'check').every((c) => c.identical === true)).toBe(true);
+  return { bytes: readFileSync(file), out: r.out };
+}
+
+describe('ranks sharing one device (--colocate)', () => {
+  it('two ranks end bit for bit where two workers with their own devices end', async () => {
+    const flags = ['--workers', '2', '--train-limit', '16', '--epochs', '1', '--check-every', '2', '--log-every', '1'];
+    const own = await train('own2', ...flags);
+    const shared = await train('shared2', ...flags, '--colocate');
+    expect(Buffer.compare(shared.bytes, own.bytes)).toBe(0);
+    // the gradients went around the ring between the workers, and stayed on the device when shared
+    const sent = (out: string) =>
+      jsonLines(out, 'step').flatMap((e) => (e.workers as { comm_bytes: number }[]).map((w) => w.comm_bytes));
+    expect(sent(own.out)).toHaveLength(4); // 2 steps x 2 ranks
+    expect(sent(own.out).every((b) => b >= 2 * 545_098)).toBe(true);
+    expect(sent(shared.out)).toEqual([0, 0, 0, 0]);
+    const [epoch] = jsonLines(shared.out, 'epoch');
+    const workers = (epoch?.workers ?? []) as { rank: number; memory_allocated: number }[];
+    expect(workers.map((w) => w.rank)).toEqual([0, 1]);
+    for (const w of workers) expect(w.memory_allocated).toBeGreaterThan(4 * 545_098); // its own replica
+  });
+
+  it('three ranks with gradient accumulation: within tolerance of the ring, replicas identical', async () => {
+    const flags = ['--workers', '3', '--train-limit', '24', '--epochs', '1', '--grad-accum', '2', '--check-every', '1'];
+    flags.push('--log-every', '0');
+    const spec = simpleCnnSpec(1);
+    const own = await train('own3', ...flags);
+    const shared = await train('shared3', ...flags, '--colocate');
+    const c = compareTensors(
+      loadStateDict(new Uint8Array(shared.bytes), spec, 'shared3'),
+      loadStateDict(new Uint8Array(own.bytes), spec, 'own3'),
+      { rtol: 1e-4, atol: 1e-5 },
+    );
+    expect(c.mismatches, `max abs ${c.maxAbs}`).toBe(0);
+  });
+
+  it('refuses what it cannot run, by name', async () => {
+    const zero = await webddp('train', ...base, '--workers', '2', '--colocate', '--mode', 'zero2');
+    expect(zero.code).toBe(2);
+    expect(zero.err).toMatch(/--colocate\) run float32 DDP, not zero2/);
+    const fp16 = await webddp('train', ...base, '--workers', '2', '--colocate', '--fp16');
+    expect(fp16.err).toMatch(/not ddp with fp16/);
+    const devices = await webddp('train', ...base, '--workers', '2', '--colocate', '--devices', 'a,b');
+    expect(devices.err).toMatch(/--colocate shares one device: not with --devices/);
+  });
+});
