@@ -146,6 +146,7 @@ export const command: Command = {
       ...(fault ? { fault } : {}),
       ...(values.trace ? { trace: true } : {}),
       ...(tuning ? { tuning } : {}),
+      ...(values.colocate ? { colocated: true } : {}),
       maxRestarts,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(checkpointDir

@@ -46,9 +46,10 @@ export interface ParallelMode {
   /**
    * Whether the coordinator may start step k+1 on every rank before step k has returned (its batch
    * gathered and uploaded, its work queued behind step k's on the GPU): only where the steps share
-   * no collective and no host state between submits. Absent: never.
+   * no collective and no host state between submits. Absent: never. `colocated`: the ranks share
+   * one device (--colocate), so DDP's all-reduce is GPU work queued like the rest.
    */
-  pipelines?(c: TrainConfig): boolean;
+  pipelines?(c: TrainConfig, colocated: boolean): boolean;
   /** Samples one step trained, from every rank's own count. */
   stepSamples(perRank: readonly number[]): number;
   createRunner(ctx: ModeContext): Promise<ModeRunner>;

@@ -30,6 +30,8 @@ export class Coordinator {
     readonly ranks: readonly RankInfo[],
     /** Where run() starts (a resumed checkpoint's position). */
     private readonly from: TrainPosition = { epoch: 0, step: 0, globalStep: 0, stepsPerEpoch: 0 },
+    /** The ranks share one device (CoordinatorOptions.colocated). */
+    private readonly colocated = false,
   ) {}
 
   private get workers(): readonly WorkerHandle[] {
@@ -95,7 +97,7 @@ export class Coordinator {
         await probe.close();
         throw e;
       });
-    return new Coordinator(o.config, group, ranks, o.resume?.position);
+    return new Coordinator(o.config, group, ranks, o.resume?.position, o.colocated ?? false);
   }
 
   /**
@@ -173,7 +175,7 @@ export class Coordinator {
         samplesAll = 0;
       // Pipelined modes: step k+1 is already asked for (its batch read and uploaded, its work queued)
       // while step k runs; a step's time is then from the previous step's end to its own.
-      const pipelined = PARALLEL_MODES[c.mode].pipelines?.(c) ?? false;
+      const pipelined = PARALLEL_MODES[c.mode].pipelines?.(c, this.colocated) ?? false;
       const issue = (step: number) => {
         const p = this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step));
         p.catch(() => undefined); // a failure is reported where the step is awaited
@@ -283,12 +285,7 @@ export class Coordinator {
   }
 
   /** Terminates every worker (after disposing them when they still answer). */
-  async close(): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise((r) => (timer = setTimeout(r, 5000)));
-    const disposed = Promise.allSettled(this.workers.map((h) => h.api.dispose()));
-    // cleared: a pending timer keeps Node's event loop (the CLI's process) alive 5 s after the run
-    await Promise.race([disposed, deadline]).finally(() => clearTimeout(timer));
-    for (const h of this.workers) h.terminate();
+  close(): Promise<void> {
+    return this.group.close();
   }
 }

@@ -15,6 +15,8 @@ export interface CoordinatorOptions {
   readonly trace?: boolean;
   /** Kernel tuning as JSON over each rank's adapter's own (src/gpu/tuning.ts parseTuning). */
   readonly tuning?: string;
+  /** The ranks share one device (spawn-node.ts colocatedSpawner): DDP's collectives are GPU submits. */
+  readonly colocated?: boolean;
   /** Stage a failure on one rank (tests, demonstrations). */
   readonly fault?: Fault & { readonly rank: number };
   /** Continue a checkpoint: its parameters and optimizer state go to the ranks, run() starts at its position. */

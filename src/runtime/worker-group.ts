@@ -96,4 +96,14 @@ export class WorkerGroup {
       });
     });
   }
+
+  /** Terminates every worker, after disposing them where they answer within 5 s. */
+  async close(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise((r) => (timer = setTimeout(r, 5000)));
+    const disposed = Promise.allSettled(this.workers.map((h) => h.api.dispose()));
+    // cleared: a pending timer keeps Node's event loop (the CLI's process) alive 5 s after the run
+    await Promise.race([disposed, deadline]).finally(() => clearTimeout(timer));
+    for (const h of this.workers) h.terminate();
+  }
 }

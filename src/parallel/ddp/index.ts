@@ -11,9 +11,9 @@ export const ddp: ParallelMode = {
   usesBucketCap: true,
   bf16: true,
   validate: () => [],
-  // One worker: a step is submits only (no collective); accumulation would interleave micro-batches;
-  // fp16 reads the overflow flag back before its update.
-  pipelines: (c) => c.workers === 1 && c.gradAccum === 1 && !c.fp16 && !c.bf16,
+  // One worker, or ranks sharing a device: a step is submits only (no host collective);
+  // accumulation would interleave micro-batches; fp16 reads the overflow flag back before its update.
+  pipelines: (c, colocated) => (c.workers === 1 || colocated) && c.gradAccum === 1 && !c.fp16 && !c.bf16,
   trainerOptions: (spec, c) => ({
     spec,
     maxBatch: c.batchSize,

@@ -118,7 +118,17 @@ export class DdpRunner implements ModeRunner {
       // (the coordinator may already have asked for it: ParallelMode.pipelines) queues behind it.
       const alone = world === 1 && micro.length === 1 && !this.mixed;
       let reduced = Promise.resolve();
-      if (sync) reduced = this.backwardWithBuckets(rec, plan);
+      // Ranks sharing a device, one micro-batch: the update is queued as soon as every bucket's sum
+      // is, and the next step (ParallelMode.pipelines) may start before this step's loss is back.
+      const queued = sync && this.ctx.colocated !== undefined && micro.length === 1 && !this.mixed;
+      if (queued)
+        reduced = this.backwardWithBuckets(rec, plan).then(() => {
+          const update = new Recorder(this.ctx.gpu, 'ddp.update');
+          trainer.recordUpdate(update, lr);
+          update.submit();
+          submitted();
+        });
+      else if (sync) reduced = this.backwardWithBuckets(rec, plan);
       else {
         trainer.recordBackward(rec, plan);
         if (alone) trainer.recordUpdate(rec, lr);
@@ -133,7 +143,7 @@ export class DdpRunner implements ModeRunner {
       const stat = tracer.span('readback stats', 'step', () => trainer.readStats(statsBuf, mb.count));
       const [r] = await Promise.all([stat, reduced]);
       stats.add(r.loss, r.correct, mb.count);
-      if (alone) return stats.value;
+      if (alone || queued) return stats.value;
     }
     if (this.mixed?.scaler)
       return { ...stats.value, fp16: await this.fp16Update(this.mixed.half, this.mixed.scaler, lr) };
