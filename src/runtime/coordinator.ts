@@ -183,9 +183,12 @@ export class Coordinator {
       };
       let ahead: ReturnType<typeof issue> | null = null;
       let prevEnd = -Infinity;
-      // A checkpoint or the step limit after this step (the epoch's last step: its end saves).
+      // A checkpoint, the step limit or a replica check after this step (the epoch's last step: its
+      // end saves): no next step may be in flight then, or a rank's state could be a step ahead.
       const pauseAfter = (step: number) =>
-        globalStep + 1 >= maxSteps || (every > 0 && (globalStep + 1) % every === 0 && step < steps - 1);
+        globalStep + 1 >= maxSteps ||
+        (every > 0 && (globalStep + 1) % every === 0 && step < steps - 1) ||
+        (c.checkEvery > 0 && (globalStep + 1) % c.checkEvery === 0);
       let next = fromStep;
       for (let step = fromStep; step < steps; step++) {
         if (!ahead && this.pauseGate) {

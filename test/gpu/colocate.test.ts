@@ -17,7 +17,7 @@ const base = ['--store', join(dir, 'store'), '--test-limit', '8', '--json', '--b
 
 async function train(name: string, ...args: string[]) {
   const file = join(dir, `${name}.safetensors`);
-  const r = await webddp('train', ...base, ...args, '--save', file);
+  const r = await webddp('train', ...base, '--check-every', '1', '--log-every', '0', ...args, '--save', file);
   expect(r.code, r.err).toBe(0);
   expect(jsonLines(r.out, 'check').every((c) => c.identical === true)).toBe(true);
   return { bytes: readFileSync(file), out: r.out };
@@ -42,8 +42,7 @@ describe('ranks sharing one device (--colocate)', () => {
   });
 
   it('three ranks with gradient accumulation: within tolerance of the ring, replicas identical', async () => {
-    const flags = ['--workers', '3', '--train-limit', '24', '--epochs', '1', '--grad-accum', '2', '--check-every', '1'];
-    flags.push('--log-every', '0');
+    const flags = ['--workers', '3', '--train-limit', '24', '--epochs', '1', '--grad-accum', '2'];
     const spec = simpleCnnSpec(1);
     const own = await train('own3', ...flags);
     const shared = await train('shared3', ...flags, '--colocate');
@@ -53,6 +52,14 @@ describe('ranks sharing one device (--colocate)', () => {
       { rtol: 1e-4, atol: 1e-5 },
     );
     expect(c.mismatches, `max abs ${c.maxAbs}`).toBe(0);
+  });
+
+  it('pipelined steps stop before every replica check: four ranks checked after each of 8 steps', async () => {
+    // Steps run pipelined (step k+1 queued before step k's loss is back); a check read between them
+    // would see some ranks a step ahead.
+    const flags = ['--workers', '4', '--batch-size', '2', '--train-limit', '64', '--epochs', '1', '--colocate'];
+    const r = await train('checked4', ...flags);
+    expect(jsonLines(r.out, 'check')).toHaveLength(9); // after each step, and at the epoch's end
   });
 
   it('refuses what it cannot run, by name', async () => {
