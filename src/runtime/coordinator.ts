@@ -1,4 +1,5 @@
-// The coordinator: spawns one worker per rank (each acquires its own GPUDevice), wires the ring of
+// The coordinator: spawns one worker per rank (each acquires its own GPUDevice; with --colocate the
+// spawner puts every rank in one worker sharing one device), wires the ring of
 // MessageChannels (and, for DataParallel, a pair of channels between device 0 and each replica),
 // then drives the ranks step by step and yields what happens. Gradients flow worker to worker; the
 // coordinator only sees logs. A rank that throws, exits, loses its device or stops answering ends
