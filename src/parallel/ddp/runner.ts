@@ -23,7 +23,8 @@ import { lossScalerOf, scalerStep } from '../fp16.ts';
 interface BucketIO {
   readonly bucket: Bucket;
   readonly prescale: Op;
-  readonly readback: Readback;
+  /** Where the bucket is read back for the host ring; null for ranks sharing a device. */
+  readonly readback: Readback | null;
 }
 
 export class DdpRunner implements ModeRunner {
@@ -52,7 +53,9 @@ export class DdpRunner implements ModeRunner {
         grid1d(bucket.count, k.overrides.WG ?? 64),
       ),
       // fp16: the bucket's halves, two per word
-      readback: new Readback(gpu, `ddp.bucket${bucket.index}`, fp16 ? Math.ceil(bucket.count / 2) : bucket.count),
+      readback: ctx.colocated
+        ? null
+        : new Readback(gpu, `ddp.bucket${bucket.index}`, fp16 ? Math.ceil(bucket.count / 2) : bucket.count),
     }));
     const half = fp16
       ? await HalfGradients.create(
@@ -201,14 +204,18 @@ export class DdpRunner implements ModeRunner {
         rec.phase(`${name} copy`);
         rec.dispatch(b.prescale);
         const local = this.ctx.colocated;
-        if (local) {
+        const readback = b.readback;
+        if (local || !readback) {
           // Ranks sharing this device: the bucket is summed on the GPU, never read back.
           rec.submit();
           rec = new Recorder(gpu, 'ddp.backward');
           const { offset, count } = b.bucket;
           chain = chain.then(() =>
             this.ctx.comm(
-              () => local.allReduce(gpu, this.ctx.rank, trainer.grads, offset, count),
+              () =>
+                local
+                  ? local.allReduce(gpu, this.ctx.rank, trainer.grads, offset, count)
+                  : Promise.reject(new Error(`DDP bucket ${name} has neither a readback nor a shared device`)),
               `all-reduce ${name}`,
             ),
           );
@@ -217,13 +224,13 @@ export class DdpRunner implements ModeRunner {
         // fp16: the bucket's halves travel (fp16_compress_hook: divided by W, then cast)
         const n = half ? half.wordCount(k) : b.bucket.count;
         if (half) half.recordPack(rec, k);
-        if (half) b.readback.record(rec, half.words, half.wordOffsets[k] ?? 0, n);
-        else b.readback.record(rec, trainer.grads, b.bucket.offset, n);
+        if (half) readback.record(rec, half.words, half.wordOffsets[k] ?? 0, n);
+        else readback.record(rec, trainer.grads, b.bucket.offset, n);
         rec.submit();
         rec = new Recorder(gpu, 'ddp.backward');
         chain = chain.then(async () => {
           // Waiting for the copy is waiting for the GPU (its backward), not communication: a mark.
-          const data = await b.readback.read(n);
+          const data = await readback.read(n);
           tracer.mark(`${name} ready`, 'comm', { bytes: n * 4 });
           const packed = half ? (half.format === 'bf16' ? { bf16: true } : { halves: true }) : {};
           await this.ctx.comm(() => pg.allReduce(data, packed), `all-reduce ${name}`);
@@ -242,7 +249,7 @@ export class DdpRunner implements ModeRunner {
   dispose(): void {
     for (const b of this.buckets) {
       b.prescale.destroy();
-      b.readback.destroy();
+      b.readback?.destroy();
     }
     this.mixed?.half.destroy();
     this.ctx.gpu.memory.destroy(this.factor);
