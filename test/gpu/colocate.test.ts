@@ -62,6 +62,21 @@ describe('ranks sharing one device (--colocate)', () => {
     expect(jsonLines(r.out, 'check')).toHaveLength(9); // after each step, and at the epoch's end
   });
 
+  it('webddp bench --workers --colocate measures both placements side by side', async () => {
+    const r = await webddp('bench', '--workers', '2', '--modes', 'ddp', '--colocate', '--batch', '2', '--steps', '2');
+    expect(r.code, r.err).toBe(0);
+    const [{ rows = [] } = {}] = r.out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { rows?: { shared: boolean; workers: number; steps: number; commMs: number }[] });
+    expect(rows.map((x) => [x.workers, x.shared, x.steps])).toEqual([
+      [2, false, 2],
+      [2, true, 2],
+    ]);
+    // the host ring's wait against a GPU sum's
+    expect(rows[1]?.commMs ?? Infinity).toBeLessThan(rows[0]?.commMs ?? 0);
+  });
+
   it('refuses what it cannot run, by name', async () => {
     const zero = await webddp('train', ...base, '--workers', '2', '--colocate', '--mode', 'zero2');
     expect(zero.code).toBe(2);
