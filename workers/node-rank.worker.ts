@@ -16,7 +16,7 @@ const env = (shared?: SharedDevice): RankEnv => ({
   gpu,
   async openStore(spec) {
     if (spec.kind !== 'file') throw new Error(`a Node rank reads datasets from a directory store, not '${spec.kind}'`);
-    return FileDatasetStore.open(spec.dir);
+    return FileDatasetStore.open(spec.dir, { reader: true });
   },
   exit(code) {
     process.exit(code);

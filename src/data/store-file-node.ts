@@ -31,13 +31,17 @@ export class FileDatasetStore implements DatasetStore {
     this.tmp = join(dir, 'tmp');
   }
 
-  /** Opens (creating) the store in `dir`, and removes temporary files a crashed writer left. */
-  static async open(dir: string): Promise<FileDatasetStore> {
+  /**
+   * Opens (creating) the store at `dir`. A writer (the default) also clears the temporary files a
+   * crashed write left; `{ reader: true }` (a rank's worker: many open the store at once, even in one
+   * thread) leaves them alone, so that one opening cannot remove the directory another is creating.
+   */
+  static async open(dir: string, o: { readonly reader?: boolean } = {}): Promise<FileDatasetStore> {
     const s = new FileDatasetStore(dir);
     try {
       await mkdir(s.manifests, { recursive: true });
       await mkdir(s.chunks, { recursive: true });
-      await rm(s.tmp, { recursive: true, force: true });
+      if (!o.reader) await rm(s.tmp, { recursive: true, force: true });
       await mkdir(s.tmp, { recursive: true });
     } catch (e) {
       throw new StoreError(s.where, 'creating the store directories', e);

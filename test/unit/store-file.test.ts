@@ -111,6 +111,14 @@ describe('FileDatasetStore', { timeout: 60_000 }, () => {
     expect(await store.listChunks()).not.toContain('ab'.repeat(32));
   });
 
+  it("many readers open one store at once (a colocated run's ranks, one thread), leaving a writer's temp files", async () => {
+    await importFiles([bytesSource('data_batch_1.bin', filesA.get('data_batch_1.bin') ?? new Uint8Array())], store);
+    await writeFile(join(dir, 'tmp', '123-1.tmp'), 'partial');
+    const readers = await Promise.all(Array.from({ length: 8 }, () => FileDatasetStore.open(dir, { reader: true })));
+    for (const r of readers) await (await openDataset(r, 'cifar10')).verify();
+    expect(await readdir(join(dir, 'tmp'))).toEqual(['123-1.tmp']);
+  });
+
   it('reports a damaged or tampered manifest, and a missing dataset', async () => {
     await expect(openDataset(store, 'cifar10')).rejects.toThrow(DatasetNotFoundError);
     await importFiles([bytesSource('data_batch_1.bin', filesA.get('data_batch_1.bin') ?? new Uint8Array())], store);
