@@ -17,6 +17,7 @@ import type { Gpu } from './device.ts';
 import { KERNELS, type KernelName } from './kernels.ts';
 import type { MemoryCategory } from './memory.ts';
 import { replaceIndexing } from './wgsl-rewrite.ts';
+import { shaderSource } from './shader-sources.ts';
 
 const packed = new WeakSet<GPUBuffer>();
 
@@ -40,18 +41,6 @@ export function halvesOf(operands: Readonly<Record<string, GPUBuffer | null | un
     .sort();
 }
 
-const HALF_BITS = `
-fn half_bits(x: f32) -> u32 {
-  let b = bitcast<u32>(x);
-  let sign = (b >> 16u) & 0x8000u;
-  if ((b & 0x7f800000u) == 0x7f800000u) {
-    return select(0x7e00u, sign | 0x7c00u, (b & 0x007fffffu) == 0u);
-  }
-  if (abs(x) >= 65520.0) { return sign | 0x7c00u; }
-  return pack2x16float(vec2f(x, 0.0)) & 0xffffu;
-}
-`;
-
 /** `code` with line comments blanked (line numbers kept), so that prose naming `y[n,c]` is not rewritten. */
 function withoutComments(code: string): string {
   return code.replace(/\/\/[^\n]*/g, '');
@@ -68,6 +57,18 @@ function functionSpan(code: string, fnName: string): [number, number] | null {
     else if (code[i] === '}' && --depth === 0) return [m.index, i + 1];
   }
   return null;
+}
+
+/**
+ * cast_f32_to_f16.wgsl's `half_bits` (float32 to binary16 bits: round to nearest even, overflow to
+ * infinity from 65520, every NaN the quiet 0x7e00), copied from that file, so that a packed
+ * activation and a cast gradient round by one definition.
+ */
+function halfBits(): string {
+  const code = shaderSource('cast_f32_to_f16');
+  const span = functionSpan(code, 'half_bits');
+  if (!span) throw new Error('shaders/cast_f32_to_f16.wgsl has no fn half_bits');
+  return `\n${code.slice(span[0], span[1])}\n`;
 }
 
 function usesIndexing(code: string, ident: string): boolean {
@@ -112,6 +113,6 @@ fn ${store}(i: u32, v: vec2f, n: u32) {
     }
   }
   if (halves.some((b) => KERNELS[name].bindings.some(([n, k]) => n === b && k === 'read_write')))
-    helpers.push(HALF_BITS);
+    helpers.push(halfBits());
   return out + helpers.join('');
 }
