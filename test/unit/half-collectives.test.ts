@@ -12,8 +12,19 @@ import { closeAll, onAllRanks, portRing, randomFloats, values } from './comm-har
 let links: Link[] = [];
 afterEach(() => closeAll(links));
 
-/** Word i's halves summed over ranks in the ring's order from rank `first + c` (chunk c), half-rounded each time. */
-function halfOrderSum(inputs: Uint32Array[], first: number): Uint32Array {
+/** How a 16-bit format reads and rounds: bits -> value, value -> bits. */
+interface Codec {
+  value(bits: number): number;
+  bits(value: number): number;
+}
+const F16: Codec = { value: (b) => f16Value(b & 0xffff), bits: f16Bits };
+const BF16: Codec = { value: bf16Value, bits: bf16Bits };
+
+/**
+ * Word i's 16-bit pairs summed over ranks in the ring's order from rank `first + c` (chunk c),
+ * rounded to the format after each addition.
+ */
+function ringOrderSum(inputs: Uint32Array[], first: number, codec: Codec): Uint32Array {
   const world = inputs.length;
   const n = inputs[0]?.length ?? 0;
   const out = new Uint32Array(n);
@@ -22,9 +33,9 @@ function halfOrderSum(inputs: Uint32Array[], first: number): Uint32Array {
     for (let i = start; i < end; i++) {
       let word = 0;
       for (const shift of [0, 16]) {
-        const h = (r: number) => f16Value(((inputs[(c + first + r) % world]?.[i] ?? 0) >>> shift) & 0xffff);
-        let s = f16Bits(h(0));
-        for (let k = 1; k < world; k++) s = f16Bits(f16Value(s) + h(k));
+        const h = (r: number) => codec.value((inputs[(c + first + r) % world]?.[i] ?? 0) >>> shift);
+        let s = codec.bits(h(0));
+        for (let k = 1; k < world; k++) s = codec.bits(codec.value(s) + h(k));
         word |= s << shift;
       }
       out[i] = word >>> 0;
@@ -43,7 +54,7 @@ describe('fp16 ring collectives', () => {
       const inputs = Array.from({ length: world }, (_, r) =>
         packHalves(randomFloats(2 * n, 91 + r).map((v, i) => (i % 97 === 0 ? v * 6e4 : v))),
       );
-      const want = halfOrderSum(inputs, 0);
+      const want = ringOrderSum(inputs, 0, F16);
       const bufs = inputs.map((x) => x.slice());
       await onAllRanks(links, (l, r) =>
         ringAllReduce(halvesView(bufs[r] ?? new Uint32Array()), r, world, l, { halves: true, sliceElems: 100 }),
@@ -63,7 +74,7 @@ describe('fp16 ring collectives', () => {
     const n = 700;
     const inputs = Array.from({ length: world }, (_, r) => packHalves(randomFloats(2 * n, 7 + r)));
     inputs[1]![5] = 0x7d017c01; // signalling-NaN payloads in both halves survive the copies
-    const want = halfOrderSum(inputs, 1);
+    const want = ringOrderSum(inputs, 1, F16);
     const bufs = inputs.map((x) => x.slice());
     const chunks = values(
       await onAllRanks(links, (l, r) =>
@@ -85,34 +96,13 @@ describe('fp16 ring collectives', () => {
   });
 });
 
-/** Word i's bfloat16 pairs summed over ranks in the ring's order (as halfOrderSum), bf16-rounded each time. */
-function bf16OrderSum(inputs: Uint32Array[], first: number): Uint32Array {
-  const world = inputs.length;
-  const n = inputs[0]?.length ?? 0;
-  const out = new Uint32Array(n);
-  for (let c = 0; c < world; c++) {
-    const { start, end } = chunkRange(c, n, world);
-    for (let i = start; i < end; i++) {
-      let word = 0;
-      for (const shift of [0, 16]) {
-        const h = (r: number) => bf16Value((inputs[(c + first + r) % world]?.[i] ?? 0) >>> shift);
-        let s = bf16Bits(h(0));
-        for (let k = 1; k < world; k++) s = bf16Bits(bf16Value(s) + h(k));
-        word |= s << shift;
-      }
-      out[i] = word >>> 0;
-    }
-  }
-  return out;
-}
-
 describe('bf16 ring collectives', () => {
   it('all-reduce and reduce-scatter: bfloat16 sums in ring order, identical on every rank (W = 2, 3)', async () => {
     for (const world of [2, 3]) {
       links = portRing(world, { timeoutMs: 30_000 });
       const n = 501;
       const inputs = Array.from({ length: world }, (_, r) => packBf16(randomFloats(2 * n, 191 + r)));
-      const want = bf16OrderSum(inputs, 0);
+      const want = ringOrderSum(inputs, 0, BF16);
       const bufs = inputs.map((x) => x.slice());
       await onAllRanks(links, (l, r) =>
         ringAllReduce(halvesView(bufs[r] ?? new Uint32Array()), r, world, l, { bf16: true, sliceElems: 100 }),
@@ -124,7 +114,7 @@ describe('bf16 ring collectives', () => {
       ).then(values);
       for (const [r, c] of chunks.entries()) {
         const w = new Uint32Array(c.chunk.buffer, c.chunk.byteOffset, c.chunk.length);
-        expect([...w], `rank ${r}`).toEqual([...bf16OrderSum(inputs, 1).subarray(c.start, c.end)]);
+        expect([...w], `rank ${r}`).toEqual([...ringOrderSum(inputs, 1, BF16).subarray(c.start, c.end)]);
       }
       closeAll(links);
     }
