@@ -12,6 +12,7 @@
 import { bufferFrom } from '../../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
 import { Readback } from '../../gpu/readback.ts';
+import type { DeviceReduce } from './device-reduce.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import type { StepPlan } from '../../nn/model.ts';
 import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
@@ -23,8 +24,8 @@ import { lossScalerOf, scalerStep } from '../fp16.ts';
 interface BucketIO {
   readonly bucket: Bucket;
   readonly prescale: Op;
-  /** Where the bucket is read back for the host ring; null for ranks sharing a device. */
-  readonly readback: Readback | null;
+  /** How the bucket is averaged: read back for the host ring, or summed on the device the ranks share. */
+  readonly path: { readonly ring: Readback } | { readonly device: DeviceReduce };
 }
 
 export class DdpRunner implements ModeRunner {
@@ -53,9 +54,9 @@ export class DdpRunner implements ModeRunner {
         grid1d(bucket.count, k.overrides.WG ?? 64),
       ),
       // fp16: the bucket's halves, two per word
-      readback: ctx.colocated
-        ? null
-        : new Readback(gpu, `ddp.bucket${bucket.index}`, fp16 ? Math.ceil(bucket.count / 2) : bucket.count),
+      path: ctx.colocated
+        ? { device: ctx.colocated }
+        : { ring: new Readback(gpu, `ddp.bucket${bucket.index}`, fp16 ? Math.ceil(bucket.count / 2) : bucket.count) },
     }));
     const half = fp16
       ? await HalfGradients.create(
@@ -203,24 +204,21 @@ export class DdpRunner implements ModeRunner {
         const name = `bucket ${b.bucket.index}`;
         rec.phase(`${name} copy`);
         rec.dispatch(b.prescale);
-        const local = this.ctx.colocated;
-        const readback = b.readback;
-        if (local || !readback) {
+        if ('device' in b.path) {
+          const local = b.path.device;
           // Ranks sharing this device: the bucket is summed on the GPU, never read back.
           rec.submit();
           rec = new Recorder(gpu, 'ddp.backward');
           const { offset, count } = b.bucket;
           chain = chain.then(() =>
             this.ctx.comm(
-              () =>
-                local
-                  ? local.allReduce(gpu, this.ctx.rank, trainer.grads, offset, count)
-                  : Promise.reject(new Error(`DDP bucket ${name} has neither a readback nor a shared device`)),
+              () => local.allReduce(gpu, this.ctx.rank, trainer.grads, offset, count),
               `all-reduce ${name}`,
             ),
           );
           continue;
         }
+        const readback = b.path.ring;
         // fp16: the bucket's halves travel (fp16_compress_hook: divided by W, then cast)
         const n = half ? half.wordCount(k) : b.bucket.count;
         if (half) half.recordPack(rec, k);
@@ -249,7 +247,7 @@ export class DdpRunner implements ModeRunner {
   dispose(): void {
     for (const b of this.buckets) {
       b.prescale.destroy();
-      b.readback?.destroy();
+      if ('ring' in b.path) b.path.ring.destroy();
     }
     this.mixed?.half.destroy();
     this.ctx.gpu.memory.destroy(this.factor);
