@@ -25,7 +25,7 @@ export interface AllReduceOptions extends CollectiveOptions {
    */
   readonly halves?: boolean;
   /**
-   * `data` holds packed bfloat16 pairs (src/reference/bf16.ts) and sums are bfloat16 additions,
+   * `data` holds packed bfloat16 pairs (src/numeric/bf16.ts) and sums are bfloat16 additions,
    * rounded once each (NCCL's bf16 sum; DeepSpeed's bf16 all-reduce). Not with `average` or `halves`.
    */
   readonly bf16?: boolean;

@@ -6,8 +6,8 @@
 import { CollectiveMismatchError } from './errors.ts';
 import { DEFAULT_SLICE_ELEMS, nowMs } from './link.ts';
 import type { Fingerprint, Link } from './link.ts';
-import { addHalves } from '../reference/f16.ts';
-import { addBf16 } from '../reference/bf16.ts';
+import { addHalves } from '../numeric/f16.ts';
+import { addBf16 } from '../numeric/bf16.ts';
 import { chunkRange, sliceRanges } from './ring-schedule.ts';
 import type { RingStep } from './ring-schedule.ts';
 

@@ -1,9 +1,9 @@
 // Buffer helpers: storage buffers from data, and readback through a MAP_READ staging buffer.
-import type { Gpu } from './device.ts';
-import type { MemoryCategory } from './memory.ts';
+import type { DeviceContext } from './device-context.ts';
+import type { MemoryCategory } from '../memory-categories.ts';
 
 /** A storage buffer of `bytes` (rounded up to 4), zero-filled, counted under `category`. */
-export function storageBuffer(gpu: Gpu, label: string, bytes: number, category: MemoryCategory): GPUBuffer {
+export function storageBuffer(gpu: DeviceContext, label: string, bytes: number, category: MemoryCategory): GPUBuffer {
   // (GPUBufferUsage is read here, not at module load: in Node it exists only once Dawn is loaded.)
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
   return gpu.memory.createBuffer(gpu.device, { label, size: Math.max(4, Math.ceil(bytes / 4) * 4), usage, category });
@@ -14,7 +14,7 @@ export function storageBuffer(gpu: Gpu, label: string, bytes: number, category: 
  * start-up or from a replica); hot paths use the upload pool (gpu.uploads).
  */
 export function writeFloats(
-  gpu: Gpu,
+  gpu: DeviceContext,
   dst: GPUBuffer,
   offset: number,
   data: Float32Array | Int32Array | Uint32Array,
@@ -24,7 +24,7 @@ export function writeFloats(
 
 /** A storage buffer holding `data`. */
 export function bufferFrom(
-  gpu: Gpu,
+  gpu: DeviceContext,
   label: string,
   data: Float32Array | Int32Array | Uint32Array,
   category: MemoryCategory,
@@ -39,7 +39,7 @@ export function bufferFrom(
  * checkpoints and one-off reads; hot paths keep their own staging buffers.
  */
 export async function readBuffer(
-  gpu: Gpu,
+  gpu: DeviceContext,
   src: GPUBuffer,
   offset = 0,
   bytes = src.size - offset,
@@ -67,7 +67,7 @@ export async function readBuffer(
 }
 
 export async function readFloats(
-  gpu: Gpu,
+  gpu: DeviceContext,
   src: GPUBuffer,
   offsetFloats = 0,
   count?: number,

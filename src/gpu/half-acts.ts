@@ -13,16 +13,16 @@
 //     at a time, rows of even length (Conv2dLayer refuses an odd width).
 // The arithmetic stays float32 inside each kernel; only what is stored is rounded.
 import { storageBuffer } from './buffers.ts';
-import type { Gpu } from './device.ts';
+import type { DeviceContext } from './device-context.ts';
 import { KERNELS, type KernelName } from './kernels.ts';
-import type { MemoryCategory } from './memory.ts';
+import type { MemoryCategory } from '../memory-categories.ts';
 import { replaceIndexing } from './wgsl-rewrite.ts';
 import { shaderSource } from './shader-sources.ts';
 
 const packed = new WeakSet<GPUBuffer>();
 
 /** A zero-filled buffer of `elements` packed halves (ceil(elements / 2) words), marked as such. */
-export function halfBuffer(gpu: Gpu, label: string, elements: number, category: MemoryCategory): GPUBuffer {
+export function halfBuffer(gpu: DeviceContext, label: string, elements: number, category: MemoryCategory): GPUBuffer {
   const b = storageBuffer(gpu, label, Math.ceil(elements / 2) * 4, category);
   packed.add(b);
   return b;

@@ -1,16 +1,7 @@
 // Per-device memory accounting: every GPUBuffer the engine creates goes through here, by category,
 // so that memoryAllocated()/maxMemoryAllocated() mean what torch.cuda.memory_allocated() and
 // torch.cuda.max_memory_allocated() mean (WebGPU itself has no memory query).
-
-export const MEMORY_CATEGORIES = [
-  'parameters',
-  'gradients',
-  'optimizer',
-  'activations',
-  'communication',
-  'other',
-] as const;
-export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number];
+import { MEMORY_CATEGORIES, type MemoryCategory } from '../memory-categories.ts';
 
 export interface CategoryStats {
   allocated: number;

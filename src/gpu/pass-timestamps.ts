@@ -2,7 +2,7 @@
 // pass k writes pair k; resolve() records the copy of the first n pairs into the read buffer (after
 // the passes, in the caller's last encoder) and read() maps it once. The bench's Timer (per phase)
 // and a traced Recorder's slots (per layer, trace-timestamps.ts) both time passes with it.
-import type { Gpu } from './device.ts';
+import type { DeviceContext } from './device-context.ts';
 
 export class PassTimestamps {
   private readonly querySet: GPUQuerySet;
@@ -10,7 +10,7 @@ export class PassTimestamps {
   private readonly readBuffer: GPUBuffer;
 
   constructor(
-    private readonly gpu: Gpu,
+    private readonly gpu: DeviceContext,
     label: string,
     /** Pairs (passes) it can hold. */
     readonly capacity: number,

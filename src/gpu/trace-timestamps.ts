@@ -5,7 +5,7 @@
 // shared epoch clock). Without timestamps a trace falls back to submit/fence times, which on a
 // fast GPU say little: Dawn in Node delivers a step's fences together, long after the work ran.
 // Slots are pooled: a steady traced run allocates nothing per step; the device's destroy frees them.
-import type { Gpu } from './device.ts';
+import type { DeviceContext } from './device-context.ts';
 import { PassTimestamps } from './pass-timestamps.ts';
 import type { RawGpuSpan } from '../trace/tracer.ts';
 
@@ -27,7 +27,7 @@ export class TimestampSlot {
   private segmentStart = 0;
   private segments: Segment[] = [];
 
-  constructor(gpu: Gpu) {
+  constructor(gpu: DeviceContext) {
     this.queries = new PassTimestamps(gpu, 'trace.timestamps', PASSES);
   }
 
@@ -71,7 +71,7 @@ export class TimestampSlot {
 export class TimestampSlots {
   private readonly free: TimestampSlot[] = [];
 
-  constructor(private readonly gpu: Gpu) {}
+  constructor(private readonly gpu: DeviceContext) {}
 
   acquire(): TimestampSlot {
     const slot = this.free.pop();

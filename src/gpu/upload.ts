@@ -8,8 +8,8 @@
 // A staging buffer is busy from that submit until it is mapped again; a free one of the same size
 // (and memory category) is reused, else a new one is created already mapped, so a write never
 // waits for the GPU. The pool keeps about as many buffers per size as uploads are in flight.
-import type { Gpu } from './device.ts';
-import type { MemoryCategory } from './memory.ts';
+import type { DeviceContext } from './device-context.ts';
+import type { MemoryCategory } from '../memory-categories.ts';
 
 export class UploadPool {
   /** Mapped, ready-to-fill buffers by `${category}:${bytes}`. */
@@ -17,7 +17,7 @@ export class UploadPool {
   private readonly all = new Set<GPUBuffer>();
   private count = 0;
 
-  constructor(private readonly gpu: Gpu) {}
+  constructor(private readonly gpu: DeviceContext) {}
 
   /** Staging buffers alive now (free or in flight), for tests. */
   get size(): number {

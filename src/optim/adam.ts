@@ -4,7 +4,7 @@ import { readFloats, storageBuffer, writeFloats } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import type { Recorder } from '../gpu/recorder.ts';
-import { adamScalars } from '../reference/adam.ts';
+import { adamScalars } from '../numeric/adam-scalars.ts';
 import {
   stateBuffer,
   type ArenaSlice,

@@ -1,10 +1,7 @@
-// The optimizer interface and factory. An optimizer updates a contiguous slice of the flat
-// parameter arena from the matching slice of gradients (the whole model for DDP; one rank's
-// partition for ZeRO), keeping its state (momentum, Adam moments) for that slice only.
-import type { Gpu } from '../gpu/device.ts';
+// The optimizer interface (create-optimizer.ts builds one). An optimizer updates a contiguous slice
+// of the flat parameter arena from the matching slice of gradients (the whole model for DDP; one
+// rank's partition for ZeRO), keeping its state (momentum, Adam moments) for that slice only.
 import type { Recorder } from '../gpu/recorder.ts';
-import { AdamOptimizer } from './adam.ts';
-import { SgdOptimizer } from './sgd.ts';
 
 export type OptimizerName = 'sgd' | 'adam' | 'adamw';
 
@@ -59,16 +56,6 @@ export interface Optimizer {
   /** Records one optimizer step into the caller's encoder; `lr` overrides the configured rate (schedules). */
   record(rec: Recorder, lr?: number): void;
   destroy(): void;
-}
-
-export async function createOptimizer(gpu: Gpu, config: OptimizerConfig, slice: ArenaSlice): Promise<Optimizer> {
-  switch (config.name) {
-    case 'sgd':
-      return SgdOptimizer.create(gpu, config, slice);
-    case 'adam':
-    case 'adamw':
-      return AdamOptimizer.create(gpu, config, slice);
-  }
 }
 
 /** The buffer `name` of a state, checked to be `count` long. */

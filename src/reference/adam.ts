@@ -14,19 +14,9 @@
 // (errors up to ~0.56 ulp when the exact root lies near a rounding midpoint, presumably MKL VML).
 // Measured on the simplecnn_grad fixture with torch's own gradients: 0.6% of the square roots and
 // 0.16% of the parameters after two steps differ by one ulp; every other bit agrees.
-import { f32, fma32 } from './f32.ts';
+import { adamScalars, type AdamOptions } from '../numeric/adam-scalars.ts';
+import { f32, fma32 } from '../numeric/f32.ts';
 import { expectLength } from './tensor.ts';
-
-/** Adam hyper-parameters; AdamW is `decoupled: true` (torch.optim.AdamW's default weightDecay is 0.01). */
-export interface AdamOptions {
-  readonly lr: number;
-  readonly beta1?: number;
-  readonly beta2?: number;
-  readonly eps?: number;
-  readonly weightDecay?: number;
-  /** Decoupled weight decay (AdamW). */
-  readonly decoupled?: boolean;
-}
 
 /** Optimizer state (PyTorch's state['step'], state['exp_avg'], state['exp_avg_sq']). */
 export interface AdamState {
@@ -35,42 +25,9 @@ export interface AdamState {
   readonly v: Float32Array;
 }
 
-/** The float32 scalars one step feeds to the elementwise update (shaders/adam_step.wgsl's Params). */
-export interface AdamScalars {
-  readonly oneMinusBeta1: number;
-  readonly beta2: number;
-  readonly oneMinusBeta2: number;
-  readonly eps: number;
-  readonly stepSize: number;
-  readonly bc2Sqrt: number;
-  readonly weightDecay: number;
-  /** f32(1 - lr * weightDecay): AdamW's parameter decay factor. */
-  readonly decay: number;
-}
-
 /** A fresh state for `size` parameters, as before PyTorch's first step(). */
 export function adamInit(size: number): AdamState {
   return { step: 0, m: new Float32Array(size), v: new Float32Array(size) };
-}
-
-/** The float32 scalars of step number `step` (1 for the first step), computed as PyTorch does. */
-export function adamScalars(step: number, opts: AdamOptions): AdamScalars {
-  const { lr, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weightDecay = 0 } = opts;
-  if (!(lr >= 0) || !(eps >= 0) || !(weightDecay >= 0) || !(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) {
-    throw new RangeError(`invalid Adam hyper-parameters ${JSON.stringify(opts)}`);
-  }
-  const bc1 = 1 - beta1 ** step;
-  const bc2 = 1 - beta2 ** step;
-  return {
-    oneMinusBeta1: f32(1 - beta1),
-    beta2: f32(beta2),
-    oneMinusBeta2: f32(1 - beta2),
-    eps: f32(eps),
-    stepSize: f32(lr / bc1),
-    bc2Sqrt: f32(Math.sqrt(bc2)),
-    weightDecay: f32(weightDecay),
-    decay: f32(1 - lr * weightDecay),
-  };
 }
 
 /** One Adam / AdamW step: updates `param` and the state in place. */

@@ -8,7 +8,8 @@
 // error_if_nonfinite=False, a NaN or Inf total is not an error (the grads become NaN or 0).
 // PyTorch's CPU norm sums squares in float32 lanes: on the simplecnn_grad fixture its total is
 // 5.1166830, 6e-6 (relative) below the exact 5.1167149 that this reference returns (as 5.1167150).
-import { f32 } from './f32.ts';
+import { clipCoefficient } from '../numeric/clip-coefficient.ts';
+import { f32 } from '../numeric/f32.ts';
 
 /** What clipGradNorm returns. */
 export interface ClipResult {
@@ -18,12 +19,6 @@ export interface ClipResult {
   readonly clipCoef: number;
   /** Each tensor's norm before clipping (float32). */
   readonly norms: Float32Array;
-}
-
-/** clip_coef_clamped = min((1 / (total + 1e-6)) * maxNorm, 1) in float32 (shaders/clip_coef.wgsl). */
-export function clipCoefficient(totalNorm: number, maxNorm: number): number {
-  const coef = f32(f32(1 / f32(f32(totalNorm) + f32(1e-6))) * f32(maxNorm));
-  return Number.isNaN(coef) ? coef : Math.min(coef, 1);
 }
 
 function norm(g: Float32Array, normType: number): number {

@@ -7,7 +7,7 @@
 // Every Python scalar is rounded to float32 before use; add(alpha=) is an FMA in PyTorch's
 // vectorised CPU kernel, as in shaders/sgd_step.wgsl. The step is elementwise, so it applies to
 // one tensor or to a whole flat parameter arena alike.
-import { f32, fma32 } from './f32.ts';
+import { f32, fma32 } from '../numeric/f32.ts';
 import { expectLength } from './tensor.ts';
 
 /** torch.optim.SGD hyper-parameters (defaults as PyTorch's, except lr, which it requires). */

@@ -10,7 +10,7 @@
 // halves are rounded to half where they are stored: the input x and a1, p1, a2, p2; the arithmetic
 // stays float32 (float64 sums, rounded once), and the backward reads the rounded tensors.
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
-import { f16Round } from './f16.ts';
+import { f16Round } from '../numeric/f16.ts';
 import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward } from './conv2d.ts';
 import { linearBackwardInput, linearBackwardWeight, linearForward } from './linear.ts';
 import { maxPool2dBackward, maxPool2dForward } from './maxpool2d.ts';

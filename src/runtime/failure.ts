@@ -1,9 +1,6 @@
-// Which rank failed and how, as fields. A worker tags every error it throws with a RankFailure
-// (failureOf), and comlink's error serialisation is extended to carry it (comlink otherwise keeps
-// only name, message and stack), so the coordinator blames a rank without reading message text.
-import { transferHandlers } from 'comlink';
-import { CollectiveTimeoutError, PairLinkError, PeerFailedError } from '../comm/errors.ts';
-import { DeviceLostError } from '../gpu/errors.ts';
+// Which rank failed and how, as fields: what the coordinator reads from an error a worker threw
+// (the worker's side, tagging its errors, is failure-tag.ts), so it blames a rank without reading
+// message text.
 
 export const FAILURE_KINDS = ['exit', 'throw', 'timeout', 'device-lost', 'link'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
@@ -19,24 +16,8 @@ export interface RankFailure {
   readonly symptom: boolean;
 }
 
-/** Who is to blame for `e`, thrown on rank `reporter`. */
-export function failureOf(e: unknown, reporter: number): RankFailure {
-  if (e instanceof PairLinkError) return { rank: e.peer, kind: 'link', symptom: true };
-  if (e instanceof CollectiveTimeoutError) return { rank: e.peer, kind: 'timeout', symptom: true };
-  if (e instanceof PeerFailedError) return { rank: e.failedRank, kind: 'link', symptom: true };
-  if (e instanceof DeviceLostError) return { rank: reporter, kind: 'device-lost', symptom: false };
-  return { rank: reporter, kind: 'throw', symptom: false };
-}
-
 /** An Error carrying its RankFailure (what the coordinator receives from a worker). */
 export type TaggedError = Error & { readonly failure: RankFailure };
-
-/** `e` as an Error with its failure attached (computed unless it already has one). */
-export function tagFailure(e: unknown, reporter: number): TaggedError {
-  const err = e instanceof Error ? e : new Error(String(e));
-  if (!hasFailure(err)) Object.assign(err, { failure: failureOf(err, reporter) });
-  return err as TaggedError;
-}
 
 export function hasFailure(e: unknown): e is TaggedError {
   if (typeof e !== 'object' || e === null || !('failure' in e)) return false;
@@ -44,40 +25,4 @@ export function hasFailure(e: unknown): e is TaggedError {
   if (typeof f !== 'object' || f === null) return false;
   const { rank, kind, symptom } = f as Record<string, unknown>;
   return typeof rank === 'number' && FAILURE_KINDS.some((k) => k === kind) && typeof symptom === 'boolean';
-}
-
-let installed = false;
-
-/** Makes comlink serialise a thrown error's `failure` with it (call in the worker; idempotent). */
-export function carryFailuresAcrossComlink(): void {
-  if (installed) return;
-  installed = true;
-  const base = transferHandlers.get('throw');
-  if (!base) return;
-  transferHandlers.set('throw', {
-    canHandle: (v): v is unknown => base.canHandle(v),
-    serialize(thrown) {
-      const value = (thrown as { value: unknown }).value;
-      if (!(value instanceof Error)) return base.serialize(thrown);
-      const { message, name, stack } = value;
-      const failure = hasFailure(value) ? { ...value.failure } : undefined;
-      return [{ isError: true, value: { message, name, stack, ...(failure ? { failure } : {}) } }, []];
-    },
-    deserialize: (v) => base.deserialize(v),
-  });
-}
-
-/** `api` whose every method rejects with its error tagged with the rank to blame. */
-export function taggingFailures<T extends object>(rank: () => number, api: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(api) as [string, (...a: unknown[]) => Promise<unknown>][]) {
-    out[name] = async (...args: unknown[]) => {
-      try {
-        return await fn(...args);
-      } catch (e) {
-        throw tagFailure(e, rank());
-      }
-    };
-  }
-  return out as T;
 }

@@ -84,6 +84,9 @@ export type RankOptimizerState = {
   readonly buffers: Readonly<Record<string, Float32Array>>;
 } | null;
 
+/** readOptimizer's name for an fp16 rank's float32 master slice (gathered like the optimizer state). */
+export const MASTER_BUFFER = 'fp32_master';
+
 export const FAULT_KINDS = ['throw', 'exit', 'hang', 'device-lost'] as const;
 export interface Fault {
   readonly step: number;

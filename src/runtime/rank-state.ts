@@ -6,7 +6,7 @@ import type { ModeRunner, OptimizerView } from '../parallel/mode.ts';
 import type { Trainer } from '../train/trainer.ts';
 import type { EpochPlan } from '../data/plan.ts';
 import type { BatchSource } from '../data/source.ts';
-import type { RankOptimizerState, RankRestore } from './protocol.ts';
+import { MASTER_BUFFER, type RankOptimizerState, type RankRestore } from './protocol.ts';
 
 /** The optimizer this rank steps and where its slice lies in the flat model. */
 /** The parts of a rank's state these read and restore. */
@@ -39,9 +39,6 @@ function restoreOptimizer(v: OptimizerView, r: RankRestore): void {
   }
   v.optimizer.loadState({ step: r.optimizer.step, buffers });
 }
-
-/** readOptimizer's name for an fp16 rank's float32 master slice (gathered like the optimizer state). */
-export const MASTER_BUFFER = 'fp32_master';
 
 /** This rank's optimizer state; fp16: with its float32 master slice as MASTER_BUFFER. */
 export async function readRankOptimizer(st: RankParts): Promise<RankOptimizerState> {

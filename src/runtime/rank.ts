@@ -12,7 +12,7 @@ import type { TransferEvent } from '../comm/link.ts';
 import type { EpochPlan } from '../data/plan.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
 import { stepSchedule, type StepSchedule } from '../schedule/index.ts';
-import { carryFailuresAcrossComlink, taggingFailures } from './failure.ts';
+import { carryFailuresAcrossComlink, taggingFailures } from './failure-tag.ts';
 import { stageFault } from './fault.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
 import { readRankOptimizer, redrawAugmentation, restoreRank } from './rank-state.ts';

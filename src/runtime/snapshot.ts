@@ -3,8 +3,7 @@
 import type { Snapshot, TrainPosition } from '../checkpoint/checkpoint.ts';
 import type { TrainConfig } from '../config.ts';
 import type { OptimizerState } from '../optim/optimizer.ts';
-import type { RankFp16State, RankOptimizerState, RankRestore } from './protocol.ts';
-import { MASTER_BUFFER } from './rank-state.ts';
+import { MASTER_BUFFER, type RankFp16State, type RankOptimizerState, type RankRestore } from './protocol.ts';
 
 export function gatherOptimizer(states: readonly RankOptimizerState[], total: number): OptimizerState | null {
   let optimizer: OptimizerState | null = null;

@@ -4,7 +4,7 @@
 import type { Batch } from '../data/batch.ts';
 import type { Gpu } from '../gpu/device.ts';
 import type { Model, StepPlan } from '../nn/model.ts';
-import { packHalves } from '../reference/f16.ts';
+import { packHalves } from '../numeric/f16.ts';
 
 /** Writes `b` into `model`'s input buffers and returns the plan for its size. */
 export async function uploadBatch(gpu: Gpu, model: Model, b: Batch): Promise<StepPlan> {

@@ -2,8 +2,8 @@
 // section: loss scaling, overflow checks) and bfloat16 (its bf16 section: float32's exponent
 // range, so no loss scaling), each with its GPU pack / unpack kernels and its CPU codec.
 import type { KernelName } from '../gpu/kernels.ts';
-import { packBf16, unpackBf16 } from '../reference/bf16.ts';
-import { packHalves, unpackHalves } from '../reference/f16.ts';
+import { packBf16, unpackBf16 } from '../numeric/bf16.ts';
+import { packHalves, unpackHalves } from '../numeric/f16.ts';
 
 export type HalfFormat = 'f16' | 'bf16';
 

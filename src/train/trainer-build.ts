@@ -8,7 +8,7 @@ import { tuningFor } from '../gpu/tuning.ts';
 import { Model } from '../nn/model.ts';
 import type { ParamSpec } from '../nn/spec.ts';
 import { GradClipper } from '../optim/clip.ts';
-import { createOptimizer } from '../optim/optimizer.ts';
+import { createOptimizer } from '../optim/create-optimizer.ts';
 import { HALF_CODECS, type HalfFormat } from './half-format.ts';
 import { Fp32Master } from './master.ts';
 import type { TrainerOptions } from './trainer-options.ts';

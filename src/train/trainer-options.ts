@@ -40,7 +40,7 @@ export interface TrainerOptions {
    * to check the parameters' and the activations' halves one at a time.
    */
   readonly halfActivations?: boolean;
-  /** bf16 mixed precision (DeepSpeed's bf16): as fp16, with bfloat16 pairs (src/reference/bf16.ts). */
+  /** bf16 mixed precision (DeepSpeed's bf16): as fp16, with bfloat16 pairs (src/numeric/bf16.ts). */
   readonly bf16?: boolean;
   readonly tuning?: Tuning;
 }

@@ -2,7 +2,7 @@
 // the screen (a teacher copies it to share a prepared run or a lesson): every form value that
 // differs from the page's defaults, the open lesson, and the page parameters the form does not
 // show (lang, testLimit, fault, autostart), and the checkpoint and restart settings.
-import type { FieldKey, FormValues } from './controls/config-fields.ts';
+import type { FieldKey, FormValues } from './controls/field-key.ts';
 import { lifeAddress, type LifeKey } from './controls/life-settings.ts';
 
 export interface AddressState {

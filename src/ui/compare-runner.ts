@@ -4,7 +4,8 @@
 import type { Mode, TrainConfig } from '../config.ts';
 import { PARALLEL_MODES, validateConfig } from '../parallel/index.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
-import { Session, type RunState } from './session.ts';
+import type { RunState } from './run-state.ts';
+import { Session } from './session.ts';
 
 export interface ModeResult {
   readonly mode: Mode;

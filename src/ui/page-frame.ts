@@ -2,7 +2,7 @@
 // switch, the sticky contents list, the banner of a staged failure, and the cards the views live in.
 import { MAX_WORKERS } from '../config.ts';
 import { parseFaultSpec, type RankFault } from '../runtime/fault.ts';
-import type { FormValues } from './controls/config-fields.ts';
+import type { FormValues } from './controls/field-key.ts';
 import { card, h } from './dom.ts';
 import { lang, LANGS, messagesOf, t } from './i18n/index.ts';
 import { explanation, type ExplainKey } from './views/explain.ts';

@@ -1,7 +1,7 @@
 // Colours shared by every view: one per rank (ring, shards, memory, curves) and one per memory
 // category. Chosen to stay distinguishable on a projector and for common colour-vision deficiencies
 // (Okabe-Ito based); text never relies on colour alone (every bar and node is also labelled).
-import type { MemoryCategory } from '../gpu/memory.ts';
+import type { MemoryCategory } from '../memory-categories.ts';
 import { t } from './i18n/index.ts';
 
 export const RANK_COLORS = [

@@ -14,8 +14,7 @@ import type { BatchSample } from '../runtime/protocol.ts';
 import type { RankFault } from '../runtime/fault.ts';
 import { browserSpawner } from '../runtime/spawn-browser.ts';
 import { t } from './i18n/index.ts';
-
-export type RunState = 'starting' | 'running' | 'pausing' | 'paused' | 'stopping' | 'done' | 'stopped' | 'failed';
+import type { RunState } from './run-state.ts';
 
 export interface RunSink {
   event(e: TrainEvent): void;

@@ -1,7 +1,7 @@
 // Settings from the page address, so a teacher can share a link to a prepared run
 // (`?mode=dp&workers=4&batchSize=8&autostart=1`). Values are only parsed here; the form validates
 // them like typed ones, so a bad link shows its mistakes at the controls instead of reaching a worker.
-import type { FormValues, FieldKey } from './controls/config-fields.ts';
+import type { FormValues, FieldKey } from './controls/field-key.ts';
 import { FIELDS } from './controls/config-fields.ts';
 import { isLifeKey, parseLifeParam, type LifeKey } from './controls/life-settings.ts';
 

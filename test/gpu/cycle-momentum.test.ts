@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG } from '../../src/config.ts';
 import { bufferFrom, readFloats } from '../../src/gpu/buffers.ts';
 import type { Gpu } from '../../src/gpu/device.ts';
 import { Recorder } from '../../src/gpu/recorder.ts';
-import { createOptimizer } from '../../src/optim/optimizer.ts';
+import { createOptimizer } from '../../src/optim/create-optimizer.ts';
 import { optimizerOf } from '../../src/parallel/mode.ts';
 import { adamInit, adamStep } from '../../src/reference/adam.ts';
 import { sgdInit, sgdStep } from '../../src/reference/sgd.ts';

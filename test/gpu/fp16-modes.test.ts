@@ -13,10 +13,10 @@ import { describe, expect, it } from 'vitest';
 import type * as Library from '../../src/api/index.ts';
 import type { Mode, TrainConfig } from '../../src/config.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
-import { bf16Round } from '../../src/reference/bf16.ts';
+import { bf16Round } from '../../src/numeric/bf16.ts';
 import { compareTensors } from '../../src/reference/compare.ts';
 import { bucketLayout, ownedChunks } from '../../src/parallel/zero/layout.ts';
-import { BUCKET } from '../../src/parallel/zero/linear-pieces.ts';
+import { BUCKET } from '../../src/parallel/zero/piece-shape.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-fp16-modes-'));
 const spec = simpleCnnSpec(1);

@@ -11,7 +11,7 @@ import { loadStateDict } from '../../src/checkpoint/state-dict.ts';
 import { initSimpleCnn } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 import { DynamicLossScaler } from '../../src/optim/loss-scaler.ts';
-import { f16Round } from '../../src/reference/f16.ts';
+import { f16Round } from '../../src/numeric/f16.ts';
 import { jsonLines, webddp } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-fp16-'));

@@ -10,7 +10,7 @@ import { halfActSource } from '../../src/gpu/half-acts.ts';
 import { shaderSource } from '../../src/gpu/shader-sources.ts';
 import { initSimpleCnn } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
-import { f16Round } from '../../src/reference/f16.ts';
+import { f16Round } from '../../src/numeric/f16.ts';
 import { simpleCnnStep } from '../../src/reference/simplecnn.ts';
 import { Trainer } from '../../src/train/trainer.ts';
 import { fittedGpuTuning } from '../../src/check/cases/fit-tiles.ts';

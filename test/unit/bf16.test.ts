@@ -1,9 +1,9 @@
-// The CPU bfloat16 codec (src/reference/bf16.ts) against its definition, the upper 16 bits of a
+// The CPU bfloat16 codec (src/numeric/bf16.ts) against its definition, the upper 16 bits of a
 // float32 rounded to nearest even: every bfloat16 survives the round trip, ties go to even,
 // overflow rounds to infinity, NaN is the quiet 0x7fc0 (torch's), subnormals are kept, and a
 // bfloat16 sum rounds once.
 import { describe, expect, it } from 'vitest';
-import { addBf16, bf16Bits, bf16Round, bf16Value, packBf16, unpackBf16 } from '../../src/reference/bf16.ts';
+import { addBf16, bf16Bits, bf16Round, bf16Value, packBf16, unpackBf16 } from '../../src/numeric/bf16.ts';
 
 describe('bfloat16 codec', () => {
   it('maps every finite and infinite bfloat16 to itself through its value', () => {

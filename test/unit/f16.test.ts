@@ -1,4 +1,4 @@
-// The CPU binary16 codec (src/reference/f16.ts) against the IEEE definition: every half survives
+// The CPU binary16 codec (src/numeric/f16.ts) against the IEEE definition: every half survives
 // the round trip, rounding is to nearest with ties to even, overflow and NaN are where torch's
 // `.half()` puts them, and half addition rounds once.
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import {
   halvesOverflow,
   packHalves,
   unpackHalves,
-} from '../../src/reference/f16.ts';
+} from '../../src/numeric/f16.ts';
 
 describe('binary16 codec', () => {
   it('maps every finite and infinite half to itself through its value', () => {

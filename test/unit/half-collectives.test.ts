@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { allGather, chunkRange, reduceScatter, ringAllReduce } from '../../src/comm/index.ts';
 import type { Link, TransferEvent } from '../../src/comm/index.ts';
 import { halvesView } from '../../src/comm/collectives.ts';
-import { bf16Bits, bf16Value, packBf16 } from '../../src/reference/bf16.ts';
-import { f16Bits, f16Value, packHalves } from '../../src/reference/f16.ts';
+import { bf16Bits, bf16Value, packBf16 } from '../../src/numeric/bf16.ts';
+import { f16Bits, f16Value, packHalves } from '../../src/numeric/f16.ts';
 import { closeAll, onAllRanks, portRing, randomFloats, values } from './comm-harness.ts';
 
 let links: Link[] = [];

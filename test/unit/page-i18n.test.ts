@@ -2,7 +2,7 @@
 // settings (pure parts of src/ui/i18n and src/ui/address.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressQuery } from '../../src/ui/address.ts';
-import type { FieldKey } from '../../src/ui/controls/config-fields.ts';
+import type { FieldKey } from '../../src/ui/controls/field-key.ts';
 import { localizeIssue, localizeRunError, pickLang, setLang } from '../../src/ui/i18n/index.ts';
 
 afterEach(() => setLang('en'));

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../src/runtime/fault.ts';
 import { addressQuery } from '../../src/ui/address.ts';
-import type { FieldKey } from '../../src/ui/controls/config-fields.ts';
+import type { FieldKey } from '../../src/ui/controls/field-key.ts';
 import { readParams } from '../../src/ui/url-params.ts';
 
 describe('page address parameters', () => {

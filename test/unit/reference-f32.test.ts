@@ -1,7 +1,7 @@
 // The float32 emulation under the optimizer references: nextFloat32 and a single-rounding fma32,
-// checked against exact BigInt arithmetic (src/reference/f32.ts).
+// checked against exact BigInt arithmetic (src/numeric/f32.ts).
 import { describe, expect, it } from 'vitest';
-import { fma32, nextFloat32 } from '../../src/reference/f32.ts';
+import { fma32, nextFloat32 } from '../../src/numeric/f32.ts';
 import { rng } from '../helpers/gradcheck.ts';
 
 /** x * 2^k as an exact BigInt (x a float32 whose last bit is >= 2^-k). */

@@ -2,7 +2,8 @@
 // variants, three steps on 37 elements (32 in PyTorch's vectorised loop, 5 in its scalar tail).
 // Inputs are dyadic rationals, exact in float32; test/helpers/torch-goldens.py made the values.
 import { describe, expect, it } from 'vitest';
-import { adamInit, adamStep, type AdamOptions } from '../../src/reference/adam.ts';
+import type { AdamOptions } from '../../src/numeric/adam-scalars.ts';
+import { adamInit, adamStep } from '../../src/reference/adam.ts';
 import { sgdInit, sgdStep, type SgdOptions } from '../../src/reference/sgd.ts';
 import { hex } from '../helpers/gradcheck.ts';
 import goldens from '../fixtures/optim_torch_goldens.json';

@@ -1,8 +1,10 @@
 // SGD, Adam/AdamW and clip_grad_norm_ references: hand-computed steps, the golden values of
 // pytorch-semantics.md (sections 6.3 and 9), torch 2.11's clipping values, and argument checks.
 import { describe, expect, it } from 'vitest';
-import { adamInit, adamScalars, adamStep } from '../../src/reference/adam.ts';
-import { clipCoefficient, clipGradNorm, gradNorm } from '../../src/reference/clip.ts';
+import { adamScalars } from '../../src/numeric/adam-scalars.ts';
+import { adamInit, adamStep } from '../../src/reference/adam.ts';
+import { clipCoefficient } from '../../src/numeric/clip-coefficient.ts';
+import { clipGradNorm, gradNorm } from '../../src/reference/clip.ts';
 import { sgdInit, sgdStep } from '../../src/reference/sgd.ts';
 import { expectClose, fromHex, hex } from '../helpers/gradcheck.ts';
 

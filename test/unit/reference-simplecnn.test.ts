@@ -4,7 +4,8 @@
 // differences of the whole model in float64 at a small width.
 import { describe, expect, it } from 'vitest';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
-import { adamInit, adamStep, type AdamOptions } from '../../src/reference/adam.ts';
+import type { AdamOptions } from '../../src/numeric/adam-scalars.ts';
+import { adamInit, adamStep } from '../../src/reference/adam.ts';
 import { clipGradNorm } from '../../src/reference/clip.ts';
 import { compareTensors, formatComparison, type Comparison } from '../../src/reference/compare.ts';
 import { sgdInit, sgdStep } from '../../src/reference/sgd.ts';

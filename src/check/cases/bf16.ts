@@ -1,8 +1,8 @@
-// The bfloat16 storage kernels against the CPU codec (src/reference/bf16.ts), bit for bit:
+// The bfloat16 storage kernels against the CPU codec (src/numeric/bf16.ts), bit for bit:
 // packing with round-to-nearest-even (ties, overflow to infinity, NaN, subnormals, with and
 // without a scale) and exact widening with a scale.
 import { grid1d } from '../../gpu/op.ts';
-import { bf16Round, packBf16, unpackBf16 } from '../../reference/bf16.ts';
+import { bf16Round, packBf16, unpackBf16 } from '../../numeric/bf16.ts';
 import { expectTrue } from './close.ts';
 import { randn, runOp } from './run-op.ts';
 import type { OpCase } from './case.ts';

@@ -5,7 +5,7 @@
 // partial tiles; one slice and three (slices of 100 inputs or 50 samples: not multiples of the step).
 import { cdiv, grid1d } from '../../gpu/op.ts';
 import { KERNELS, type KernelName } from '../../gpu/kernels.ts';
-import { packHalves } from '../../reference/f16.ts';
+import { packHalves } from '../../numeric/f16.ts';
 import { half } from './half-acts.ts';
 import { WEIGHT_REDUCE } from '../../nn/layers/linear-tiles.ts';
 import { linearBackwardWeight, linearForward, type LinearShape } from '../../reference/linear.ts';

@@ -1,7 +1,7 @@
-// The fp16 storage kernels against the CPU codec (src/reference/f16.ts): packing with
+// The fp16 storage kernels against the CPU codec (src/numeric/f16.ts): packing with
 // round-to-nearest-even and explicit overflow, exact unpacking with a scale, and the overflow flag.
 import { grid1d } from '../../gpu/op.ts';
-import { f16Bits, packHalves, unpackHalves } from '../../reference/f16.ts';
+import { f16Bits, packHalves, unpackHalves } from '../../numeric/f16.ts';
 import { expectClose, expectTrue } from './close.ts';
 import { randn, runOp } from './run-op.ts';
 import type { OpCase } from './case.ts';

@@ -2,7 +2,7 @@
 // saved activation, against the CPU reference on the half-rounded inputs (criteria: half-acts.ts).
 import type { KernelName } from '../../gpu/kernels.ts';
 import { cdiv, grid1d } from '../../gpu/op.ts';
-import { packHalves } from '../../reference/f16.ts';
+import { packHalves } from '../../numeric/f16.ts';
 import { linearBackwardInput, linearBackwardWeight, linearForward, type LinearShape } from '../../reference/linear.ts';
 import { maxPool2dBackward, maxPool2dForward, type MaxPool2dShape } from '../../reference/maxpool2d.ts';
 import { expectClose } from './close.ts';

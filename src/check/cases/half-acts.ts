@@ -9,7 +9,7 @@
 import type { KernelName } from '../../gpu/kernels.ts';
 import { cdiv, grid1d, type Workgroups } from '../../gpu/op.ts';
 import { conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../reference/conv2d.ts';
-import { f16Round, packHalves, unpackHalves } from '../../reference/f16.ts';
+import { f16Round, packHalves, unpackHalves } from '../../numeric/f16.ts';
 import { expectClose, expectTrue } from './close.ts';
 import { arena, at, randn, runOp } from './run-op.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';

@@ -21,7 +21,7 @@ import type { StepResult } from '../../train/trainer.ts';
 import { HalfGradients } from '../../train/half-grads.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
 import { halvesView } from '../../comm/collectives.ts';
-import { unpackHalves } from '../../reference/f16.ts';
+import { unpackHalves } from '../../numeric/f16.ts';
 import { lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 import type { ChunkRule } from './chunks.ts';
 import { encodeBatch, pairRecv, pairSend } from './wire.ts';

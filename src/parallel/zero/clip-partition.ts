@@ -1,7 +1,7 @@
 // Gradient clipping by the global norm when each rank holds only its partition of the reduced
 // gradients (ZeRO-1/2/3): the squared norms are summed over the ranks, then every rank scales
 // its partition by torch.nn.utils.clip_grad_norm_'s coefficient.
-import { clipCoefficient } from '../../reference/clip.ts';
+import { clipCoefficient } from '../../numeric/clip-coefficient.ts';
 import type { ModeContext } from '../mode.ts';
 
 /** Scales `g` (this rank's partition) in place when the run clips; every rank must call it. */

@@ -11,12 +11,7 @@ import type { ParamStorage } from '../../gpu/half-params.ts';
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
 import type { Recorder } from '../../gpu/recorder.ts';
 import type { LinearLayer } from '../../nn/layers/linear.ts';
-
-/**
- * webddp's default ZeRO bucket (TrainConfig.reduceBucketSize, DeepSpeed's reduce_bucket_size): 64 Ki
- * elements (256 KiB), the most one gradient or parameter piece holds.
- */
-export const BUCKET = 64 * 1024;
+import { BUCKET, pieceShape } from './piece-shape.ts';
 
 /** [src, srcOffset, dst, dstOffset, bytes] */
 type Copy = readonly [GPUBuffer, number, GPUBuffer, number, number];
@@ -37,20 +32,10 @@ export function recordPiece(rec: Recorder, p: Piece): void {
   for (const c of p.after) rec.copy(...c);
 }
 
-/** Whether a layer's parameters exceed one bucket (then it is computed in pieces). */
-export function isLarge(layer: { readonly params: readonly { readonly size: number }[] }, bucket = BUCKET): boolean {
-  return layer.params.reduce((a, p) => a + p.size, 0) > bucket;
-}
-
 function ranges(total: number, per: number): [number, number][] {
   const out: [number, number][] = [];
   for (let a = 0; a < total; a += per) out.push([a, Math.min(total, a + per)]);
   return out;
-}
-
-/** Shapes of a Linear(i, o)'s pieces: rows of weight + bias, or columns of the weight, within `bucket` floats. */
-export function pieceShape(o: number, i: number, bucket = BUCKET): { rows: number; cols: number } {
-  return { rows: Math.max(1, Math.floor(bucket / (i + 1))), cols: Math.max(1, Math.floor(bucket / o)) };
 }
 
 /** Copies of `n` samples' slice [a, a + k) of a row-major [n, width] buffer into / out of a dense [n, k] one. */

@@ -11,13 +11,12 @@ import type { Trainer } from '../../train/trainer.ts';
 import {
   forwardPieces,
   inputGradPieces,
-  isLarge,
-  pieceShape,
   recordPiece,
   weightGradPieces,
   type Piece,
   type PieceBuffers,
 } from './linear-pieces.ts';
+import { isLarge, pieceShape } from './piece-shape.ts';
 
 export type PieceKind = 'weight' | 'forward' | 'input';
 

@@ -25,7 +25,7 @@ import { layerRanges, zeroPartition, type LayerRange } from './layout.ts';
 import { PieceCache } from './piece-cache.ts';
 import { halvesView } from '../../comm/collectives.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
-import { halvesOverflow } from '../../reference/f16.ts';
+import { halvesOverflow } from '../../numeric/f16.ts';
 import { HALF_CODECS, type HalfFormat } from '../../train/half-format.ts';
 import { lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 

@@ -10,7 +10,7 @@ import type { Readback } from '../../gpu/readback.ts';
 import type { Recorder } from '../../gpu/recorder.ts';
 import { halvesView } from '../../comm/collectives.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
-import { halvesOverflow, packHalves, unpackHalves } from '../../reference/f16.ts';
+import { halvesOverflow, packHalves, unpackHalves } from '../../numeric/f16.ts';
 import type { TrainConfig } from '../../config.ts';
 import { lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 import type { ModeContext } from '../mode.ts';

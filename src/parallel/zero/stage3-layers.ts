@@ -7,7 +7,7 @@
 import { writeFloats } from '../../gpu/buffers.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import type { StepPlan } from '../../nn/model.ts';
-import { packHalves } from '../../reference/f16.ts';
+import { packHalves } from '../../numeric/f16.ts';
 import type { ModeContext } from '../mode.ts';
 import type { GradientBucket } from './grad-bucket.ts';
 import type { OwnedChunk } from './layout.ts';

@@ -21,7 +21,8 @@ import { Readback } from '../../gpu/readback.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import type { Batch } from '../../data/batch.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
-import { createOptimizer, type Optimizer } from '../../optim/optimizer.ts';
+import { createOptimizer } from '../../optim/create-optimizer.ts';
+import type { Optimizer } from '../../optim/optimizer.ts';
 import type { StepResult } from '../../train/trainer.ts';
 import {
   optimizerOf,

@@ -1,34 +1,11 @@
 // The training settings the page offers, with their kinds and ranges (labels and hints are in
 // ../i18n/). Validation is not here: every value goes through validateConfig (src/parallel/index.ts),
 // the same check the CLI and the workers use, and its messages are shown at the control.
-import { MAX_WORKERS, MODES, OPTIMIZERS, type Mode, type TrainConfig } from '../../config.ts';
+import { MAX_WORKERS, MODES, OPTIMIZERS, type Mode } from '../../config.ts';
 import { PARALLEL_MODES } from '../../parallel/index.ts';
 import { MAX_WIDTH, MIN_WIDTH } from '../../nn/spec.ts';
 import { t } from '../i18n/index.ts';
-
-export type FieldKey =
-  | 'workers'
-  | 'mode'
-  | 'gpu0Bsz'
-  | 'batchSize'
-  | 'lr'
-  | 'optimizer'
-  | 'epochs'
-  | 'width'
-  | 'augment'
-  | 'seed'
-  | 'trainLimit'
-  | 'gradAccum'
-  | 'bucketCapMB'
-  | 'clipGradNorm'
-  | 'momentum'
-  | 'weightDecay'
-  | 'schedule'
-  | 'fp16'
-  | 'bf16';
-
-/** The settings the form edits; the schedule as its text (`TYPE:name=value,...`, '' for none). */
-export type FormValues = { readonly [K in FieldKey]?: K extends 'schedule' ? string : TrainConfig[K] };
+import type { FieldKey } from './field-key.ts';
 
 export interface FieldSpec {
   readonly key: FieldKey;

@@ -8,15 +8,8 @@ import { validateConfig } from '../../parallel/index.ts';
 import { parseScheduleFlag } from '../../schedule/flag.ts';
 import { h } from '../dom.ts';
 import { localizeIssue, t } from '../i18n/index.ts';
-import {
-  FIELDS,
-  fieldHint,
-  fieldLabel,
-  optionText,
-  type FieldKey,
-  type FieldSpec,
-  type FormValues,
-} from './config-fields.ts';
+import { FIELDS, fieldHint, fieldLabel, optionText, type FieldSpec } from './config-fields.ts';
+import type { FieldKey, FormValues } from './field-key.ts';
 
 interface Control {
   readonly spec: FieldSpec;

@@ -9,7 +9,7 @@ import { parseConfigText } from '../../deepspeed/json-text.ts';
 import type { LrScheduleConfig } from '../../schedule/types.ts';
 import { h } from '../dom.ts';
 import { docLinkOf, rich, t } from '../i18n/index.ts';
-import type { FieldKey, FormValues } from './config-fields.ts';
+import type { FieldKey, FormValues } from './field-key.ts';
 
 /** TrainConfig fields the form has a control for (the rest go in as settings without one). */
 const FORM_KEYS: readonly FieldKey[] = [

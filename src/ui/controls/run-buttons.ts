@@ -1,7 +1,7 @@
 // Start, pause, resume and stop, with the run's state in words beside them. Buttons are enabled
 // only where they make sense; the state is also on the element (data-state) for tests.
 import { h } from '../dom.ts';
-import type { RunState } from '../session.ts';
+import type { RunState } from '../run-state.ts';
 import { t } from '../i18n/index.ts';
 
 export type RunAction = 'start' | 'pause' | 'resume' | 'stop';

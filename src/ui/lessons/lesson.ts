@@ -3,7 +3,7 @@
 // run reached the lesson's point, made on the numbers the page measured. A lesson whose run needs
 // an engine feature this build lacks says so and offers no run (nothing is faked).
 import type { MemorySnapshot } from '../../gpu/memory.ts';
-import type { FormValues } from '../controls/config-fields.ts';
+import type { FormValues } from '../controls/field-key.ts';
 import type { LifeSettings } from '../controls/life-settings.ts';
 import type { DocKey, Lang } from '../i18n/index.ts';
 import type { ExplainKey } from '../views/explain.ts';

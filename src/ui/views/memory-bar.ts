@@ -1,7 +1,8 @@
 // One worker's memory as a horizontal bar: what is allocated now, stacked by category, over a
 // lighter bar reaching the peak (torch.cuda.max_memory_allocated), all on a shared scale so bars of
 // different workers (and of two compared runs) can be read against each other.
-import { MEMORY_CATEGORIES, type MemorySnapshot } from '../../gpu/memory.ts';
+import type { MemorySnapshot } from '../../gpu/memory.ts';
+import { MEMORY_CATEGORIES } from '../../memory-categories.ts';
 import { h } from '../dom.ts';
 import { bytes } from '../format.ts';
 import { t } from '../i18n/index.ts';

@@ -1,8 +1,8 @@
 // English words of the header, run buttons, settings form and its messages, DeepSpeed panel.
 import type { Mode } from '../../../config.ts';
 import type { FAULT_KINDS } from '../../../runtime/protocol.ts';
-import type { RunState } from '../../session.ts';
-import type { FieldKey } from '../../controls/config-fields.ts';
+import type { RunState } from '../../run-state.ts';
+import type { FieldKey } from '../../controls/field-key.ts';
 import { plural } from '../numbers.ts';
 
 export const enControls = {

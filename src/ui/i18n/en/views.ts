@@ -1,5 +1,5 @@
 // English words of the memory, calculator, training curves, log, samples, timeline and compare views.
-import type { MemoryCategory } from '../../../gpu/memory.ts';
+import type { MemoryCategory } from '../../../memory-categories.ts';
 import { num, plural } from '../numbers.ts';
 
 export const enViews = {
