@@ -3,16 +3,17 @@
 // DDP keeps the workers even; replicas stay identical. No console or page errors.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'puppeteer';
-import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
+import type { BrowserSession } from '../helpers/browser.ts';
+import { openBrowserPage } from './page-helpers.ts';
 import type { DistHarness, DistRun } from './harness/dist.ts';
 
 let session: BrowserSession;
 let page: Page;
 beforeAll(async () => {
-  session = await launchBrowser();
-  page = await session.newPage();
-  await page.goto(`${inject('baseUrl')}/test/e2e/harness/dist.html`);
-  await page.waitForFunction(() => window.webddpDist !== undefined);
+  ({ session, page } = await openBrowserPage({
+    url: `${inject('baseUrl')}/test/e2e/harness/dist.html`,
+    ready: 'webddpDist',
+  }));
 });
 afterAll(async () => session.close());
 

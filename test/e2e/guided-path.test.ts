@@ -6,14 +6,15 @@
 // language, on a laptop and a 375-pixel phone, where nothing overflows sideways. The DeepSpeed
 // panel takes the seed's ds_config.json and refuses its `lr_scheduler` by name. Screenshots of the
 // new views in both languages go to docs/screenshots/ (the README shows them).
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import { LESSON_IDS, LESSONS } from '../../src/ui/lessons/index.ts';
 import { missing } from '../../src/ui/lessons/features.ts';
-import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
+import type { BrowserSession } from '../helpers/browser.ts';
 import { seriousViolations } from './a11y.ts';
-import { openPage, read, statusText, waitForState } from './page-helpers.ts';
+import { openBrowserPage, openPage, read, statusText, waitForState } from './page-helpers.ts';
 
 const DOCS = 'docs/screenshots';
 
@@ -26,22 +27,13 @@ async function shot(page: Page, name: string, selector: string): Promise<void> {
   await el.screenshot({ path: `${DOCS}/${name}.png` });
 }
 
-/** The seed's ZeRO-2 config (issue 12), with DeepSpeed's `scheduler` key. */
-const SEED_CONFIG = `{
-  "train_batch_size": 64, "gradient_accumulation_steps": 2,
-  "optimizer": { "type": "AdamW", "params": { "lr": 2e-5, "betas": [0.9, 0.999], "eps": 1e-8, "weight_decay": 0.01 } },
-  "fp16": { "enabled": true, "loss_scale": 0, "loss_scale_window": 1000, "hysteresis": 2, "min_loss_scale": 1 },
-  "zero_optimization": { "stage": 2, "allgather_partitions": true, "allgather_bucket_size": 2e8, "overlap_comm": true,
-                         "reduce_scatter": true, "reduce_bucket_size": 2e8, "contiguous_gradients": true },
-  "gradient_clipping": 1.0, "steps_per_print": 10,
-  "scheduler": { "type": "WarmupLR", "params": { "warmup_min_lr": 0, "warmup_max_lr": 2e-5, "warmup_num_steps": 100 } }
-}`;
+/** A ZeRO-2 fp16 ds_config.json with DeepSpeed's `scheduler` key, as a user pastes it. */
+const SEED_CONFIG = readFileSync(new URL('../fixtures/ds_config_zero2_fp16.json', import.meta.url), 'utf8');
 
 let session: BrowserSession;
 let page: Page;
 beforeAll(async () => {
-  session = await launchBrowser();
-  page = await session.newPage();
+  ({ session, page } = await openBrowserPage());
   const cdp = await page.createCDPSession();
   await cdp.send('Page.setDownloadBehavior', { behavior: 'deny' });
 });

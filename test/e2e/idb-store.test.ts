@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import { RECORD_BYTES } from '../../src/data/cifar.ts';
 import { generateSynthetic } from '../../src/data/synthetic.ts';
-import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
+import type { BrowserSession } from '../helpers/browser.ts';
+import { openBrowserPage } from './page-helpers.ts';
 import { concatFiles, makeArchive, makeFiles, TRAIN_NAMES } from '../helpers/cifar-fixture.ts';
 import type { DataHarness } from './harness/data.ts';
 
@@ -25,12 +26,7 @@ async function ready(): Promise<void> {
   await page.waitForFunction(() => window.webddpData !== undefined);
 }
 
-beforeAll(async () => {
-  session = await launchBrowser();
-  page = await session.newPage();
-  await page.goto(url);
-  await ready();
-});
+beforeAll(async () => ({ session, page } = await openBrowserPage({ url, ready: 'webddpData' })));
 afterAll(async () => session.close());
 
 describe('IndexedDB dataset store in Chromium', () => {

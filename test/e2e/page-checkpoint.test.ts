@@ -8,16 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import { parseSafetensors } from '../../src/checkpoint/safetensors.ts';
 import type { BrowserSession } from '../helpers/browser.ts';
-import { headTailMeans, openPage, pageWithTempDir, read, statusText, waitForState } from './page-helpers.ts';
+import { headTailMeans, openPage, openBrowserPage, read, statusText, waitForState } from './page-helpers.ts';
 
 let session: BrowserSession;
 let page: Page;
 let dir: string;
 let close: () => Promise<void>;
 beforeAll(async () => {
-  ({ session, page, dir, close } = await pageWithTempDir('webddp-ckpt-'));
-  const cdp = await page.createCDPSession();
-  await cdp.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
+  ({ session, page, dir, close } = await openBrowserPage({ tempDir: 'webddp-ckpt-', downloads: true }));
 });
 afterAll(async () => close());
 

@@ -86,20 +86,31 @@ export async function runCompare(
   return read(page, 'compare');
 }
 
-/** A browser session, its first page and a temporary directory, for a test file's beforeAll. */
-export async function pageWithTempDir(
-  prefix: string,
+/**
+ * A test file's browser: Chromium launched, one page opened (at `url`, waiting until the page has
+ * set `window[ready]`, where given); with `tempDir`, a temporary folder named with that prefix,
+ * which receives the page's downloads where `downloads`. `close` ends the browser and deletes it.
+ */
+export async function openBrowserPage(
+  opts: { url?: string; ready?: string; tempDir?: string; downloads?: boolean } = {},
 ): Promise<{ session: BrowserSession; page: Page; dir: string; close: () => Promise<void> }> {
   const session = await launchBrowser();
   const page = await session.newPage();
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const dir = opts.tempDir === undefined ? '' : await mkdtemp(join(tmpdir(), opts.tempDir));
+  if (dir && opts.downloads === true) {
+    const cdp = await page.createCDPSession();
+    await cdp.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
+  }
+  if (opts.url !== undefined) await page.goto(opts.url);
+  if (opts.ready !== undefined)
+    await page.waitForFunction((k) => (window as unknown as Record<string, unknown>)[k] !== undefined, {}, opts.ready);
   return {
     session,
     page,
     dir,
     close: async () => {
       await session.close();
-      await rm(dir, { recursive: true, force: true });
+      if (dir) await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -11,14 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import type { BrowserSession } from '../helpers/browser.ts';
 import { flipByte, makeArchive, makeFiles } from '../helpers/cifar-fixture.ts';
-import { openPage, pageWithTempDir, read, statusText, waitForState } from './page-helpers.ts';
+import { openPage, openBrowserPage, read, statusText, waitForState } from './page-helpers.ts';
 
 let session: BrowserSession;
 let page: Page;
 let dir: string;
 let close: () => Promise<void>;
 beforeAll(async () => {
-  ({ session, page, dir, close } = await pageWithTempDir('webddp-import-'));
+  ({ session, page, dir, close } = await openBrowserPage({ tempDir: 'webddp-import-' }));
 });
 afterAll(async () => close());
 

@@ -12,16 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import { readTrainerJson } from '../../src/checkpoint/checkpoint.ts';
 import type { BrowserSession } from '../helpers/browser.ts';
-import { openPage, pageWithTempDir, read, statusText, waitForState } from './page-helpers.ts';
+import { openPage, openBrowserPage, read, statusText, waitForState } from './page-helpers.ts';
 
 let session: BrowserSession;
 let page: Page;
 let dir: string;
 let close: () => Promise<void>;
 beforeAll(async () => {
-  ({ session, page, dir, close } = await pageWithTempDir('webddp-life-'));
-  const cdp = await page.createCDPSession();
-  await cdp.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
+  ({ session, page, dir, close } = await openBrowserPage({ tempDir: 'webddp-life-', downloads: true }));
 });
 afterAll(async () => close());
 

@@ -5,15 +5,21 @@
 // of the main views go to test-results/screenshots/.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'puppeteer';
-import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
-import { headTailMeans, openPage, read, runCompare, screenshot, statusText, waitForState } from './page-helpers.ts';
+import type { BrowserSession } from '../helpers/browser.ts';
+import {
+  headTailMeans,
+  openBrowserPage,
+  openPage,
+  read,
+  runCompare,
+  screenshot,
+  statusText,
+  waitForState,
+} from './page-helpers.ts';
 
 let session: BrowserSession;
 let page: Page;
-beforeAll(async () => {
-  session = await launchBrowser();
-  page = await session.newPage();
-});
+beforeAll(async () => ({ session, page } = await openBrowserPage()));
 afterAll(async () => session.close());
 
 describe('the teaching page', () => {

@@ -2,15 +2,12 @@
 // spans (GPU work and communication), prints the exposed communication, and offers the trace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer';
-import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
-import { openPage, screenshot, statusText, waitForState } from './page-helpers.ts';
+import type { BrowserSession } from '../helpers/browser.ts';
+import { openBrowserPage, openPage, screenshot, statusText, waitForState } from './page-helpers.ts';
 
 let session: BrowserSession;
 let page: Page;
-beforeAll(async () => {
-  session = await launchBrowser();
-  page = await session.newPage();
-});
+beforeAll(async () => ({ session, page } = await openBrowserPage()));
 afterAll(async () => session.close());
 
 describe('the timeline view', () => {

@@ -13,6 +13,7 @@ import { simpleCnnSpec } from '../../src/nn/spec.ts';
 import { DynamicLossScaler } from '../../src/optim/loss-scaler.ts';
 import { f16Round } from '../../src/numeric/f16.ts';
 import { jsonLines, webddp } from '../helpers/cli.ts';
+import SEED from '../fixtures/ds_config_zero2_fp16.json';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-fp16-'));
 const store = ['--store', join(dir, 'store'), '--test-limit', '8', '--json'];
@@ -152,24 +153,7 @@ describe('fp16 DDP on 2 workers against fp32', () => {
 
 describe("the seed's ds_config (ZeRO-2, fp16, AdamW, WarmupLR, clipping), as is", () => {
   it('trains on 2 workers on the synthetic set', async () => {
-    const seed = config('seed.json', {
-      train_batch_size: 64,
-      gradient_accumulation_steps: 2,
-      optimizer: { type: 'AdamW', params: { lr: 2e-5, betas: [0.9, 0.999], eps: 1e-8, weight_decay: 0.01 } },
-      fp16: { enabled: true, loss_scale: 0, loss_scale_window: 1000, hysteresis: 2, min_loss_scale: 1 },
-      zero_optimization: {
-        stage: 2,
-        allgather_partitions: true,
-        allgather_bucket_size: 2e8,
-        overlap_comm: true,
-        reduce_scatter: true,
-        reduce_bucket_size: 2e8,
-        contiguous_gradients: true,
-      },
-      gradient_clipping: 1.0,
-      steps_per_print: 10,
-      scheduler: { type: 'WarmupLR', params: { warmup_min_lr: 0, warmup_max_lr: 2e-5, warmup_num_steps: 100 } },
-    });
+    const seed = config('seed.json', SEED);
     const r = await webddp(
       'train',
       ...store,

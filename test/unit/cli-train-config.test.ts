@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { command as trainCmd } from '../../src/cli/cmd-train.ts';
 import { UsageError } from '../../src/cli/command.ts';
 import { buildTrainConfig, describeFp16 } from '../../src/cli/train-config.ts';
+import SEED from '../fixtures/ds_config_zero2_fp16.json';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-ds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,24 +19,6 @@ const file = (name: string, json: unknown) => {
   return p;
 };
 
-const SEED = {
-  train_batch_size: 64,
-  gradient_accumulation_steps: 2,
-  optimizer: { type: 'AdamW', params: { lr: 2e-5, betas: [0.9, 0.999], eps: 1e-8, weight_decay: 0.01 } },
-  fp16: { enabled: true, loss_scale: 0, loss_scale_window: 1000, hysteresis: 2, min_loss_scale: 1 },
-  zero_optimization: {
-    stage: 2,
-    allgather_partitions: true,
-    allgather_bucket_size: 2e8,
-    overlap_comm: true,
-    reduce_scatter: true,
-    reduce_bucket_size: 2e8,
-    contiguous_gradients: true,
-  },
-  gradient_clipping: 1.0,
-  steps_per_print: 10,
-  scheduler: { type: 'WarmupLR', params: { warmup_min_lr: 0, warmup_max_lr: 2e-5, warmup_num_steps: 100 } },
-};
 const seed = file('seed.json', SEED);
 
 const usage = async (values: Record<string, string | boolean>) => {

@@ -6,25 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/parallel/index.ts';
 import { deriveBatch } from '../../src/deepspeed/batch.ts';
 import { parseDeepSpeedConfig, type DeepSpeedSettings } from '../../src/deepspeed/config.ts';
-
-const SEED = {
-  train_batch_size: 64,
-  gradient_accumulation_steps: 2,
-  optimizer: { type: 'AdamW', params: { lr: 2e-5, betas: [0.9, 0.999], eps: 1e-8, weight_decay: 0.01 } },
-  fp16: { enabled: true, loss_scale: 0, loss_scale_window: 1000, hysteresis: 2, min_loss_scale: 1 },
-  zero_optimization: {
-    stage: 2,
-    allgather_partitions: true,
-    allgather_bucket_size: 2e8,
-    overlap_comm: true,
-    reduce_scatter: true,
-    reduce_bucket_size: 2e8,
-    contiguous_gradients: true,
-  },
-  gradient_clipping: 1.0,
-  steps_per_print: 10,
-  scheduler: { type: 'WarmupLR', params: { warmup_min_lr: 0, warmup_max_lr: 2e-5, warmup_num_steps: 100 } },
-};
+import SEED from '../fixtures/ds_config_zero2_fp16.json';
 
 function ok(input: unknown, world = 2): DeepSpeedSettings {
   const r = parseDeepSpeedConfig(input, world);
