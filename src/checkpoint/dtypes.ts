@@ -56,6 +56,3 @@ export function isDType(name: string): name is DType {
 export function dtypeBits(dtype: DType): number {
   return BITS.get(dtype) ?? 0;
 }
-
-/** Every dtype name, in the reference's order. */
-export const DTYPES: readonly DType[] = [...BITS.keys()] as DType[];

@@ -7,10 +7,6 @@ import { EmptyFileError, LabelError, MetaError, RecordLengthError } from './erro
 export const IMAGE_BYTES = 3072;
 /** Bytes of one record: the label byte, then the image. */
 export const RECORD_BYTES = 3073;
-/** Records in each file of the real dataset. */
-export const RECORDS_PER_FILE = 10000;
-/** Image shape, CHW. */
-export const IMAGE_SHAPE = [3, 32, 32] as const;
 /** Number of classes; every label is 0..NUM_CLASSES-1. */
 export const NUM_CLASSES = 10;
 
@@ -42,11 +38,6 @@ export const CIFAR10_CLASSES: readonly string[] = [
   'ship',
   'truck',
 ];
-
-/** Which split a .bin file belongs to. */
-export function splitOfFile(file: CifarBinFile): 'train' | 'test' {
-  return file === TEST_FILE ? 'test' : 'train';
-}
 
 /** Returns the CIFAR file a base name denotes, or undefined for any other name. */
 export function cifarFileOf(baseName: string): CifarFile | undefined {

@@ -133,10 +133,3 @@ export class ChunkIndex {
     return lo;
   }
 }
-
-/** Every chunk checksum a manifest references. */
-export function referencedChunks(m: DatasetManifest): Set<string> {
-  const s = new Set<string>();
-  for (const split of SPLITS) for (const c of m.splits[split].chunks) s.add(c.sha256);
-  return s;
-}

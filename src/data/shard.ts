@@ -21,11 +21,6 @@ export interface LoadShardOptions {
   readonly onChunk?: (done: number, total: number) => void;
 }
 
-/** Positions in a shard. */
-export function shardSize(shard: Shard): number {
-  return shard.indices.length;
-}
-
 /**
  * Loads records `indices` of `split`. Throws RangeError for an index outside the split (naming the
  * position), ChecksumMismatchError for a corrupt chunk.

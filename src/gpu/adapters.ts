@@ -17,8 +17,6 @@ export interface AdapterReport {
   readonly subgroupMaxSize: number;
 }
 
-export const KEY_FEATURES = ['shader-f16', 'subgroups', 'timestamp-query'] as const;
-
 export const KEY_LIMITS = [
   'maxBufferSize',
   'maxStorageBufferBindingSize',

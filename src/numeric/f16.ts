@@ -3,8 +3,7 @@
 // one 32-bit word that WGSL's pack2x16float / unpack2x16float use (element 2i in the low 16 bits,
 // 2i+1 in the high). The oracle of the fp16 kernels and the arithmetic of the fp16 ring collectives.
 
-/** The largest finite half, 65504; from 65520 up a float rounds to infinity. */
-export const F16_MAX = 65504;
+/** The largest finite half is 65504; from 65520 up a float rounds to infinity. */
 const F16_OVERFLOW = 65520;
 
 function roundHalfEven(v: number): number {

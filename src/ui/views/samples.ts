@@ -4,7 +4,6 @@
 import type { BatchSample } from '../../runtime/protocol.ts';
 import { h } from '../dom.ts';
 import { rich, t } from '../i18n/index.ts';
-import { explanation, type Explanation } from './explain.ts';
 import './samples.css';
 
 const SIDE = 32;
@@ -127,9 +126,4 @@ function draw(t: Tile, images: Uint8Array, i: number): void {
     px[4 * k + 3] = 255;
   }
   t.ctx.putImageData(t.image, 0, 0);
-}
-
-/** Title, explanation and links for the card that holds a SamplesView. */
-export function samplesExplanation(): Explanation {
-  return explanation('samples');
 }

@@ -9,17 +9,12 @@ import { stepShares, type StepShare } from '../../trace/overlap.ts';
 import type { Span } from '../../trace/tracer.ts';
 import { h } from '../dom.ts';
 import { t } from '../i18n/index.ts';
-import { explanation, type Explanation } from './explain.ts';
 import { drawTimeline } from './timeline-draw.ts';
 import type { View } from './view.ts';
 import './timeline.css';
 
 /** Steps shown at once. */
 const STEPS_SHOWN = 2;
-
-export function timelineExplanation(): Explanation {
-  return explanation('timeline');
-}
 
 export class TimelineView implements View {
   private readonly collector = new TraceCollector();
