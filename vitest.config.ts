@@ -1,4 +1,4 @@
-// Three test tiers (DESIGN.md): unit (Node, no GPU), gpu (Node + Dawn on a real WebGPU
+// Three test tiers: unit (Node, no GPU), gpu (Node + Dawn on a real WebGPU
 // implementation, one forked process per file), e2e (puppeteer + Chromium against vite preview);
 // and package: the npm tarball installed into an empty folder and run there.
 import { defineConfig } from 'vitest/config';

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One H200 call for issue 14's target 3: `webddp train` on a real-format archive at the same
+# One H200 call for the multi-worker throughput target: `webddp train` on a real-format archive at the same
 # global batch (128), one worker against 2 and 4 ranks, each with its own device (the host ring)
 # and sharing one device (--colocate: buckets summed on the GPU), two epochs each, Adam.
 # From the repository root after `source .gpu/remote.sh`:  bash bench/h200-colocate.sh OUT_DIR

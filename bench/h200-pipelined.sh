@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One H200 call for issue 14's target 1: `webddp bench` one worker, serial and pipelined (two
+# One H200 call for the one-worker throughput target: `webddp bench` one worker, serial and pipelined (two
 # steps in flight, as `webddp train` runs and as PyTorch's loop queues its kernels), three runs,
 # alternating with PyTorch 2.11 eager in the same call: with PyTorch's defaults (cuDNN convolutions
 # in TF32) and with --strict-fp32 (float32 everywhere, as webddp computes). From the repository root after

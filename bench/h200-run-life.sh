@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One H200 call for issue 14's targets 1-3 and `webddp check` on a real GPU, each step bounded in
-# time so the call ends inside a short device budget. From the repository root after
-# `source .gpu/remote.sh`; writes everything it prints to OUT_DIR/h200.txt as well.
+# One H200 call for the throughput targets (one worker, the data path, several workers) and
+# `webddp check` on a real GPU, each step bounded in time so the call ends inside a short device
+# budget. From the repository root after `source .gpu/remote.sh`; writes everything it prints to OUT_DIR/h200.txt as well.
 #   bash bench/h200-run-life.sh OUT_DIR
 set -uo pipefail
 out=${1:-/tmp}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One H200 call: where a DDP step's time goes with 1, 2 and 4 workers sharing the one GPU (issue 14,
-# target 3). Each run trains on a real-format archive at the same global batch (128) with --trace;
+# One H200 call: where a DDP step's time goes with 1, 2 and 4 workers sharing the one GPU (the
+# multi-worker throughput target). Each run trains on a real-format archive at the same global
+# batch (128) with --trace;
 # bench/trace-summary.mjs then prints per rank the step's wall time, GPU busy time, the
 # communication no GPU work hid, data and upload. From the repository root after
 # `source .gpu/remote.sh`:  bash bench/h200-trace-workers.sh OUT_DIR [TRAIN_FLAG...]

@@ -1,4 +1,4 @@
-"""Makes parity fixtures in the format of shared/fixtures/pytorch (kind "grad" and "ddp", with the
+"""Makes parity fixtures in the format of test/fixtures/gen_fixtures.py (kind "grad" and "ddp", with the
 JSON `spec` in __metadata__) with any PyTorch, without the safetensors package (Debian's
 python3-torch 1.13 works: `apt-get install python3-torch`, then `/usr/bin/python3 scripts/make-fixture.py grad`).
 

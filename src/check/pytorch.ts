@@ -1,5 +1,5 @@
 // The model against the bundled PyTorch fixtures (fixtures/*.safetensors, made by
-// shared/fixtures/pytorch/gen_fixtures.py): simplecnn_grad (logits, loss, every gradient, two steps
+// test/fixtures/gen_fixtures.py): simplecnn_grad (logits, loss, every gradient, two steps
 // of SGD / Adam / AdamW, clip_grad_norm_) on the check's device with its tuning, and ddp_world2 (a
 // DistributedDataParallel run on 2 workers: final parameters, each rank's shards and losses). One
 // row per tensor, with the fixtures' tolerances; a fixture that yields no comparison is a failure.

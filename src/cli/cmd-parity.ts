@@ -19,7 +19,7 @@ import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 
 const usage = `webddp parity FIXTURE [--out RESULT.safetensors] [--adapter auto|gpu|swiftshader] [--json]
 
-Replays a fixture made by PyTorch (shared/fixtures/pytorch/gen_fixtures.py, scripts/make-fixture.py)
+Replays a fixture made by PyTorch (test/fixtures/gen_fixtures.py, scripts/make-fixture.py)
 on WebGPU and compares every output with PyTorch's:
   kind "grad": logits, loss, every gradient, two steps of each optimizer, clip_grad_norm_;
   kind "ddp":  the DistributedDataParallel run of the spec on world_size workers: final parameters,

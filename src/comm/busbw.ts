@@ -1,4 +1,5 @@
-// Bandwidth metrics with nccl-tests' definitions (doc/PERFORMANCE.md): algbw = S / t, with S the
+// Bandwidth metrics with nccl-tests' definitions (github.com/NVIDIA/nccl-tests, doc/PERFORMANCE.md):
+// algbw = S / t, with S the
 // whole buffer's bytes, and busbw = algbw x the bus factor, which makes numbers comparable across
 // world sizes: 2(W-1)/W for all-reduce (each element crosses 2(W-1) links in W-sized pieces),
 // (W-1)/W for reduce-scatter and all-gather, 1 for broadcast. Units: GB/s = 1e9 bytes/s.

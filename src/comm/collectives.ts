@@ -15,7 +15,8 @@ export type { CollectiveOptions } from './ring-step.ts';
 export interface AllReduceOptions extends CollectiveOptions {
   /**
    * Average instead of sum, the way PyTorch DDP's reducer does it: each rank first multiplies its
-   * data by float32(1/W), then the ring sums (pytorch-semantics.md 4.3). Exact when W is a power of two.
+   * data by float32(1/W) (torch's GradBucket division by the world size), then the ring sums.
+   * Exact when W is a power of two.
    */
   readonly average?: boolean;
   /**

@@ -1,4 +1,4 @@
-// The fixtures' tolerance rules (shared/fixtures/pytorch/README.md), applied per output tensor:
+// The PyTorch fixtures' tolerance rules, applied per output tensor:
 //  * strict: |a - b| <= 1e-5 + 1e-4 |b| for logits, loss, gradients, clipped gradients, SGD steps
 //    and per-step losses;
 //  * adam: Adam/AdamW turn near-zero gradients into steps of about lr whose sign is rounding, so

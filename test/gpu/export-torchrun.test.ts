@@ -1,4 +1,4 @@
-// Continuing on a cluster (issue 13): a checkpoint exported with `webddp export-torchrun` and run
+// Continuing on a cluster: a checkpoint exported with `webddp export-torchrun` and run
 // with PyTorch (Debian's python3-torch, CPU, gloo, 2 processes under torchrun) ends with the
 // parameters webddp reaches continuing the same run for the same steps: DDP with SGD (momentum,
 // weight decay), augmentation, accumulation, clipping and CosineAnnealingLR from a mid-epoch

@@ -1,4 +1,4 @@
-// A run survives (issue 13): a run resumed from a mid-epoch checkpoint ends with the bytes of the
+// A run survives: a run resumed from a mid-epoch checkpoint ends with the bytes of the
 // run that never stopped (DDP with Adam, augmentation and a schedule; ZeRO-3 stopped by
 // --max-steps); a worker killed mid-run recovers (--max-restarts) to the same bytes; a corrupted
 // checkpoint is refused naming the file; a checkpoint records its dataset, a resume without --data

@@ -1,4 +1,4 @@
-// An fp16 run resumes exactly (issue 12's fp16 with issue 13's checkpoints): the checkpoint holds
+// An fp16 run resumes exactly: the checkpoint holds
 // the float32 master weights (model.safetensors), the optimizer state, the loss scaler's state and
 // the skipped steps. DDP on 2 workers, 4 steps an epoch, 2 epochs; the loss scale starts at 2^20 so
 // that steps overflow and are skipped before the mid-epoch checkpoint (step 3) and after it. The

@@ -1,4 +1,4 @@
-// Exact resume in the modes test/gpu/lifecycle.test.ts leaves out (issue 13): DataParallel,
+// Exact resume in the modes test/gpu/lifecycle.test.ts leaves out: DataParallel,
 // BalancedDataParallel, ZeRO-1 and ZeRO-2, each with its own optimizer and schedule. One run that
 // never stops writes checkpoints (every 3 steps and at each epoch's end); a run resumed from the
 // mid-epoch one (global step 3 = epoch 1, step 1) must end with the same bytes. A lost device

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type ConsoleMessage, type Page } from 'puppeteer';
 
-/** Flags this machine class needs (DESIGN.md, "Verified facts"). */
+/** Flags headless Chromium needs here for WebGPU on SwiftShader, without a sandbox or background traffic. */
 export const CHROMIUM_FLAGS = [
   '--headless=new',
   '--no-sandbox',

@@ -1,5 +1,5 @@
 // DDP bucket assignment and DataParallel / BalancedDataParallel batch splits against PyTorch's and
-// transformer-xl's rules (examples from shared/reference/pytorch-semantics.md).
+// transformer-xl's rules (worked examples of their code).
 import { describe, expect, it } from 'vitest';
 import { computeBuckets } from '../../src/parallel/ddp/buckets.ts';
 import { balancedChunks, dataParallelChunks } from '../../src/parallel/data-parallel/chunks.ts';

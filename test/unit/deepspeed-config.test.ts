@@ -1,4 +1,4 @@
-// ds_config.json parsing: the seed's config (issue 12, with `scheduler`) maps onto TrainConfig;
+// ds_config.json parsing: a ZeRO-2 fp16 config (test/fixtures, with `scheduler`) maps onto TrainConfig;
 // its `lr_scheduler` spelling is refused naming the key meant; unknown keys are refused by path at
 // every depth; batch sizes are derived and checked as DeepSpeed's _configure_train_batch_size
 // does (its messages); optimizer types map as DeepSpeed's _configure_basic_optimizer builds them.

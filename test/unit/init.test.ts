@@ -1,5 +1,5 @@
 // Init bit for bit: initSimpleCnn vs `torch.manual_seed(0); SimpleCNN()` (param.* of
-// simplecnn_grad.safetensors, torch 2.11), the float32 goldens of pytorch-semantics.md section 9,
+// simplecnn_grad.safetensors, torch 2.11), float32 goldens torch 2.11 printed,
 // and init_golden.json (torch 1.13, gen_init_golden.py) for more seeds and widths.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -91,7 +91,7 @@ describe('initSimpleCnn vs torch 2.11 (simplecnn_grad.safetensors param.*, seed 
   });
 });
 
-describe('float32 goldens of pytorch-semantics.md section 9 (torch 2.11)', () => {
+describe('float32 goldens (torch 2.11)', () => {
   it('torch.manual_seed(0); torch.rand(5)', () => {
     expect(hex(uniformF32(new CpuGenerator(0), 5))).toEqual([
       '3efe1558',

@@ -1,5 +1,5 @@
 // The work bench --profile divides by each kernel's time: SimpleCNN's training step is about 35
-// MFLOP per image (the count issue 14 works from), conv2 is most of it, and the byte counts are
+// MFLOP per image (the count the throughput targets work from), conv2 is most of it, and the byte counts are
 // each operand once.
 import { describe, expect, it } from 'vitest';
 import { kernelWork } from '../../src/bench/kernel-work.ts';

@@ -1,5 +1,5 @@
 // SGD, Adam/AdamW and clip_grad_norm_ references: hand-computed steps, the golden values of
-// pytorch-semantics.md (sections 6.3 and 9), torch 2.11's clipping values, and argument checks.
+// values torch 2.11 printed, torch 2.11's clipping values, and argument checks.
 import { describe, expect, it } from 'vitest';
 import { adamScalars } from '../../src/numeric/adam-scalars.ts';
 import { adamInit, adamStep } from '../../src/reference/adam.ts';
@@ -53,7 +53,7 @@ describe('adam', () => {
     expect(() => adamScalars(1, { lr: 1e-3, beta1: 1 })).toThrow(RangeError);
   });
 
-  // pytorch-semantics.md section 9: 3 steps on p0 with these gradients (torch 2.11 CPU).
+  // 3 steps on p0 with these gradients, as torch 2.11 (CPU) printed them.
   const p0 = [1, -2, 0.5, 3, 1e-3, -7.25];
   const grads = [
     [0.1, -0.2, 0.3, -0.4, 1e-5, 2.5],

@@ -1,4 +1,4 @@
-// The softmax cross-entropy reference: the golden values of pytorch-semantics.md section 7.3 and
+// The softmax cross-entropy reference: golden values torch 2.11 printed and
 // torch 2.11's gradient for them, hand cases, argmax ties, label checks, finite differences.
 import { describe, expect, it } from 'vitest';
 import { softmaxXentBackward, softmaxXentForward } from '../../src/reference/softmax-xent.ts';

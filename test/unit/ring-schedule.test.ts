@@ -1,6 +1,6 @@
-// The ring schedule as pure functions (DESIGN.md: ring schedule for W = 1..8 and lengths not
-// divisible by W): chunk split, who sends and receives which chunk at each step, and, by symbolic
-// execution of the schedule, that every rank ends with every chunk summed once in ring order.
+// The ring schedule as pure functions (W = 1..8 and lengths not divisible by W): chunk split, who
+// sends and receives which chunk at each step, and, by symbolic execution of the schedule, that
+// every rank ends with every chunk summed once in ring order.
 import { describe, expect, it } from 'vitest';
 import {
   allGatherStep,

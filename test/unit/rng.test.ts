@@ -1,4 +1,4 @@
-// The CPU generator and randperm against values PyTorch printed (shared/reference/pytorch-semantics.md).
+// The CPU generator and randperm against values PyTorch printed.
 import { describe, expect, it } from 'vitest';
 import { CpuGenerator, randperm, seedToU64 } from '../../src/random/generator.ts';
 

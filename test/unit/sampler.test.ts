@@ -1,5 +1,5 @@
 // randperm and DistributedSampler against every record of test/fixtures/sampler.json (PyTorch
-// 2.11), the worked examples of shared/reference/pytorch-semantics.md section 1, and batching.
+// 2.11), worked examples of DistributedSampler's arithmetic, and batching.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -104,7 +104,7 @@ describe('DistributedSampler vs torch (every sampler.json record)', () => {
   });
 });
 
-describe('DistributedSampler worked examples (pytorch-semantics.md section 1)', () => {
+describe('DistributedSampler worked examples', () => {
   const ranks = (n: number, R: number, o: { shuffle?: boolean; dropLast?: boolean; seed?: number } = {}) =>
     Array.from({ length: R }, (_, rank) =>
       Array.from(new DistributedSampler(n, { numReplicas: R, rank, ...o }).indices()),
