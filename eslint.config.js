@@ -1,4 +1,5 @@
-// Lint: typescript-eslint's type-checked rules, no `any`, and a line budget per file (one job per file).
+// Lint: typescript-eslint's type-checked rules, no `any`, and a line budget per file (one job per file;
+// 400 lines of code, so that one concept, e.g. every error of the data layer, stays in one file).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -27,7 +28,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/require-await': 'off',
-      'max-lines': ['error', { max: 250, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
     },
   },
   {

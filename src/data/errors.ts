@@ -1,10 +1,31 @@
 // Every error the data layer raises. Each class names what was wrong and where (file, record,
 // byte offset, chunk); `code` is a stable machine-readable tag for the UI and the CLI. An import
-// that throws any of these leaves the previously stored dataset unchanged.
-import { DataError, describe } from './errors-base.ts';
+// that throws any of these leaves the previously stored dataset unchanged. In order: the base
+// (DataError) and describe(); the CIFAR-10 format; the archive's gzip and tar layers; hostile or
+// unusual input (a path that is not a regular file, a tar archive that asks the decoder to buffer
+// too much metadata); the stores (IndexedDB, directory): a corrupt or missing chunk or manifest, an
+// unknown dataset, the quota, any other storage failure.
 
-export { DataError, describe } from './errors-base.ts';
-export * from './errors-store.ts';
+/** Base class of all data-layer errors. */
+export class DataError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DataError';
+  }
+}
+
+/** A short text for any thrown value. */
+export function describe(e: unknown): string {
+  if (e instanceof Error) {
+    const inner = e.cause instanceof Error ? ` (${e.cause.message})` : '';
+    return `${e.message}${inner}`;
+  }
+  return String(e);
+}
 
 /** A CIFAR-10 .bin file whose contents are wrong (length, label, emptiness). */
 export class CifarFormatError extends DataError {
@@ -245,4 +266,118 @@ export class ImportAbortedError extends DataError {
     );
     this.name = 'ImportAbortedError';
   }
+}
+
+/** What a non-regular filesystem object is, in words. */
+export type FileKind =
+  'FIFO (named pipe)' | 'socket' | 'character device' | 'block device' | 'directory' | 'special file';
+
+/** The import source (or a CIFAR file in a source directory) is not what it must be (no FIFO, device...). */
+export class NotRegularFileError extends DataError {
+  constructor(
+    readonly path: string,
+    readonly kind: FileKind,
+    expected = 'a regular file',
+  ) {
+    super('NOT_REGULAR_FILE', `${path} is a ${kind}, not ${expected}; refusing to read it`);
+    this.name = 'NotRegularFileError';
+  }
+}
+
+/** More tar metadata or padding than any real archive has, before the next entry. */
+export class TarMetadataTooLargeError extends TarError {
+  constructor(
+    source: string,
+    readonly limit: number,
+    where: string,
+  ) {
+    super(
+      'TAR_METADATA_TOO_LARGE',
+      source,
+      `${source}: the tar archive is damaged or hostile: more than ${limit} bytes of tar headers (pax or GNU long-name records) or padding ${where}; refusing to buffer them`,
+    );
+    this.name = 'TarMetadataTooLargeError';
+  }
+}
+
+/** A stored chunk whose bytes no longer match the manifest's SHA-256 (or that is missing). */
+export class ChecksumMismatchError extends DataError {
+  constructor(
+    readonly dataset: string,
+    readonly split: string,
+    readonly chunk: number,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(
+      'CHECKSUM_MISMATCH',
+      actual === 'missing'
+        ? `dataset '${dataset}': ${split} chunk ${chunk} (sha256 ${expected.slice(0, 16)}...) is missing from storage; import the dataset again`
+        : `dataset '${dataset}': ${split} chunk ${chunk} is corrupt: sha256 ${actual.slice(0, 16)}... but the manifest says ${expected.slice(0, 16)}...; import the dataset again`,
+    );
+    this.name = 'ChecksumMismatchError';
+  }
+}
+
+/** A stored manifest that is malformed or does not match its own version id. */
+export class ManifestError extends DataError {
+  constructor(
+    readonly dataset: string,
+    detail: string,
+  ) {
+    super('BAD_MANIFEST', `dataset '${dataset}': stored manifest is invalid: ${detail}`);
+    this.name = 'ManifestError';
+  }
+}
+
+/** No dataset of that name is stored. */
+export class DatasetNotFoundError extends DataError {
+  constructor(
+    readonly dataset: string,
+    readonly where: string,
+  ) {
+    super(
+      'NOT_FOUND',
+      `no dataset '${dataset}' in ${where}; import CIFAR-10 or create the built-in synthetic dataset first`,
+    );
+    this.name = 'DatasetNotFoundError';
+  }
+}
+
+/** The storage quota ran out while writing; says how much was needed and what the browser reports. */
+export class StorageQuotaError extends DataError {
+  constructor(
+    readonly neededBytes: number,
+    readonly usage: number | undefined,
+    readonly quota: number | undefined,
+    readonly what: string,
+    cause?: unknown,
+  ) {
+    const est =
+      usage !== undefined && quota !== undefined
+        ? `; navigator.storage.estimate() reports ${mb(usage)} used of a ${mb(quota)} quota (${mb(Math.max(0, quota - usage))} free)`
+        : '';
+    super(
+      'QUOTA_EXCEEDED',
+      `storage quota exceeded ${what}: about ${mb(neededBytes)} more is needed${est}. Free disk space or delete other site data, then import again`,
+      { cause },
+    );
+    this.name = 'StorageQuotaError';
+  }
+}
+
+/** Any other storage failure (IndexedDB aborted, filesystem error). */
+export class StoreError extends DataError {
+  constructor(
+    readonly where: string,
+    what: string,
+    cause: unknown,
+  ) {
+    super('STORE', `${where}: ${what} failed: ${describe(cause)}`, { cause });
+    this.name = 'StoreError';
+  }
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 }

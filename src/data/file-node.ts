@@ -5,7 +5,7 @@
 // its streams were left in (errored, cancelled, never read).
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { NotRegularFileError, type FileKind } from './errors-input.ts';
+import { NotRegularFileError, type FileKind } from './errors.ts';
 
 /** What a non-regular file is, in words (undefined for a regular file). */
 export function kindOf(st: Stats): FileKind | undefined {

@@ -6,7 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ARCHIVE_DIR, cifarFileOf } from './cifar.ts';
-import { NotRegularFileError } from './errors-input.ts';
+import { NotRegularFileError } from './errors.ts';
 import { SourceReadError } from './errors.ts';
 import { fileStream, kindOf, OpenFiles } from './file-node.ts';
 import { importArchive, importFiles } from './import.ts';

@@ -5,7 +5,7 @@
 // fed to the decoder against what it gave back: 512 bytes of header per entry, the entry's body
 // bytes and their padding to 512. The rest (metadata records, end-of-archive blocks, trailing
 // padding, bytes in flight) may not exceed the limit.
-import { TarMetadataTooLargeError } from './errors-input.ts';
+import { TarMetadataTooLargeError } from './errors.ts';
 
 /** Overhead allowed over a whole archive: a real CIFAR-10 tar has about 10 KiB. */
 export const DEFAULT_TAR_OVERHEAD_LIMIT = 4 * 2 ** 20;

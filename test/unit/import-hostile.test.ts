@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packTar } from 'modern-tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotRegularFileError, TarMetadataTooLargeError } from '../../src/data/errors-input.ts';
+import { NotRegularFileError, TarMetadataTooLargeError } from '../../src/data/errors.ts';
 import { CorruptTarError, DataError, RecordLengthError } from '../../src/data/errors.ts';
 import { main } from '../../src/cli/main.ts';
 import { importFromPath } from '../../src/data/import-node.ts';
