@@ -9,7 +9,7 @@ import type { Gpu } from '../src/gpu/device.ts';
 import { simpleCnnSpec } from '../src/nn/spec.ts';
 import { Trainer } from '../src/train/trainer.ts';
 import { createTfjsRunner } from './tfjs-step.ts';
-import { randomBatch } from '../src/bench/train-step.ts';
+import { randomBatch } from '../src/throughput/train-step.ts';
 
 export interface CompareOptions {
   readonly batch: number;

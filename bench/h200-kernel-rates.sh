@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One H200 call: every kernel's GPU time at batch 512 and 2048 (unquantised timestamps) with its
-# TFLOP/s, GB/s and FLOP per byte (src/bench/kernel-work.ts). From the repository root after
+# TFLOP/s, GB/s and FLOP per byte (src/throughput/kernel-work.ts). From the repository root after
 # `source .gpu/remote.sh`:  bash bench/h200-kernel-rates.sh OUT_DIR
 set -uo pipefail
 out=${1:-/tmp}

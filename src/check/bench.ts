@@ -1,8 +1,8 @@
 // The throughput check: one worker's training step (SimpleCNN, SGD with momentum, upload and loss
-// readback included; src/bench/train-step.ts) at the batch sizes of the adapter's class, one row
+// readback included; src/throughput/train-step.ts) at the batch sizes of the adapter's class, one row
 // per batch with its images/s. A row passes when the step runs and its loss is finite; a baseline
 // (baseline.ts) then judges the speed.
-import { benchmarkTraining } from '../bench/train-step.ts';
+import { benchmarkTraining } from '../throughput/train-step.ts';
 import type { Gpu } from '../gpu/device.ts';
 import type { Tuning } from '../gpu/tuning.ts';
 import type { CheckRow } from './result.ts';

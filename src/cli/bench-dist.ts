@@ -3,7 +3,7 @@
 // device) on the synthetic dataset.
 import { MODES, type Mode } from '../config.ts';
 import { colocatedSpawner, nodeSpawner } from '../runtime/spawn-node.ts';
-import { benchmarkDistributed, formatDistBench } from '../bench/dist-step.ts';
+import { benchmarkDistributed, formatDistBench } from '../throughput/dist-step.ts';
 import type { AdapterChoice } from '../gpu/device-node.ts';
 import { UsageError, type CliEnv, type CliIO } from './command.ts';
 import { settleWorkerAdapter } from './device.ts';

@@ -1,5 +1,5 @@
 // Node only: `webddp check --runtime chromium`: runs the check in a headless browser
-// (check.html, bench/page/check.ts) through browser.ts, prints its rows as they come back, and
+// (check.html, pages/check.ts) through browser.ts, prints its rows as they come back, and
 // judges the throughput against a baseline here.
 import type { Baseline } from '../check/baseline.ts';
 import type { CheckGroup, CheckReport } from '../check/result.ts';

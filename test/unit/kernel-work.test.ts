@@ -2,7 +2,7 @@
 // MFLOP per image (the count the throughput targets work from), conv2 is most of it, and the byte counts are
 // each operand once.
 import { describe, expect, it } from 'vitest';
-import { kernelWork } from '../../src/bench/kernel-work.ts';
+import { kernelWork } from '../../src/throughput/kernel-work.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 
 describe('kernelWork', () => {

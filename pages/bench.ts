@@ -1,13 +1,13 @@
-// The benchmark page (bench.html): runs src/bench/train-step.ts, src/bench/dist-step.ts or the
+// The benchmark page (bench.html): runs src/throughput/train-step.ts, src/throughput/dist-step.ts or the
 // TF.js comparison (bench/compare-tfjs.ts) in this browser and shows the table and the JSON;
 // `window.webddpBench` holds the result for headless runs (`webddp bench --runtime chromium`).
-import { parseConfig } from '../../src/parallel/index.ts';
-import { IdbDatasetStore } from '../../src/data/store-idb.ts';
-import { importSynthetic, SYNTHETIC_DATASET } from '../../src/data/synthetic.ts';
-import { browserSpawner } from '../../src/runtime/spawn-browser.ts';
-import { acquireDevice } from '../../src/gpu/device.ts';
-import { benchmarkDistributed, formatDistBench } from '../../src/bench/dist-step.ts';
-import { benchmarkTraining, formatKernelProfile, formatTrainBench } from '../../src/bench/train-step.ts';
+import { parseConfig } from '../src/parallel/index.ts';
+import { IdbDatasetStore } from '../src/data/store-idb.ts';
+import { importSynthetic, SYNTHETIC_DATASET } from '../src/data/synthetic.ts';
+import { browserSpawner } from '../src/runtime/spawn-browser.ts';
+import { acquireDevice } from '../src/gpu/device.ts';
+import { benchmarkDistributed, formatDistBench } from '../src/throughput/dist-step.ts';
+import { benchmarkTraining, formatKernelProfile, formatTrainBench } from '../src/throughput/train-step.ts';
 
 declare global {
   interface Window {
@@ -63,7 +63,7 @@ async function run(): Promise<unknown> {
   try {
     if (q.get('kind') === 'compare') {
       // TF.js is loaded only for this comparison.
-      const { compareWithTfjs, formatCompare } = await import('../compare-tfjs.ts');
+      const { compareWithTfjs, formatCompare } = await import('../bench/compare-tfjs.ts');
       const opts = { batch: num('batch', 64), rounds: num('steps', 4), per: num('per', 4), warmup: num('warmup', 2) };
       const r = await compareWithTfjs(gpu, opts, status);
       show('#table', formatCompare(r));

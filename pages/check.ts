@@ -3,12 +3,12 @@
 // the address (?only=kernels,model&quick=1&kernels=conv&adapter=gpu&tuning=JSON); the report is
 // shown and left in `window.webddpCheck` for headless runs (`webddp check --runtime chromium`).
 // With ?devices=1 it lists the browser's adapters instead (`webddp devices --runtime chromium`).
-import { formatReport, formatRow } from '../../src/check/format.ts';
-import { CHECK_GROUPS, type CheckGroup } from '../../src/check/result.ts';
-import { runCheck } from '../../src/check/run.ts';
-import { formatAdapters, listAdapters } from '../../src/gpu/adapters.ts';
-import { acquireDevice } from '../../src/gpu/device.ts';
-import { browserSpawner } from '../../src/runtime/spawn-browser.ts';
+import { formatReport, formatRow } from '../src/check/format.ts';
+import { CHECK_GROUPS, type CheckGroup } from '../src/check/result.ts';
+import { runCheck } from '../src/check/run.ts';
+import { formatAdapters, listAdapters } from '../src/gpu/adapters.ts';
+import { acquireDevice } from '../src/gpu/device.ts';
+import { browserSpawner } from '../src/runtime/spawn-browser.ts';
 
 declare global {
   interface Window {
