@@ -4,19 +4,11 @@
 // a replay produces, or a replay that matched none of them, is an error: a check that checks
 // nothing must not pass.
 import type { SafeTensors, TensorEntry } from '../checkpoint/safetensors.ts';
+import { bf16Value } from '../numeric/bf16.ts';
+import { f16Value } from '../numeric/f16.ts';
 import { FixtureError, type Fixture } from './fixture.ts';
 import type { ParityOutput } from './grad.ts';
 import { checkTensor, type ParityRow } from './tolerance.ts';
-
-/** An IEEE half-precision value (its 16 bits) as a number. */
-export function halfToNumber(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 0x1f) return frac === 0 ? sign * Infinity : NaN;
-  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
-}
 
 /** A floating-point tensor's values (F32, F16, BF16 as float32; F64 as float64). */
 export function decodeFloats(t: TensorEntry, name: string, source: string): Float32Array | Float64Array {
@@ -27,14 +19,9 @@ export function decodeFloats(t: TensorEntry, name: string, source: string): Floa
     case 'F64':
       return Float64Array.from({ length: t.data.byteLength / 8 }, (_, i) => dv.getFloat64(8 * i, true));
     case 'F16':
-      return Float32Array.from({ length: t.data.byteLength / 2 }, (_, i) => halfToNumber(dv.getUint16(2 * i, true)));
-    case 'BF16': {
-      const bits = new DataView(new ArrayBuffer(4));
-      return Float32Array.from({ length: t.data.byteLength / 2 }, (_, i) => {
-        bits.setUint32(0, dv.getUint16(2 * i, true) << 16, true);
-        return bits.getFloat32(0, true);
-      });
-    }
+      return Float32Array.from({ length: t.data.byteLength / 2 }, (_, i) => f16Value(dv.getUint16(2 * i, true)));
+    case 'BF16':
+      return Float32Array.from({ length: t.data.byteLength / 2 }, (_, i) => bf16Value(dv.getUint16(2 * i, true)));
     default:
       throw new FixtureError(
         source,

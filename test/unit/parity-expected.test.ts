@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serializeSafetensors, type TensorInput } from '../../src/checkpoint/safetensors.ts';
 import { main } from '../../src/cli/main.ts';
-import { compareOutputs, decodeFloats, halfToNumber } from '../../src/parity/expected.ts';
+import { f16Value as halfToNumber } from '../../src/numeric/f16.ts';
+import { compareOutputs, decodeFloats } from '../../src/parity/expected.ts';
 import { FixtureError, readFixture } from '../../src/parity/fixture.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 
