@@ -2,7 +2,6 @@
 // output equals the library (and so PyTorch), input errors are UsageErrors naming the flag (the
 // dispatcher in src/cli/main.ts turns those into exit code 2, per src/cli/command.ts), and the
 // written safetensors file has the state_dict names, shapes and values.
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { UsageError, type Command } from '../../src/cli/command.ts';
 import { DistributedSampler } from '../../src/data/sampler.ts';
 import { initSimpleCnn } from '../../src/nn/init.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
+import { fixture, pyListSha256 } from '../helpers/sampler-fixture.ts';
 
 interface Result {
   code: number;
@@ -100,18 +100,6 @@ describe('webddp sampler', () => {
   });
 
   it('N=50000, R=4, rank 3, seed 42, epoch 1 matches sampler.json (torch 2.11)', async () => {
-    const fixture = JSON.parse(readFileSync(new URL('../fixtures/sampler.json', import.meta.url), 'utf8')) as {
-      sampler: {
-        n: number;
-        num_replicas: number;
-        rank: number;
-        shuffle: boolean;
-        drop_last: boolean;
-        seed: number;
-        epoch: number;
-        sha256: string;
-      }[];
-    };
     const rec = fixture.sampler.find(
       (s) =>
         s.n === 50000 &&
@@ -125,11 +113,7 @@ describe('webddp sampler', () => {
     const r = await run(samplerCmd, ['--n', '50000', '--replicas', '4', '--rank', '3', '--seed', '42', '--epoch', '1']);
     const list = JSON.parse(r.out) as number[];
     expect(list.length).toBe(12500);
-    expect(
-      createHash('sha256')
-        .update(`[${list.join(', ')}]`)
-        .digest('hex'),
-    ).toBe(rec?.sha256);
+    expect(pyListSha256(list)).toBe(rec?.sha256);
   });
 
   it('--help prints the usage and exits 0 even without the required flags', async () => {

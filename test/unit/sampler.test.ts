@@ -1,47 +1,9 @@
 // randperm and DistributedSampler against every record of test/fixtures/sampler.json (PyTorch
 // 2.11), worked examples of DistributedSampler's arithmetic, and batching.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CpuGenerator, randperm } from '../../src/random/generator.ts';
 import { batchAt, batchIndices, DistributedSampler, numBatches } from '../../src/data/sampler.ts';
-
-interface PermRecord {
-  n: number;
-  seed: number;
-  head: number[];
-  sha256: string;
-  perm?: number[];
-}
-interface SamplerRecord {
-  n: number;
-  num_replicas: number;
-  rank: number;
-  shuffle: boolean;
-  drop_last: boolean;
-  seed: number;
-  epoch: number;
-  len: number;
-  head: number[];
-  sha256: string;
-  indices?: number[];
-}
-interface SamplerFixture {
-  torch: string;
-  randperm: PermRecord[];
-  sampler: SamplerRecord[];
-}
-
-const fixture = JSON.parse(
-  readFileSync(new URL('../fixtures/sampler.json', import.meta.url), 'utf8'),
-) as SamplerFixture;
-
-/** SHA-256 of Python's json.dumps(list): "[a, b, c]". */
-function pyListSha256(values: ArrayLike<number>): string {
-  return createHash('sha256')
-    .update(`[${Array.from(values).join(', ')}]`)
-    .digest('hex');
-}
+import { fixture, pyListSha256, type SamplerRecord } from '../helpers/sampler-fixture.ts';
 
 function samplerFor(r: SamplerRecord): DistributedSampler {
   const s = new DistributedSampler(r.n, {
