@@ -3,8 +3,7 @@
 // was compared and every one is within the fixture's tolerance.
 import { acquireDevice } from '../gpu/device.ts';
 import { nodeGpu, type AdapterChoice } from '../gpu/device-node.ts';
-import { runDdpFixture } from '../parity/ddp.ts';
-import { ddpMetadataRows } from '../parity/ddp-rows.ts';
+import { ddpMetadataRows, runDdpFixture } from '../parity/ddp.ts';
 import { compareOutputs, requireExpected } from '../parity/expected.ts';
 import { readFixture } from '../parity/fixture.ts';
 import { runGradFixture } from '../parity/grad.ts';

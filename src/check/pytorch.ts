@@ -5,8 +5,7 @@
 // row per tensor, with the fixtures' tolerances; a fixture that yields no comparison is a failure.
 import type { Gpu } from '../gpu/device.ts';
 import type { Tuning } from '../gpu/tuning.ts';
-import { runDdpFixture } from '../parity/ddp.ts';
-import { ddpMetadataRows } from '../parity/ddp-rows.ts';
+import { ddpMetadataRows, runDdpFixture } from '../parity/ddp.ts';
 import { compareOutputs, requireExpected } from '../parity/expected.ts';
 import { readFixture, type Fixture } from '../parity/fixture.ts';
 import { runGradFixture } from '../parity/grad.ts';

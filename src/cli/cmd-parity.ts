@@ -6,9 +6,8 @@ import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensor
 import { DataError } from '../data/errors.ts';
 import { readRegularFile } from '../data/file-node.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
-import { runDdpFixture } from '../parity/ddp.ts';
+import { ddpMetadataRows, runDdpFixture } from '../parity/ddp.ts';
 import { compareOutputs, requireExpected } from '../parity/expected.ts';
-import { ddpMetadataRows } from '../parity/ddp-rows.ts';
 import { readFixture, type Fixture } from '../parity/fixture.ts';
 import { runGradFixture, type ParityOutput } from '../parity/grad.ts';
 import { formatRows, type ParityRow } from '../parity/tolerance.ts';

@@ -9,6 +9,7 @@ import { parseConfig } from '../parallel/index.ts';
 import { Coordinator, type SpawnWorker } from '../runtime/coordinator.ts';
 import { FixtureError, fixtureParams, optimizerFromSpec, type Fixture } from './fixture.ts';
 import type { ParityOutput } from './grad.ts';
+import { checkTensor, type ParityRow } from './tolerance.ts';
 
 export interface DdpReplay {
   readonly outputs: ParityOutput[];
@@ -96,4 +97,32 @@ export async function runDdpFixture(
   } finally {
     await coordinator.close();
   }
+}
+
+function metadataJson(f: Fixture, key: string): Record<string, unknown[]> | undefined {
+  const raw = f.st.metadata[key];
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw) as Record<string, unknown[]>;
+  } catch {
+    throw new FixtureError(f.source, `metadata '${key}' is not JSON`);
+  }
+}
+
+/**
+ * The comparison of a DDP replay's shards and losses with the fixture's metadata (`shards`:
+ * {rank: [epoch indices...]}, exact; `losses`: {rank: [step losses...]}, strict): the rows
+ * `webddp parity` and `webddp check` print besides the final parameters.
+ */
+export function ddpMetadataRows(f: Fixture, r: Pick<DdpReplay, 'shards' | 'losses'>): ParityRow[] {
+  const shards = metadataJson(f, 'shards');
+  const losses = metadataJson(f, 'losses');
+  const rows: ParityRow[] = [];
+  for (const rank of Object.keys(r.shards)) {
+    const want = shards?.[rank] as number[][] | undefined;
+    if (want) rows.push(checkTensor(`shards[rank ${rank}]`, 'exact', (r.shards[rank] ?? []).flat(), want.flat()));
+    const wantL = losses?.[rank] as number[] | undefined;
+    if (wantL) rows.push(checkTensor(`losses[rank ${rank}]`, 'strict', r.losses[rank] ?? [], wantL));
+  }
+  return rows;
 }
