@@ -39,7 +39,7 @@ export interface ArchiveReadOptions {
 }
 
 /** Classifies a DecompressionStream failure (Node: zlib codes; Chromium: its messages). */
-export function classifyGzipError(e: unknown, source: string, compressedBytes: number): GzipError {
+function classifyGzipError(e: unknown, source: string, compressedBytes: number): GzipError {
   const msg = e instanceof Error ? e.message : String(e);
   const code = (e as { code?: unknown } | null)?.code;
   if (code === 'Z_BUF_ERROR' || /unexpected end of file|truncated/i.test(msg))

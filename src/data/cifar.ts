@@ -8,7 +8,7 @@ export const IMAGE_BYTES = 3072;
 /** Bytes of one record: the label byte, then the image. */
 export const RECORD_BYTES = 3073;
 /** Number of classes; every label is 0..NUM_CLASSES-1. */
-export const NUM_CLASSES = 10;
+const NUM_CLASSES = 10;
 
 /** The directory every member of cifar-10-binary.tar.gz lives in. */
 export const ARCHIVE_DIR = 'cifar-10-batches-bin';

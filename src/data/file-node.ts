@@ -19,7 +19,7 @@ export function kindOf(st: Stats): FileKind | undefined {
 }
 
 /** Opens `path` for reading if it is a regular file; never blocks on a FIFO. */
-export async function openRegular(path: string): Promise<FileHandle> {
+async function openRegular(path: string): Promise<FileHandle> {
   const fh = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const kind = kindOf(await fh.stat());

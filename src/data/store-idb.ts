@@ -12,8 +12,8 @@ const MANIFEST = 'manifest/';
 const CHUNK = 'chunk/';
 
 /** Default database and object store names. */
-export const IDB_DATABASE = 'webddp-datasets';
-export const IDB_OBJECT_STORE = 'datasets';
+const IDB_DATABASE = 'webddp-datasets';
+const IDB_OBJECT_STORE = 'datasets';
 
 interface StorageLike {
   estimate?(): Promise<StorageEstimate>;

@@ -88,7 +88,7 @@ export async function readAll(
 }
 
 /** Concatenates byte arrays. */
-export function concat(parts: readonly Uint8Array[], total = parts.reduce((a, p) => a + p.byteLength, 0)): Uint8Array {
+function concat(parts: readonly Uint8Array[], total = parts.reduce((a, p) => a + p.byteLength, 0)): Uint8Array {
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {

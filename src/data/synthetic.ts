@@ -21,7 +21,7 @@ export interface SyntheticOptions {
   readonly noise?: number;
 }
 
-export const SYNTHETIC_DEFAULTS = { seed: 0, train: 10000, test: 2000, noise: 16 } as const;
+const SYNTHETIC_DEFAULTS = { seed: 0, train: 10000, test: 2000, noise: 16 } as const;
 /** Store name of the built-in dataset. */
 export const SYNTHETIC_DATASET = 'synthetic';
 
@@ -77,7 +77,7 @@ export function bytesSource(name: string, bytes: Uint8Array): ByteSource {
 }
 
 /** The generated dataset as the loose files the CIFAR importer takes. */
-export function syntheticSources(opts: SyntheticOptions = {}): ByteSource[] {
+function syntheticSources(opts: SyntheticOptions = {}): ByteSource[] {
   const { train, test, classes } = generateSynthetic(opts);
   const out = [bytesSource('data_batch_1.bin', train), bytesSource('batches.meta.txt', formatMeta(classes))];
   if (test.byteLength > 0) out.push(bytesSource('test_batch.bin', test));

@@ -8,7 +8,7 @@
 import { TarMetadataTooLargeError } from './errors.ts';
 
 /** Overhead allowed over a whole archive: a real CIFAR-10 tar has about 10 KiB. */
-export const DEFAULT_TAR_OVERHEAD_LIMIT = 4 * 2 ** 20;
+const DEFAULT_TAR_OVERHEAD_LIMIT = 4 * 2 ** 20;
 
 export class TarOverheadGuard {
   private fed = 0;

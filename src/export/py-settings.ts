@@ -12,7 +12,7 @@ class Raw {
 }
 
 /** A Python literal for a JSON-like value (numbers as JavaScript prints them are valid Python). */
-export function py(v: unknown): string {
+function py(v: unknown): string {
   if (v instanceof Raw) return v.text;
   if (v === true) return 'True';
   if (v === false) return 'False';

@@ -31,7 +31,7 @@ export interface ExportOptions {
 }
 
 /** train.py's --data for a recorded stored dataset: 'synthetic', or the CIFAR-10 archive or directory it was imported from. */
-export function trainPyData(r: DatasetRecord & { kind: 'stored' }): string {
+function trainPyData(r: DatasetRecord & { kind: 'stored' }): string {
   const s = r.source;
   if (s.kind === 'synthetic') return 'synthetic';
   if (s.kind === 'archive' || (s.kind === 'files' && !s.description.startsWith('files: '))) return s.description;

@@ -11,7 +11,7 @@ import type { ModelSpec } from './spec.ts';
 import { paramByName } from './spec.ts';
 
 /** The modules of SimpleCNN that own parameters, in construction (= random draw) order. */
-export const SIMPLE_CNN_MODULES = ['conv1', 'conv2', 'fc1', 'fc2'] as const;
+const SIMPLE_CNN_MODULES = ['conv1', 'conv2', 'fc1', 'fc2'] as const;
 
 /**
  * The bound of `kaiming_uniform_(w, a, mode='fan_in', nonlinearity='leaky_relu')`:

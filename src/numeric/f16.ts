@@ -48,7 +48,7 @@ export function f16Round(x: number): number {
 }
 
 /** Whether half bits are infinite or NaN. */
-export function f16NonFinite(bits: number): boolean {
+function f16NonFinite(bits: number): boolean {
   return (bits & 0x7c00) === 0x7c00;
 }
 

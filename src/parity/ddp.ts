@@ -25,7 +25,7 @@ function field(spec: Record<string, unknown>, key: string, source: string): unkn
 }
 
 /** The TrainConfig a ddp fixture's spec describes. */
-export function ddpConfig(f: Fixture): TrainConfig {
+function ddpConfig(f: Fixture): TrainConfig {
   const s = f.spec;
   const sampler = (field(s, 'sampler', f.source) ?? {}) as Record<string, unknown>;
   const opt = (field(s, 'optimizer', f.source) ?? {}) as Record<string, unknown>;

@@ -31,7 +31,7 @@ export function decodeFloats(t: TensorEntry, name: string, source: string): Floa
 }
 
 /** The tensor names a replay of `f` can check (per kind), for the "nothing to check" message. */
-export function checkableNames(f: Fixture): string[] {
+function checkableNames(f: Fixture): string[] {
   const params = f.model.params.map((p) => p.name);
   if (f.kind === 'ddp') return params.map((p) => `param_final.${p}`);
   const opts = Object.keys(f.spec.optimizers ?? {});

@@ -16,9 +16,9 @@ export interface ParityRow {
   readonly fraction?: number;
 }
 
-export const STRICT = { rtol: 1e-4, atol: 1e-5 } as const;
-export const ADAM_TIGHT = { rtol: 1e-3, atol: 1e-4 } as const;
-export const ADAM_BOUND = { rtol: 0, atol: 5e-3 } as const;
+const STRICT = { rtol: 1e-4, atol: 1e-5 } as const;
+const ADAM_TIGHT = { rtol: 1e-3, atol: 1e-4 } as const;
+const ADAM_BOUND = { rtol: 0, atol: 5e-3 } as const;
 
 export function checkTensor(
   name: string,

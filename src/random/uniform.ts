@@ -9,7 +9,7 @@
 import type { CpuGenerator } from './generator.ts';
 
 /** The largest finite float32 (std::numeric_limits<float>::max()). */
-export const FLOAT32_MAX = 3.4028234663852886e38;
+const FLOAT32_MAX = 3.4028234663852886e38;
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);

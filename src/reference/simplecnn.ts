@@ -76,7 +76,7 @@ function toHalves<T extends Tensor>(t: T): T {
  * Forward pass; pass `alloc` = (s) => new Float64Array(s) to run it in float64. With
  * `halfActivations`, a1, p1, a2 and p2 are rounded to half (x must already be: simpleCnnStep rounds it).
  */
-export function simpleCnnForward<T extends Tensor = Float32Array>(
+function simpleCnnForward<T extends Tensor = Float32Array>(
   spec: ModelSpec,
   params: Tensor, // [spec.total] flat parameter arena
   x: Tensor, //      [N, 3, 32, 32]
@@ -106,7 +106,7 @@ export function simpleCnnForward<T extends Tensor = Float32Array>(
 }
 
 /** Backward from the activations: the flat gradient of the mean loss (written, not accumulated). */
-export function simpleCnnBackward<T extends Tensor = Float32Array>(
+function simpleCnnBackward<T extends Tensor = Float32Array>(
   spec: ModelSpec,
   params: Tensor, //   [spec.total] flat parameter arena
   x: Tensor, //        [N, 3, 32, 32]

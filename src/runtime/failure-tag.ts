@@ -7,7 +7,7 @@ import { DeviceLostError } from '../gpu/errors.ts';
 import { hasFailure, type RankFailure, type TaggedError } from './failure.ts';
 
 /** Who is to blame for `e`, thrown on rank `reporter`. */
-export function failureOf(e: unknown, reporter: number): RankFailure {
+function failureOf(e: unknown, reporter: number): RankFailure {
   if (e instanceof PairLinkError) return { rank: e.peer, kind: 'link', symptom: true };
   if (e instanceof CollectiveTimeoutError) return { rank: e.peer, kind: 'timeout', symptom: true };
   if (e instanceof PeerFailedError) return { rank: e.failedRank, kind: 'link', symptom: true };
@@ -16,7 +16,7 @@ export function failureOf(e: unknown, reporter: number): RankFailure {
 }
 
 /** `e` as an Error with its failure attached (computed unless it already has one). */
-export function tagFailure(e: unknown, reporter: number): TaggedError {
+function tagFailure(e: unknown, reporter: number): TaggedError {
   const err = e instanceof Error ? e : new Error(String(e));
   if (!hasFailure(err)) Object.assign(err, { failure: failureOf(err, reporter) });
   return err as TaggedError;

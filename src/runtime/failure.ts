@@ -2,7 +2,7 @@
 // (the worker's side, tagging its errors, is failure-tag.ts), so it blames a rank without reading
 // message text.
 
-export const FAILURE_KINDS = ['exit', 'throw', 'timeout', 'device-lost', 'link'] as const;
+const FAILURE_KINDS = ['exit', 'throw', 'timeout', 'device-lost', 'link'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 export interface RankFailure {

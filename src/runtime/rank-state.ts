@@ -16,7 +16,7 @@ interface RankParts {
   readonly runner: ModeRunner;
 }
 
-export function optimizerView(st: { trainer: Trainer; runner: ModeRunner }): OptimizerView {
+function optimizerView(st: { trainer: Trainer; runner: ModeRunner }): OptimizerView {
   const t = st.trainer;
   return (
     st.runner.optimizerView?.() ?? {

@@ -20,7 +20,7 @@ import type {
 } from './types.ts';
 
 /** `total_num_steps` from the config, else the run's optimizer steps. */
-export function deepSpeedTotal(config: WarmupDecayLRConfig | WarmupCosineLRConfig, runSteps?: number): number {
+function deepSpeedTotal(config: WarmupDecayLRConfig | WarmupCosineLRConfig, runSteps?: number): number {
   const total = config.params.total_num_steps ?? runSteps;
   if (total === undefined || !Number.isInteger(total) || total <= 0)
     throw new RangeError(`${config.type} needs total_num_steps, a positive integer (got ${String(total)})`);

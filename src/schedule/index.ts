@@ -60,7 +60,7 @@ export function describeSchedule(config: LrScheduleConfig): string {
  * The momentum (SGD) or beta1 (Adam) the schedule sets at each optimizer step (OneCycleLR with
  * cycle_momentum), or null when it leaves them alone.
  */
-export function scheduledMomentum(
+function scheduledMomentum(
   schedule: LrScheduleConfig | 'none',
   lr: number,
   totalSteps: number,

@@ -13,7 +13,7 @@ interface Phase {
 }
 
 /** The cycle length: total_steps, else epochs x steps_per_epoch, else `runSteps`. */
-export function oneCycleTotal(config: OneCycleLRConfig, runSteps?: number): number {
+function oneCycleTotal(config: OneCycleLRConfig, runSteps?: number): number {
   const p = config.params;
   const total =
     p.total_steps ??

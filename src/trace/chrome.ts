@@ -24,7 +24,7 @@ export interface ChromeTrace {
   readonly otherData: Readonly<Record<string, string | number>>;
 }
 
-export const laneId = (lane: Lane): number => LANES.indexOf(lane);
+const laneId = (lane: Lane): number => LANES.indexOf(lane);
 
 /** Rounding slack of the microsecond timestamps. */
 const EPS_US = 0.01;

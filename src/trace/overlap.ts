@@ -16,7 +16,7 @@ export interface StepShare {
 type Interval = readonly [number, number];
 
 /** Sorted, merged intervals of `spans`. */
-export function union(spans: readonly Span[]): Interval[] {
+function union(spans: readonly Span[]): Interval[] {
   const iv = spans
     .filter((s) => s.dur !== undefined && s.dur > 0)
     .map((s): Interval => [s.t, s.t + (s.dur ?? 0)])
