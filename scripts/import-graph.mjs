@@ -49,8 +49,15 @@ function isTypeOnly(node) {
   return ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly === true : node.isTypeOnly;
 }
 
-/** The relative imports of one file: [{ target (absolute path), kind }]. */
+const parsed = new Map();
+
+/** The relative imports of one file: [{ target (absolute path), kind }] (read once per process). */
 export function importsOf(file) {
+  if (!parsed.has(file)) parsed.set(file, readImports(file));
+  return parsed.get(file);
+}
+
+function readImports(file) {
   const text = readFileSync(file, 'utf8');
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const out = [];
