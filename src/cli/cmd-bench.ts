@@ -2,7 +2,12 @@
 // into forward, backward and optimizer; with --workers, data-parallel step times (bench-dist.ts).
 // A table, then one JSON line.
 import { parseArgs } from 'node:util';
-import { benchmarkTraining, formatKernelProfile, formatTrainBench, type TrainBenchRow } from '../throughput/train-step.ts';
+import {
+  benchmarkTraining,
+  formatKernelProfile,
+  formatTrainBench,
+  type TrainBenchRow,
+} from '../throughput/train-step.ts';
 import { UsageError, type Command } from './command.ts';
 import { runChromiumBench } from './bench-chromium.ts';
 import { cliDevice, parseAdapter } from './device.ts';
