@@ -4,6 +4,7 @@
 // finish destroys the device. Float32 DDP only: the other modes and fp16/bf16 move their state
 // through the ring between workers, which this does not replace.
 import type { TrainConfig } from '../config.ts';
+import { placedRuns, runsPlaced } from '../parallel/index.ts';
 import { acquireDevice, type Gpu } from '../gpu/device.ts';
 import { DeviceReduce } from '../parallel/ddp/device-reduce.ts';
 
@@ -38,8 +39,8 @@ export function sharedDevice(gpu: () => Promise<GPU>, world: number): SharedDevi
 
 /** Throws unless `config` is a run ranks sharing a device can make. */
 export function checkSharable(config: TrainConfig): void {
-  if (config.mode !== 'ddp' || config.fp16 || config.bf16)
+  if (!runsPlaced(config, 'shared-device'))
     throw new Error(
-      `ranks sharing a device (--colocate) run float32 DDP, not ${config.mode}${config.fp16 ? ' with fp16' : config.bf16 ? ' with bf16' : ''}`,
+      `ranks sharing a device (--colocate) run ${placedRuns('shared-device')}, not ${config.mode}${config.fp16 ? ' with fp16' : config.bf16 ? ' with bf16' : ''}`,
     );
 }
