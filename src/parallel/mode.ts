@@ -2,7 +2,7 @@
 // stages) as one object: what the trainer on each rank needs, how an epoch is planned, which ranks
 // read data and evaluate, and how a step runs (the runner, loaded lazily so that the coordinator's
 // thread never loads GPU code). src/parallel/index.ts holds one entry per Mode.
-import type { DeviceReduce } from './ddp/device-reduce.ts';
+import type { DeviceReduce } from '../train/device-reduce.ts';
 import type { LossScaler } from '../optim/loss-scaler.ts';
 import type { TrainConfig } from '../config.ts';
 import type { ConfigIssue } from '../config.ts';

@@ -16,7 +16,7 @@ import { simpleCnnSpec } from '../../src/nn/spec.ts';
 import { bf16Round } from '../../src/reference/bf16.ts';
 import { compareTensors } from '../../src/reference/compare.ts';
 import { bucketLayout, ownedChunks } from '../../src/parallel/zero/layout.ts';
-import { BUCKET } from '../../src/parallel/zero/linear-pieces.ts';
+import { BUCKET } from '../../src/train/linear-pieces.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-fp16-modes-'));
 const spec = simpleCnnSpec(1);

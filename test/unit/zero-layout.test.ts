@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG } from '../../src/config.ts';
 import { LinearLayer } from '../../src/nn/layers/linear.ts';
 import { paramByName, simpleCnnSpec } from '../../src/nn/spec.ts';
 import { bucketLayout, layerRanges } from '../../src/parallel/zero/layout.ts';
-import { BUCKET, pieceShape } from '../../src/parallel/zero/linear-pieces.ts';
+import { BUCKET, pieceShape } from '../../src/train/linear-pieces.ts';
 import { columnsOf, rowsOf } from '../../src/parallel/zero/stage3-pack.ts';
 
 describe('ZeRO layouts', () => {

@@ -9,10 +9,10 @@ import { Recorder } from '../../gpu/recorder.ts';
 import type { StepPlan } from '../../nn/model.ts';
 import { packHalves } from '../../reference/f16.ts';
 import type { ModeContext } from '../mode.ts';
-import type { GradientBucket } from './grad-bucket.ts';
+import type { GradientBucket } from '../../train/grad-bucket.ts';
 import type { OwnedChunk } from './layout.ts';
-import { recordPiece } from './linear-pieces.ts';
-import { PieceCache } from './piece-cache.ts';
+import { recordPiece } from '../../train/linear-pieces.ts';
+import { PieceCache } from '../../train/piece-cache.ts';
 import { columnsOf, rowsOf } from './stage3-pack.ts';
 import type { Zero3Halves } from './stage3-half.ts';
 

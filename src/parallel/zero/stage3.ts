@@ -34,7 +34,7 @@ import {
 } from '../mode.ts';
 import type { Fp16StepInfo } from '../fp16.ts';
 import { clipPartition } from './clip-partition.ts';
-import { GradientBucket } from './grad-bucket.ts';
+import { GradientBucket } from '../../train/grad-bucket.ts';
 import { ownedChunks, type OwnedChunk } from './layout.ts';
 import { Zero3Halves } from './stage3-half.ts';
 import { Zero3Layers } from './stage3-layers.ts';
