@@ -9,7 +9,6 @@ import type { ConfigIssue } from '../config.ts';
 import type { ProcessGroup } from '../comm/process-group.ts';
 import type { EpochPlan, MicroBatch } from '../data/plan.ts';
 import type { BatchSource } from '../data/source.ts';
-import type { Gpu } from '../gpu/device.ts';
 import type { ModelSpec } from '../nn/spec.ts';
 import type { Optimizer, OptimizerConfig } from '../optim/optimizer.ts';
 import type { StepResult, Trainer, TrainerOptions } from '../train/trainer.ts';
@@ -106,7 +105,7 @@ export interface ModeContext {
   readonly rank: number;
   readonly world: number;
   readonly config: TrainConfig;
-  readonly gpu: Gpu;
+  /** This rank's device, through the trainer: the only way a mode reaches it. */
   readonly trainer: Trainer;
   /** The ring (all ranks). */
   readonly pg: ProcessGroup;
