@@ -15,7 +15,7 @@ import type { ParamSpec } from '../nn/spec.ts';
 import type { DeviceReduce } from './device-reduce.ts';
 import { HalfGradients } from './half-grads.ts';
 import type { HalfFormat } from './half-format.ts';
-import type { Pass } from './pass.ts';
+import type { Pass } from './trainer.ts';
 import type { Trainer } from './trainer.ts';
 
 /** A bucket of parameters whose gradients are one contiguous range of the arena. */

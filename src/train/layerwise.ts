@@ -18,10 +18,9 @@ import { createOptimizer, type Optimizer, type OptimizerConfig } from '../optim/
 import { packHalves } from '../reference/f16.ts';
 import { GradientBucket } from './grad-bucket.ts';
 import { recordPiece } from './linear-pieces.ts';
-import { Pass } from './pass.ts';
 import { PieceCache } from './piece-cache.ts';
 import type { LinearLayer } from '../nn/layers/linear.ts';
-import type { Trainer } from './trainer.ts';
+import { Pass, type Trainer } from './trainer.ts';
 import type { StepResult } from './trainer-options.ts';
 import type { LayerSpan } from './partitioned.ts';
 

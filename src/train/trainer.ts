@@ -6,7 +6,7 @@
 // normalise -> forward -> loss -> backward -> clip -> optimizer -> zero grads: recordForward,
 // recordBackward, recordUpdate) and submitted once; only the loss and accuracy come back
 // (step-stats.ts). The distributed modes' steps record the same pieces with communication in
-// between (pass.ts, bucketed.ts, partitioned.ts, layerwise.ts, replica-io.ts, gathered-loss.ts);
+// between (Trainer.forward's Pass, bucketed.ts, partitioned.ts, layerwise.ts, replica-io.ts, gathered-loss.ts);
 // the arenas' reads and writes are arena-io.ts.
 import type { Batch } from '../data/batch.ts';
 import { storageBuffer } from '../gpu/buffers.ts';
@@ -16,10 +16,10 @@ import type { Timer } from '../gpu/timer.ts';
 import { tuningFor } from '../gpu/tuning.ts';
 import { Model, type StepPlan } from '../nn/model.ts';
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
+import { packHalves } from '../reference/f16.ts';
 import { GradClipper } from '../optim/clip.ts';
 import { createOptimizer, type Optimizer } from '../optim/optimizer.ts';
 import * as io from './arena-io.ts';
-import { uploadBatch } from './batch-upload.ts';
 import { HALF_CODECS, type HalfFormat } from './half-format.ts';
 import { Fp32Master } from './master.ts';
 import { StepStatsReadback } from './step-stats.ts';
@@ -111,11 +111,24 @@ export class Trainer {
     }
   }
 
-  /** step-recording.ts's recordForward: normalisation (byte batches), forward and the loss. */
+  /**
+   * One micro-batch of a step in parts (the distributed modes): uploads `b`, records its forward,
+   * the loss and the stats copy into a new recording (`label`); the loss gradient carries
+   * `lossScale`. The Pass then records the backward (or a bucketed backward does).
+   */
+  async forward(b: Batch, lossScale: number, label: string): Promise<Pass> {
+    const plan = await this.upload(b);
+    plan.lossBackward.setParams({ scale: lossScale });
+    const rec = new Recorder(this.gpu, label);
+    this.recordForward(rec, plan, 'images' in b);
+    return new Pass(this, rec, plan, this.copyStats(rec));
+  }
+
+  /** recordForward below: normalisation (byte batches), forward and the loss. */
   recordForward(rec: Recorder, plan: StepPlan, bytes: boolean): void {
     recordForward(rec, plan, bytes);
   }
-  /** step-recording.ts's recordBackward: the loss gradient (unless `withLoss` is false) and the backward. */
+  /** recordBackward below: the loss gradient (unless `withLoss` is false) and the backward. */
   recordBackward(
     rec: Recorder,
     plan: StepPlan,
@@ -303,4 +316,68 @@ export function recordUpdate(
   t.optimizer?.record(rec, lr);
   if (t.optimizer) t.master?.recordCast(rec);
   rec.clear(t.grads);
+}
+
+/**
+ * One micro-batch in flight (Trainer.forward): its forward is recorded; the pass then records its
+ * backward (with the optimizer in the same submit where nothing comes between), and its stats come
+ * back once that work is submitted. A bucketed backward (bucketed.ts) records it bucket by bucket.
+ */
+export class Pass {
+  constructor(
+    readonly trainer: Trainer,
+    /** The recording the forward went into; the backward goes on in it. */
+    readonly rec: Recorder,
+    readonly plan: StepPlan,
+    private readonly statsBuf: GPUBuffer,
+  ) {}
+
+  /**
+   * Records the backward and submits it: with the optimizer step (`update`: its learning rate) in
+   * the same submit, and `after` (e.g. packing the gradients into halves) recorded behind it.
+   */
+  backward(o: { readonly update?: number; readonly after?: (rec: Recorder) => void } = {}): void {
+    this.trainer.recordBackward(this.rec, this.plan);
+    if (o.update !== undefined) this.trainer.recordUpdate(this.rec, o.update);
+    o.after?.(this.rec);
+    this.rec.submit();
+  }
+
+  /** The pass's loss and correct count, once its work is submitted. */
+  stats(): Promise<StepResult> {
+    const t = this.trainer;
+    return t.gpu.tracer.span('readback stats', 'step', () => t.readStats(this.statsBuf, this.plan.batch));
+  }
+}
+
+// The batch into the model's input buffers: its labels checked against the classes, its pixels
+// (uint8, normalised on the GPU) or its float32 input (packed to halves where the model stores
+// fp16 activations) uploaded through the device's upload pool.
+
+/** Writes `b` into `model`'s input buffers and returns the plan for its size. */
+export async function uploadBatch(gpu: Gpu, model: Model, b: Batch): Promise<StepPlan> {
+  const spec = model.spec;
+  const n = b.labels.length;
+  const per = spec.input[0] * spec.input[1] * spec.input[2];
+  const plan = await model.plan(n);
+  for (const y of b.labels) {
+    if (!Number.isInteger(y) || y < 0 || y >= spec.classes)
+      throw new RangeError(`label ${y} is outside 0..${spec.classes - 1}`);
+  }
+  const up = gpu.uploads;
+  up.write(model.labels, 0, b.labels, 'other', 'input.labels');
+  if ('images' in b) {
+    if (b.images.length !== n * per)
+      throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
+    const padded =
+      b.images.length % 4 === 0
+        ? b.images
+        : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
+    up.write(model.bytes, 0, padded, 'other', 'input.bytes');
+  } else {
+    if (b.x.length !== n * per)
+      throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
+    up.write(model.x, 0, model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
+  }
+  return plan;
 }

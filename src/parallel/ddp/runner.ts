@@ -15,7 +15,6 @@
 // 3. the backward (on the last micro-batch with a hook per bucket: the all-reduce); then 4. the
 // optimizer.
 import { BucketedBackward, type ReadyBucket } from '../../train/bucketed.ts';
-import { Pass } from '../../train/pass.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
 import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
 import { computeBuckets } from './buckets.ts';
@@ -98,7 +97,7 @@ export class DdpRunner implements ModeRunner {
       const batch = source.trainBatch(mb.start, mb.count);
       endData();
       // 2. forward and loss (the loss gradient carries the loss scale and the mean over the step)
-      const pass = await Pass.forward(trainer, batch, lossScale / (mb.count * micro.length), 'ddp.forward_backward');
+      const pass = await trainer.forward(batch, lossScale / (mb.count * micro.length), 'ddp.forward_backward');
       // 3. backward; only the last micro-batch all-reduces (no_sync before it)
       let reduced = Promise.resolve();
       if (last && world > 1) {

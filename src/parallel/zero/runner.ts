@@ -20,7 +20,6 @@ import { halvesView } from '../../comm/collectives.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
 import { halvesOverflow } from '../../reference/f16.ts';
 import { HALF_CODECS, type HalfFormat } from '../../train/half-format.ts';
-import { Pass } from '../../train/pass.ts';
 import { PartitionedBackward } from '../../train/partitioned.ts';
 import { lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 
@@ -90,7 +89,7 @@ export class ZeroRunner implements ModeRunner {
       const batch = source.trainBatch(mb.start, mb.count);
       endData();
       // 2. forward and loss; 3. backward, its pre-divided gradients summed on the host
-      const pass = await Pass.forward(trainer, batch, lossScale / (mb.count * micro.length), 'zero.forward_backward');
+      const pass = await trainer.forward(batch, lossScale / (mb.count * micro.length), 'zero.forward_backward');
       await this.device.backward(pass, m === 0, m === micro.length - 1);
       const r = await pass.stats();
       stats.add(r.loss, r.correct, mb.count);
