@@ -2,7 +2,8 @@
 // (DeepSpeedFP16Config, DeepSpeedBF16Config, DeepSpeedZeroConfig; pydantic models that refuse
 // unknown keys in DeepSpeed too). Keys are in three groups: mapped onto TrainConfig; accepted at
 // the value that matches what webddp does (`only`); accepted with no effect, each with its reason.
-import type { Mode, TrainConfig } from '../config.ts';
+import { MODES, type Mode, type TrainConfig } from '../config.ts';
+import { PARALLEL_MODES } from '../parallel/index.ts';
 import { bool, int, num, only, onlyKeys, section, type Issues } from './schema.ts';
 
 export type Fp16Fields = Partial<
@@ -78,8 +79,10 @@ export function readBf16(v: unknown, path: string, issues: Issues): boolean | un
   return bool(s.enabled, `${path}.enabled`, issues) ?? false;
 }
 
-/** zero_optimization.stage 0-3 as webddp's mode. 'zero3' is not in MODES yet: validateConfig refuses it until it is. */
-export const STAGE_MODES: readonly (Mode | 'zero3')[] = ['ddp', 'zero1', 'zero2', 'zero3'];
+/** zero_optimization.stage 0-3 as webddp's mode: the ring mode whose entry in the mode table is that stage. */
+function stageMode(stage: number): Mode {
+  return MODES.find((m) => PARALLEL_MODES[m].zeroStage === stage) ?? 'ddp';
+}
 
 export interface ZeroFields {
   readonly mode?: Mode | 'zero3';
@@ -114,5 +117,5 @@ export function readZero(v: unknown, issues: Issues): ZeroFields {
     bool(s[k], p(k), issues);
   const stage = int(s.stage, p('stage'), issues, 0, 3) ?? 0;
   const reduceBucketSize = int(s.reduce_bucket_size, p('reduce_bucket_size'), issues, 1);
-  return { mode: STAGE_MODES[stage] ?? 'ddp', ...(reduceBucketSize === undefined ? {} : { reduceBucketSize }) };
+  return { mode: stageMode(stage), ...(reduceBucketSize === undefined ? {} : { reduceBucketSize }) };
 }

@@ -5,12 +5,12 @@
 // clipping (0 written out: DeepSpeed's default is 1.0), the ZeRO stage and bucket. Reading the
 // file back with webddp's reader gives the run's fields (test/unit/export-ds-config.test.ts).
 import type { TrainConfig } from '../config.ts';
+import { PARALLEL_MODES } from '../parallel/index.ts';
 
-const STAGES: Partial<Record<TrainConfig['mode'], number>> = { zero1: 1, zero2: 2, zero3: 3 };
-
-/** The ZeRO stage of a mode, or null where the run did not use ZeRO. */
+/** The ZeRO stage of a mode, or null where the run did not use ZeRO (DDP, DataParallel). */
 export function zeroStage(mode: TrainConfig['mode']): number | null {
-  return STAGES[mode] ?? null;
+  const stage = PARALLEL_MODES[mode].zeroStage;
+  return stage === null || stage === 0 ? null : stage;
 }
 
 function optimizer(c: TrainConfig): Record<string, unknown> {

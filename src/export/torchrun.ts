@@ -10,7 +10,9 @@ import {
   type Snapshot,
 } from '../checkpoint/checkpoint.ts';
 import { describeDataset, type DatasetRecord } from '../checkpoint/dataset-record.ts';
+import { MODES } from '../config.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
+import { PARALLEL_MODES } from '../parallel/index.ts';
 import { deepSpeedConfig, deepSpeedSchedules, zeroStage } from './ds-config.ts';
 import { pySettings } from './py-settings.ts';
 import { readme } from './readme.ts';
@@ -70,12 +72,12 @@ export interface TorchrunProject {
 /** Refuses what a torchrun DDP script cannot continue, naming the checkpoint and why. */
 function refuse(s: Snapshot, source: string): void {
   const c = s.config;
-  if (c.mode === 'dp' || c.mode === 'balanced-dp')
+  const mode = PARALLEL_MODES[c.mode];
+  if (mode.torchrunRefusal !== null)
     throw new CheckpointError(
       source,
-      `a ${c.mode === 'dp' ? 'DataParallel' : 'BalancedDataParallel'} run: device 0 reads, splits and sums a global ` +
-        'batch, which no torchrun (one process per rank, each with its own DistributedSampler shard) reproduces; ' +
-        'export a checkpoint of a ddp or zero1/2/3 run',
+      `a ${mode.title} run: ${mode.torchrunRefusal}; export a checkpoint of a ` +
+        `${MODES.filter((m) => PARALLEL_MODES[m].torchrunRefusal === null).join(', ')} run`,
     );
   if (c.fp16)
     throw new CheckpointError(

@@ -2,14 +2,13 @@
 // stages) as one object: what the trainer on each rank needs, how an epoch is planned, which ranks
 // read data and evaluate, and how a step runs (the runner, loaded lazily so that the coordinator's
 // thread never loads GPU code). src/parallel/index.ts holds one entry per Mode.
-import type { DeviceReduce } from './ddp/device-reduce.ts';
+import type { DeviceReduce } from '../train/device-reduce.ts';
 import type { LossScaler } from '../optim/loss-scaler.ts';
 import type { TrainConfig } from '../config.ts';
 import type { ConfigIssue } from '../config.ts';
 import type { ProcessGroup } from '../comm/process-group.ts';
 import type { EpochPlan, MicroBatch } from '../data/plan.ts';
 import type { BatchSource } from '../data/source.ts';
-import type { Gpu } from '../gpu/device.ts';
 import type { ModelSpec } from '../nn/spec.ts';
 import type { Optimizer, OptimizerConfig } from '../optim/optimizer.ts';
 import type { StepResult, Trainer, TrainerOptions } from '../train/trainer.ts';
@@ -18,6 +17,18 @@ import type { Tracer } from '../trace/tracer.ts';
 import type { Fp16StepInfo } from './fp16.ts';
 
 export type { EpochPlan, MicroBatch } from '../data/plan.ts';
+
+/** A run's arithmetic: float32, or mixed precision with fp16 or bf16 parameters and gradients. */
+export type Precision = 'fp32' | 'fp16' | 'bf16';
+/** Where a run's ranks live: a device each, or one device they share. */
+export type Placement = 'own-devices' | 'shared-device';
+/** DeepSpeed's zero_optimization.stage (0: DDP). */
+export type ZeroStage = 0 | 1 | 2 | 3;
+
+/** The precision a configuration trains in. */
+export function precisionOf(c: Pick<TrainConfig, 'fp16' | 'bf16'>): Precision {
+  return c.fp16 ? 'fp16' : c.bf16 ? 'bf16' : 'fp32';
+}
 
 export interface ParallelMode {
   /**
@@ -31,8 +42,26 @@ export interface ParallelMode {
   readonly usesGpu0Bsz: boolean;
   /** DDP's bucket_cap_mb applies (gradients all-reduced in buckets). */
   readonly usesBucketCap: boolean;
-  /** bf16 mixed precision (bfloat16 parameters and gradients, fp32 master, no loss scale) is implemented. */
-  readonly bf16: boolean;
+  /**
+   * DeepSpeed's zero_optimization.stage this mode is (DDP 0, ZeRO-1/2/3), which also picks its
+   * per-rank model-state formula (zero/memory-model.ts); null: not a ring of data-parallel ranks
+   * (DataParallel's star), which neither DeepSpeed nor the formulas describe.
+   */
+  readonly zeroStage: ZeroStage | null;
+  /** Its name in PyTorch or DeepSpeed, for messages ('DistributedDataParallel', 'ZeRO-2', ...). */
+  readonly title: string;
+  /**
+   * Why a torchrun project (webddp export-torchrun: one process per rank, each with its own
+   * DistributedSampler shard) cannot continue this mode's runs; null: it can.
+   */
+  readonly torchrunRefusal: string | null;
+  /** The precisions it trains in: fp32; fp16 (DeepSpeed's fp16, loss-scaled); bf16 (no loss scale). */
+  readonly precisions: readonly Precision[];
+  /**
+   * Where its ranks may run, each with the precisions it runs there: every rank on a device of its
+   * own (a worker each), or ranks sharing one device (--colocate: one worker, one GPUDevice).
+   */
+  readonly placements: { readonly [P in Placement]?: readonly Precision[] };
   /** Problems of this mode with an otherwise valid configuration. */
   validate(c: TrainConfig): ConfigIssue[];
   /** The trainer (optimizer, shard, batch capacity) rank `rank` needs. */
@@ -76,7 +105,7 @@ export interface ModeContext {
   readonly rank: number;
   readonly world: number;
   readonly config: TrainConfig;
-  readonly gpu: Gpu;
+  /** This rank's device, through the trainer: the only way a mode reaches it. */
   readonly trainer: Trainer;
   /** The ring (all ranks). */
   readonly pg: ProcessGroup;

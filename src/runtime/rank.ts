@@ -130,7 +130,6 @@ export function createRankApi(env: RankEnv): RankApi {
           rank,
           world,
           config,
-          gpu,
           trainer,
           pg,
           pairs: pairMap,

@@ -1,11 +1,12 @@
 // Ranks of one worker sharing one GPUDevice (webddp train --colocate): each rank gets a view of the
 // device (its own allocations, memory tracker and kernel cache; gpu/device.ts Gpu.view), DDP sums
-// the ranks' gradient buckets on the device (parallel/ddp/device-reduce.ts), and the last rank to
+// the ranks' gradient buckets on the device (train/device-reduce.ts), and the last rank to
 // finish destroys the device. Float32 DDP only: the other modes and fp16/bf16 move their state
 // through the ring between workers, which this does not replace.
 import type { TrainConfig } from '../config.ts';
+import { placedRuns, runsPlaced } from '../parallel/index.ts';
 import { acquireDevice, type Gpu } from '../gpu/device.ts';
-import { DeviceReduce } from '../parallel/ddp/device-reduce.ts';
+import { DeviceReduce } from '../train/device-reduce.ts';
 
 export interface SharedDevice {
   /** A view of the shared device for one rank. */
@@ -38,8 +39,8 @@ export function sharedDevice(gpu: () => Promise<GPU>, world: number): SharedDevi
 
 /** Throws unless `config` is a run ranks sharing a device can make. */
 export function checkSharable(config: TrainConfig): void {
-  if (config.mode !== 'ddp' || config.fp16 || config.bf16)
+  if (!runsPlaced(config, 'shared-device'))
     throw new Error(
-      `ranks sharing a device (--colocate) run float32 DDP, not ${config.mode}${config.fp16 ? ' with fp16' : config.bf16 ? ' with bf16' : ''}`,
+      `ranks sharing a device (--colocate) run ${placedRuns('shared-device')}, not ${config.mode}${config.fp16 ? ' with fp16' : config.bf16 ? ' with bf16' : ''}`,
     );
 }

@@ -4,7 +4,7 @@
 // warm-up, images/s over all ranks, and how much of rank 0's step was spent waiting in collectives.
 // Runs wherever a Coordinator can spawn ranks (Node + Dawn, or a browser page).
 import type { Mode } from '../config.ts';
-import { parseConfig, validateConfig } from '../parallel/index.ts';
+import { parseConfig, runsPlaced, validateConfig } from '../parallel/index.ts';
 import { Coordinator, type SpawnWorker } from '../runtime/coordinator.ts';
 import type { DataSpec } from '../runtime/protocol.ts';
 
@@ -58,7 +58,8 @@ export async function benchmarkDistributed(
     for (const workers of o.workers) {
       const check = validateConfig({ mode, workers, batchSize: o.batch });
       if (!check.ok) continue; // e.g. balanced-dp on one worker
-      const placements = mode === 'ddp' && workers > 1 && o.colocated ? [false, true] : [false];
+      const placements =
+        workers > 1 && o.colocated && runsPlaced(check.config, 'shared-device') ? [false, true] : [false];
       for (const shared of placements) {
         const spawn = shared && o.colocated ? o.colocated(workers) : o.spawn;
         const row = await measure(o, mode, workers, spawn, shared);

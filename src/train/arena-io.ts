@@ -6,13 +6,22 @@ import { readBuffer, readFloats, writeFloats } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import type { ModelSpec } from '../nn/spec.ts';
 import { HALF_CODECS } from './half-format.ts';
-import type { TrainerParts } from './trainer-build.ts';
+import type { Model } from '../nn/model.ts';
+import type { HalfFormat } from './half-format.ts';
+import type { Fp32Master } from './master.ts';
 
-/** What the reads and writes touch: the device, the model spec and the trainer's buffers. */
-export type Arenas = Pick<
-  TrainerParts,
-  'params' | 'grads' | 'model' | 'shardGrads' | 'shardOffset' | 'master' | 'halfFormat'
-> & { readonly gpu: Gpu; readonly spec: ModelSpec };
+/** What the reads and writes touch: the device, the model spec and the trainer's buffers (Trainer's fields). */
+export interface Arenas {
+  readonly gpu: Gpu;
+  readonly spec: ModelSpec;
+  readonly params: GPUBuffer;
+  readonly grads: GPUBuffer;
+  readonly model: Model;
+  readonly shardGrads: GPUBuffer | null;
+  readonly shardOffset: number;
+  readonly master: Fp32Master | null;
+  readonly halfFormat: HalfFormat | null;
+}
 
 /** Throws when the parameters are not a full arena here (ZeRO-3: the mode's runner holds them). */
 function assertFullParams(a: Arenas): void {

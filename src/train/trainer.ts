@@ -1,25 +1,29 @@
 // One device's training engine, the facade the modes, the runtime and the benchmarks use: its
-// parts (trainer-build.ts: arenas, SimpleCNN's plans, the optimizer, optional clipping), the
-// batch upload and the step. A training step is recorded into one encoder (upload -> normalise ->
-// forward -> loss -> backward -> clip -> optimizer -> zero grads; step-recording.ts) and
-// submitted once; only the loss and accuracy come back (step-stats.ts). Distributed modes reuse
-// the pieces (recordForward / recordBackward / recordUpdate, the arenas' reads and writes:
-// arena-io.ts) with communication in between.
+// parts (buildTrainerParts: the parameter arena (fp16 / bf16: packed 16-bit pairs, with the fp32
+// master of the optimizer's slice), the gradient arena (or the shard's own reduced gradients),
+// SimpleCNN's plans over them, the optimizer and the optional gradient clipper), the batch upload
+// and the step. A training step is recorded into one encoder, in the order it runs (upload ->
+// normalise -> forward -> loss -> backward -> clip -> optimizer -> zero grads: recordForward,
+// recordBackward, recordUpdate) and submitted once; only the loss and accuracy come back
+// (step-stats.ts). The distributed modes' steps record the same pieces with communication in
+// between (Trainer.forward's Pass, bucketed.ts, partitioned.ts, layerwise.ts, replica-io.ts, gathered-loss.ts);
+// the arenas' reads and writes are arena-io.ts.
 import type { Batch } from '../data/batch.ts';
+import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import type { Timer } from '../gpu/timer.ts';
-import type { Model, StepPlan } from '../nn/model.ts';
+import { tuningFor } from '../gpu/tuning.ts';
+import { Model, type StepPlan } from '../nn/model.ts';
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
-import type { GradClipper } from '../optim/clip.ts';
+import { packHalves } from '../numeric/f16.ts';
+import { GradClipper } from '../optim/clip.ts';
+import { createOptimizer } from '../optim/create-optimizer.ts';
 import type { Optimizer } from '../optim/optimizer.ts';
 import * as io from './arena-io.ts';
-import { uploadBatch } from './batch-upload.ts';
-import type { HalfFormat } from './half-format.ts';
-import type { Fp32Master } from './master.ts';
-import { recordBackward, recordForward, recordUpdate } from './step-recording.ts';
+import { HALF_CODECS, type HalfFormat } from './half-format.ts';
+import { Fp32Master } from './master.ts';
 import { StepStatsReadback } from './step-stats.ts';
-import { buildTrainerParts } from './trainer-build.ts';
 import type { StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
 
 export type { GradientLayout, StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
@@ -108,11 +112,24 @@ export class Trainer {
     }
   }
 
-  /** step-recording.ts's recordForward: normalisation (byte batches), forward and the loss. */
+  /**
+   * One micro-batch of a step in parts (the distributed modes): uploads `b`, records its forward,
+   * the loss and the stats copy into a new recording (`label`); the loss gradient carries
+   * `lossScale`. The Pass then records the backward (or a bucketed backward does).
+   */
+  async forward(b: Batch, lossScale: number, label: string): Promise<Pass> {
+    const plan = await this.upload(b);
+    plan.lossBackward.setParams({ scale: lossScale });
+    const rec = new Recorder(this.gpu, label);
+    this.recordForward(rec, plan, 'images' in b);
+    return new Pass(this, rec, plan, this.copyStats(rec));
+  }
+
+  /** recordForward below: normalisation (byte batches), forward and the loss. */
   recordForward(rec: Recorder, plan: StepPlan, bytes: boolean): void {
     recordForward(rec, plan, bytes);
   }
-  /** step-recording.ts's recordBackward: the loss gradient (unless `withLoss` is false) and the backward. */
+  /** recordBackward below: the loss gradient (unless `withLoss` is false) and the backward. */
   recordBackward(
     rec: Recorder,
     plan: StepPlan,
@@ -187,4 +204,181 @@ export class Trainer {
     this.gpu.memory.destroy(this.params);
     this.gpu.memory.destroy(this.grads);
   }
+}
+
+/** What buildTrainerParts makes (each part documented on Trainer's fields). */
+export type TrainerParts = Awaited<ReturnType<typeof buildTrainerParts>>;
+
+/** Allocates and builds a trainer's parts on `gpu` (and sets the kernels' tuning). */
+export async function buildTrainerParts(gpu: Gpu, o: TrainerOptions) {
+  const tuning = o.tuning ?? tuningFor(gpu.adapter);
+  gpu.kernels.tuning = tuning.kernels;
+  const shard = o.shard ?? { offset: 0, count: o.spec.total };
+  const pl = o.parameterLayout;
+  const format: HalfFormat | null = o.bf16 === true ? 'bf16' : o.fp16 === true ? 'f16' : null;
+  const params = format
+    ? storageBuffer(
+        gpu,
+        `${pl?.label ?? 'params'}.${HALF_CODECS[format].name}`,
+        Math.ceil((pl?.size ?? o.spec.total) / 2) * 4,
+        'parameters',
+      )
+    : storageBuffer(gpu, pl?.label ?? 'params', (pl?.size ?? o.spec.total) * 4, 'parameters');
+  // only where an optimizer steps (not DataParallel's replicas; ZeRO-3's runner keeps its own)
+  const master =
+    format && o.optimizer !== null ? await Fp32Master.create(gpu, params, shard.offset, shard.count, format) : null;
+  const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
+  const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
+  const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
+  const halfActs = o.halfActivations ?? format === 'f16';
+  const model = new Model(
+    gpu,
+    o.spec,
+    o.maxBatch,
+    params,
+    grads,
+    tuning,
+    layout.offset,
+    pl?.offset,
+    format ?? 'f32',
+    halfActs,
+  );
+  const optimizer =
+    o.optimizer === null
+      ? null
+      : await createOptimizer(gpu, o.optimizer, {
+          params: master?.buffer ?? params,
+          grads: shardGrads ?? grads,
+          paramOffset: master ? 0 : shard.offset,
+          gradOffset: shardGrads ? 0 : shard.offset,
+          count: shard.count,
+        });
+  const clipper =
+    o.clipGradNorm && !o.shard
+      ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups)
+      : null;
+  return {
+    params,
+    grads,
+    model,
+    optimizer,
+    clipper,
+    shardGrads,
+    gradOffset: layout.offset,
+    shardOffset: shard.offset,
+    master,
+    halfFormat: format,
+  };
+}
+
+// A step's phases, recorded in the order a step runs them.
+
+/** Records input normalisation (for byte batches), forward and the loss. */
+export function recordForward(rec: Recorder, plan: StepPlan, bytes: boolean): void {
+  rec.phase('forward');
+  if (bytes) rec.dispatch(plan.normalize);
+  rec.layer('normalize');
+  for (const op of plan.forward) {
+    rec.dispatch(op);
+    rec.layer(op.label);
+  }
+  rec.dispatch(plan.lossForward);
+  rec.layer('loss');
+}
+
+/**
+ * Records the loss gradient (unless `withLoss` is false: DataParallel writes dlogits from device
+ * 0's loss over the gathered batch) and the backward; `onSegment` runs after each layer.
+ */
+export function recordBackward(
+  rec: Recorder,
+  plan: StepPlan,
+  onSegment?: (segment: StepPlan['backward'][number]) => void,
+  withLoss = true,
+): void {
+  rec.phase('backward');
+  if (withLoss) rec.dispatch(plan.lossBackward);
+  rec.layer('loss.backward');
+  for (const s of plan.backward) {
+    for (const op of s.ops) rec.dispatch(op);
+    rec.layer(`${s.layer}.backward`);
+    onSegment?.(s);
+  }
+}
+
+/** Records clipping (if on), the optimizer step (if this device has one) and the zeroing of the gradients. */
+export function recordUpdate(
+  rec: Recorder,
+  t: Pick<TrainerParts, 'clipper' | 'optimizer' | 'master' | 'grads'>,
+  lr?: number,
+): void {
+  rec.phase('optimizer');
+  t.clipper?.record(rec);
+  t.optimizer?.record(rec, lr);
+  if (t.optimizer) t.master?.recordCast(rec);
+  rec.clear(t.grads);
+}
+
+/**
+ * One micro-batch in flight (Trainer.forward): its forward is recorded; the pass then records its
+ * backward (with the optimizer in the same submit where nothing comes between), and its stats come
+ * back once that work is submitted. A bucketed backward (bucketed.ts) records it bucket by bucket.
+ */
+export class Pass {
+  constructor(
+    readonly trainer: Trainer,
+    /** The recording the forward went into; the backward goes on in it. */
+    readonly rec: Recorder,
+    readonly plan: StepPlan,
+    private readonly statsBuf: GPUBuffer,
+  ) {}
+
+  /**
+   * Records the backward and submits it: with the optimizer step (`update`: its learning rate) in
+   * the same submit, and `after` (e.g. packing the gradients into halves) recorded behind it.
+   */
+  backward(o: { readonly update?: number; readonly after?: (rec: Recorder) => void } = {}): void {
+    this.trainer.recordBackward(this.rec, this.plan);
+    if (o.update !== undefined) this.trainer.recordUpdate(this.rec, o.update);
+    o.after?.(this.rec);
+    this.rec.submit();
+  }
+
+  /** The pass's loss and correct count, once its work is submitted. */
+  stats(): Promise<StepResult> {
+    const t = this.trainer;
+    return t.gpu.tracer.span('readback stats', 'step', () => t.readStats(this.statsBuf, this.plan.batch));
+  }
+}
+
+// The batch into the model's input buffers: its labels checked against the classes, its pixels
+// (uint8, normalised on the GPU) or its float32 input (packed to halves where the model stores
+// fp16 activations) uploaded through the device's upload pool.
+
+/** Writes `b` into `model`'s input buffers and returns the plan for its size. */
+export async function uploadBatch(gpu: Gpu, model: Model, b: Batch): Promise<StepPlan> {
+  const spec = model.spec;
+  const n = b.labels.length;
+  const per = spec.input[0] * spec.input[1] * spec.input[2];
+  const plan = await model.plan(n);
+  for (const y of b.labels) {
+    if (!Number.isInteger(y) || y < 0 || y >= spec.classes)
+      throw new RangeError(`label ${y} is outside 0..${spec.classes - 1}`);
+  }
+  const up = gpu.uploads;
+  up.write(model.labels, 0, b.labels, 'other', 'input.labels');
+  if ('images' in b) {
+    if (b.images.length !== n * per)
+      throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
+    const padded =
+      b.images.length % 4 === 0
+        ? b.images
+        : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
+    up.write(model.bytes, 0, padded, 'other', 'input.bytes');
+  } else {
+    if (b.x.length !== n * per)
+      throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
+    up.write(model.x, 0, model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
+  }
+  return plan;
 }

@@ -16,7 +16,7 @@ import { simpleCnnSpec } from '../../src/nn/spec.ts';
 import { bf16Round } from '../../src/numeric/bf16.ts';
 import { compareTensors } from '../../src/reference/compare.ts';
 import { bucketLayout, ownedChunks } from '../../src/parallel/zero/layout.ts';
-import { BUCKET } from '../../src/parallel/zero/piece-shape.ts';
+import { BUCKET } from '../../src/train/piece-shape.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-fp16-modes-'));
 const spec = simpleCnnSpec(1);

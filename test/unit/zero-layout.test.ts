@@ -6,8 +6,8 @@ import { DEFAULT_CONFIG } from '../../src/config.ts';
 import { LinearLayer } from '../../src/nn/layers/linear.ts';
 import { paramByName, simpleCnnSpec } from '../../src/nn/spec.ts';
 import { bucketLayout, layerRanges } from '../../src/parallel/zero/layout.ts';
-import { BUCKET, pieceShape } from '../../src/parallel/zero/piece-shape.ts';
-import { columnsOf, rowsOf } from '../../src/parallel/zero/stage3-pack.ts';
+import { BUCKET, pieceShape } from '../../src/train/piece-shape.ts';
+import { columnsOf, rowsOf } from '../../src/train/layerwise.ts';
 
 describe('ZeRO layouts', () => {
   it('bounds the stage-2 bucket and the stage-3 working buffer by one piece, not the model', () => {

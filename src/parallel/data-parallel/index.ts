@@ -13,13 +13,19 @@ import type { ParallelMode } from '../mode.ts';
 import { optimizerOf } from '../mode.ts';
 import { balancedChunks, dataParallelChunks, type ChunkRule } from './chunks.ts';
 
-function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode {
+function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean, title: string): ParallelMode {
   return {
     topology: 'star',
     partitioned: { optimizer: false, gradients: false, parameters: false },
     usesGpu0Bsz,
     usesBucketCap: false,
-    bf16: false, // device 0's exchanges with its replicas move fp16 or float32 only
+    zeroStage: null,
+    title,
+    torchrunRefusal:
+      'device 0 reads, splits and sums a global batch, which no torchrun (one process per rank, each with its own ' +
+      'DistributedSampler shard) reproduces',
+    precisions: ['fp32', 'fp16'], // device 0's exchanges with its replicas move fp16 or float32 only
+    placements: { 'own-devices': ['fp32', 'fp16'] },
     validate: (c) => {
       const issues: ConfigIssue[] = [];
       if (!usesGpu0Bsz) return issues;
@@ -66,8 +72,9 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean): ParallelMode
   };
 }
 
-export const dataParallel = dataParallelMode((batch, world) => dataParallelChunks(batch, world), false);
+export const dataParallel = dataParallelMode((batch, world) => dataParallelChunks(batch, world), false, 'DataParallel');
 export const balancedDataParallel = dataParallelMode(
   (batch, world, c) => balancedChunks(batch, world, c.gpu0Bsz),
   true,
+  'BalancedDataParallel',
 );

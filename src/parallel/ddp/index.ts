@@ -9,7 +9,12 @@ export const ddp: ParallelMode = {
   partitioned: { optimizer: false, gradients: false, parameters: false },
   usesGpu0Bsz: false,
   usesBucketCap: true,
-  bf16: true,
+  zeroStage: 0,
+  title: 'DistributedDataParallel',
+  torchrunRefusal: null,
+  precisions: ['fp32', 'fp16', 'bf16'],
+  // ranks sharing a device sum their float32 buckets there (train/device-reduce.ts)
+  placements: { 'own-devices': ['fp32', 'fp16', 'bf16'], 'shared-device': ['fp32'] },
   validate: () => [],
   // One worker, or ranks sharing a device: a step is submits only (no host collective);
   // accumulation would interleave micro-batches; fp16 reads the overflow flag back before its update.

@@ -11,7 +11,11 @@ function zeroStage(stage: 1 | 2): ParallelMode {
     partitioned: { optimizer: true, gradients: stage >= 2, parameters: false },
     usesGpu0Bsz: false,
     usesBucketCap: false,
-    bf16: true,
+    zeroStage: stage,
+    title: `ZeRO-${stage}`,
+    torchrunRefusal: null,
+    precisions: ['fp32', 'fp16', 'bf16'],
+    placements: { 'own-devices': ['fp32', 'fp16', 'bf16'] },
     validate: () => [],
     trainerOptions: (spec, c, rank, world) => {
       const p = zeroPartition(rank, world, spec.total, c.fp16 || c.bf16);
@@ -42,7 +46,11 @@ export const zero3: ParallelMode = {
   partitioned: { optimizer: true, gradients: true, parameters: true },
   usesGpu0Bsz: false,
   usesBucketCap: false,
-  bf16: false, // its per-layer gathers and reduce-scatters move fp16 or float32 only
+  zeroStage: 3,
+  title: 'ZeRO-3',
+  torchrunRefusal: null,
+  precisions: ['fp32', 'fp16'], // its per-layer gathers and reduce-scatters move fp16 or float32 only
+  placements: { 'own-devices': ['fp32', 'fp16'] },
   validate: () => [],
   trainerOptions: (spec, c) => ({
     spec,

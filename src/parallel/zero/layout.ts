@@ -1,11 +1,10 @@
 // ZeRO's partitions and the bounded layouts of stage 2's gradient bucket and stage 3's parameter
 // working buffer: every layer's parameters at offset 0 (layer-relative), sized for the largest
-// layer that is not cut into pieces, or for one piece of a large Linear layer (piece-shape.ts;
-// linear-pieces.ts records the pieces on the GPU).
+// layer that is not cut into pieces, or for one piece of a large Linear layer (train/piece-shape.ts; train/linear-pieces.ts records the pieces on the GPU).
 import { chunkRange, type Range } from '../../comm/ring-schedule.ts';
 import type { ModelSpec, ParamSpec } from '../../nn/spec.ts';
 import type { GradientLayout } from '../../train/trainer.ts';
-import { BUCKET, pieceShape } from './piece-shape.ts';
+import { BUCKET, pieceShape } from '../../train/piece-shape.ts';
 
 /**
  * Rank `rank`'s ZeRO partition of a `total`-element arena (reduce_scatter_tensor's shard). fp16:

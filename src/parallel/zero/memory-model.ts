@@ -8,10 +8,11 @@
 // gradients, stage 3 also the parameters. Activations and working buffers are not model states and
 // are not counted (the paper leaves them out as well). Pure arithmetic: no GPU, no DOM.
 
-export type Precision = 'fp32' | 'fp16' | 'bf16';
+import type { Precision, ZeroStage } from '../mode.ts';
+
+export type { Precision, ZeroStage } from '../mode.ts';
 /** The optimizer's buffers per parameter: Adam/AdamW two moments, SGD with momentum one, plain SGD none. */
 export type OptimizerKind = 'adam' | 'sgd-momentum' | 'sgd';
-export type ZeroStage = 0 | 1 | 2 | 3;
 
 export interface ModelStates {
   /** Bytes per rank. */

@@ -4,7 +4,7 @@
 // are all-gathered. Stage 1 still holds a full gradient arena. Stage 2 does not: backward writes
 // into one bounded bucket (bucketLayout: a layer, or a 15-row piece of fc1; 61,455 floats at
 // width 1), which is pre-divided, read back and cleared after each layer or piece
-// (grad-bucket.ts); the rank's device gradients are that bucket plus its reduced partition:
+// (train/partitioned.ts); the rank's device gradients are that bucket plus its reduced partition:
 // 240 KiB + P/W, against P for DDP (2.18 MB at width 1).
 // Clipping uses the global norm (partition norms all-reduced).
 // fp16 (DeepSpeed's fp16 with ZeRO): the loss gradient is multiplied by the loss scale; the summed
@@ -12,32 +12,17 @@
 // its partition for inf/NaN and the ranks agree on the flag (DeepSpeed all-reduces it); an
 // overflowing step is skipped, else the partition is unscaled into float32, the rank's fp32 master
 // steps, and the fp16 parameters (halves) are all-gathered.
-import { bufferFrom } from '../../gpu/buffers.ts';
-import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
-import { Readback } from '../../gpu/readback.ts';
-import { Recorder } from '../../gpu/recorder.ts';
-import type { StepPlan } from '../../nn/model.ts';
 import type { Range } from '../../comm/ring-schedule.ts';
 import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
 import { clipPartition } from './clip-partition.ts';
-import { GradientBucket } from './grad-bucket.ts';
-import { layerRanges, zeroPartition, type LayerRange } from './layout.ts';
-import { PieceCache } from './piece-cache.ts';
+import { layerRanges, zeroPartition } from './layout.ts';
 import { halvesView } from '../../comm/collectives.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
 import { halvesOverflow } from '../../numeric/f16.ts';
 import { HALF_CODECS, type HalfFormat } from '../../train/half-format.ts';
+import { PartitionedBackward } from '../../train/partitioned.ts';
 import { lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 
-/** Stage 2's bounded gradient path. */
-interface Stage2 {
-  readonly bucket: GradientBucket;
-  readonly pieces: PieceCache;
-  readonly layers: ReadonlyMap<string, LayerRange>;
-}
-
-/** The ops of a layer's whole weight gradient: the kernel, and the tiled kernel's reduce. */
-const WHOLE_WEIGHT_GRAD = /\.backward_weight(_reduce)?$/;
 export class ZeroRunner implements ModeRunner {
   private host: Float32Array;
   private readonly grads: Float32Array;
@@ -54,15 +39,11 @@ export class ZeroRunner implements ModeRunner {
   private constructor(
     private readonly ctx: ModeContext,
     private readonly part: Range,
-    private readonly factor: GPUBuffer,
-    private readonly gradReadback: Readback | null,
-    private readonly paramReadback: Readback,
-    /** Stage 1: one prescale of the whole arena; stage 2: null (per bucket instead). */
-    private readonly fullScale: Op | null,
-    private readonly stage2: Stage2 | null,
+    /** The device side: the backward's gradients to the host, the partition's update. */
+    private readonly device: PartitionedBackward,
   ) {
     this.host = new Float32Array(ctx.trainer.spec.total);
-    this.grads = stage2?.bucket.host ?? new Float32Array(ctx.trainer.spec.total);
+    this.grads = device.host;
     const format = ctx.config.bf16 ? 'bf16' : ctx.config.fp16 ? 'f16' : null;
     this.fp16 = format
       ? {
@@ -74,38 +55,12 @@ export class ZeroRunner implements ModeRunner {
   }
 
   static async create(ctx: ModeContext, stage: 1 | 2): Promise<ZeroRunner> {
-    const { gpu, trainer, world, rank } = ctx;
-    const P = trainer.spec.total;
-    const factor = bufferFrom(gpu, 'zero.inv_world', Float32Array.of(1 / world), 'other');
-    const k = await gpu.kernels.get('scale');
-    const fullScale = makeOp(
-      gpu,
-      k,
-      'zero.prescale',
-      { count: P, offset: 0, factor_index: 0 },
-      { factor, data: trainer.grads },
-      grid1d(P, k.overrides.WG ?? 64),
-    );
-    const part = zeroPartition(rank, world, P, ctx.config.fp16 || ctx.config.bf16);
-    const partWords =
-      ctx.config.fp16 || ctx.config.bf16 ? Math.ceil((part.end - part.start) / 2) : part.end - part.start;
-    const stage2 =
-      stage === 2
-        ? {
-            bucket: new GradientBucket(gpu, trainer, world),
-            pieces: new PieceCache(gpu, trainer, ctx.config.reduceBucketSize),
-            layers: new Map(layerRanges(trainer.spec, ctx.config.reduceBucketSize).map((l) => [l.layer, l])),
-          }
-        : null;
-    return new ZeroRunner(
-      ctx,
-      part,
-      factor,
-      stage === 1 ? new Readback(gpu, 'zero.grads.readback', P) : null,
-      new Readback(gpu, 'zero.partition.readback', partWords),
-      stage === 1 ? fullScale : (fullScale.destroy(), null),
-      stage2,
-    );
+    const { trainer, world, rank, config } = ctx;
+    const halves = config.fp16 || config.bf16;
+    const part = zeroPartition(rank, world, trainer.spec.total, halves);
+    const bucketSize = config.reduceBucketSize;
+    const bounded = stage === 2 ? { bucketSize, layers: layerRanges(trainer.spec, bucketSize) } : null;
+    return new ZeroRunner(ctx, part, await PartitionedBackward.create(trainer, { world, part, halves, bounded }));
   }
 
   async syncInitial(): Promise<void> {
@@ -124,24 +79,22 @@ export class ZeroRunner implements ModeRunner {
   }
 
   async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
-    const { trainer, source, gpu } = this.ctx;
+    const { trainer, source } = this.ctx;
     if (!source) throw new Error('ZeRO rank has no data source');
     const stats = new StatsSum();
     const lossScale = this.fp16?.scaler?.scale ?? 1;
     for (const [m, mb] of micro.entries()) {
+      // 1. data
       const endData = this.ctx.tracer.begin('data', 'data');
       const batch = source.trainBatch(mb.start, mb.count);
       endData();
-      const plan = await trainer.upload(batch);
-      plan.lossBackward.setParams({ scale: lossScale / (mb.count * micro.length) });
-      const rec = new Recorder(gpu, 'zero.forward_backward');
-      trainer.recordForward(rec, plan, 'images' in batch);
-      const statsBuf = trainer.copyStats(rec);
-      if (this.stage2) await this.backwardStage2(this.stage2, rec, plan, m === 0);
-      else await this.backwardStage1(rec, plan, m === micro.length - 1);
-      const r = await this.ctx.tracer.span('readback stats', 'step', () => trainer.readStats(statsBuf, mb.count));
+      // 2. forward and loss; 3. backward, its pre-divided gradients summed on the host
+      const pass = await trainer.forward(batch, lossScale / (mb.count * micro.length), 'zero.forward_backward');
+      await this.device.backward(pass, m === 0, m === micro.length - 1);
+      const r = await pass.stats();
       stats.add(r.loss, r.correct, mb.count);
     }
+    // 4. reduce-scatter, the partition's optimizer step, all-gather
     if (this.fp16) {
       const info = await this.fp16Step(this.fp16, lr);
       return info ? { ...stats.value, fp16: info } : stats.value;
@@ -177,20 +130,13 @@ export class ZeroRunner implements ModeRunner {
 
   /** Clips (global norm) and steps this rank's partition from its reduced gradients, then all-gathers the parameters. */
   private async update(chunk: Float32Array, lr: number): Promise<void> {
-    const { trainer, gpu, pg } = this.ctx;
+    const { trainer, pg } = this.ctx;
     await clipPartition(this.ctx, chunk);
-    trainer.writeShardGrads(chunk);
-    // fp16: the partition's halves (cast from the master by recordUpdate), words from part.start / 2
-    const half = this.fp16 ? 2 : 1;
-    const n = Math.ceil((this.part.end - this.part.start) / half);
-    const rec = new Recorder(gpu, 'zero.update');
-    trainer.recordUpdate(rec, lr);
-    if (n > 0) this.paramReadback.record(rec, trainer.params, this.part.start / half, n);
-    rec.submit();
-    const read = n > 0 ? await this.ctx.tracer.span('readback params', 'step', () => this.paramReadback.read(n)) : null;
+    // fp16: the partition's halves (cast from the master by the update), words from part.start / 2
+    const read = await this.device.update(chunk, lr);
     if (this.fp16) {
       const words = this.fp16.words;
-      if (read) words.set(new Uint32Array(read.buffer, read.byteOffset, n), this.part.start / 2);
+      if (read) words.set(new Uint32Array(read.buffer, read.byteOffset, read.length), this.part.start / 2);
       await this.ctx.comm(() => pg.allGather(halvesView(words)), 'all-gather');
       trainer.master?.writeHalves(words);
       return;
@@ -200,47 +146,7 @@ export class ZeroRunner implements ModeRunner {
     trainer.setParams(this.host);
   }
 
-  /** Stage 1: a full gradient arena; on the last micro-batch it is pre-divided and read back whole. */
-  private async backwardStage1(rec: Recorder, plan: StepPlan, last: boolean): Promise<void> {
-    const { trainer } = this.ctx;
-    trainer.recordBackward(rec, plan);
-    if (last && this.fullScale && this.gradReadback) {
-      rec.dispatch(this.fullScale);
-      this.gradReadback.record(rec, trainer.grads, 0, trainer.spec.total);
-      rec.clear(trainer.grads);
-    }
-    rec.submit();
-    if (last && this.gradReadback) this.grads.set(await this.gradReadback.read(trainer.spec.total));
-  }
-
-  /** Stage 2: each layer's gradients (a large Linear's in row pieces) pass through the bucket into the host sum. */
-  private async backwardStage2(s: Stage2, first: Recorder, plan: StepPlan, firstMicro: boolean): Promise<void> {
-    if (firstMicro) this.grads.fill(0);
-    let rec = first;
-    rec.phase('backward');
-    rec.dispatch(plan.lossBackward);
-    for (const seg of plan.backward) {
-      const l = s.layers.get(seg.layer);
-      const large = s.pieces.layer(seg.layer);
-      // A large layer's whole-layer weight gradient would not fit the bucket: its pieces replace it
-      // (and the tiled kernel's reduce of split-K slices, where the tuning picks the tiled kernel).
-      for (const op of seg.ops) if (!large || !WHOLE_WEIGHT_GRAD.test(op.label)) rec.dispatch(op);
-      if (!l) continue;
-      if (!large) {
-        rec = await s.bucket.drain(rec, l.size, [[l.start, 0, l.size]]);
-        continue;
-      }
-      rec = await s.pieces.drainWeightPieces(rec, s.bucket, large, seg.io, plan.batch);
-    }
-    rec.submit();
-  }
-
   dispose(): void {
-    this.fullScale?.destroy();
-    this.stage2?.bucket.destroy();
-    this.stage2?.pieces.destroy();
-    this.ctx.gpu.memory.destroy(this.factor);
-    this.gradReadback?.destroy();
-    this.paramReadback.destroy();
+    this.device.destroy();
   }
 }

@@ -79,5 +79,5 @@ export const FIELDS: readonly FieldSpec[] = [
   { key: 'weightDecay', kind: 'float', min: 0, max: 1, step: 'any', more: true },
   { key: 'schedule', kind: 'text', more: true },
   { key: 'fp16', kind: 'check', more: true },
-  { key: 'bf16', kind: 'check', more: true, when: (v) => PARALLEL_MODES[v.mode].bf16 },
+  { key: 'bf16', kind: 'check', more: true, when: (v) => PARALLEL_MODES[v.mode].precisions.includes('bf16') },
 ];

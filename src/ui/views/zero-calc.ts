@@ -25,9 +25,7 @@ const STATES = ['parameters', 'gradients', 'optimizer'] as const;
 
 /** The ZeRO stage a ring mode is (DDP = 0), or null for DataParallel's star. */
 function stageOf(c: TrainConfig): ZeroStage | null {
-  const m = PARALLEL_MODES[c.mode];
-  if (m.topology === 'star') return null;
-  return m.partitioned.parameters ? 3 : m.partitioned.gradients ? 2 : m.partitioned.optimizer ? 1 : 0;
+  return PARALLEL_MODES[c.mode].zeroStage;
 }
 
 function optimizerOf(c: TrainConfig): OptimizerKind {

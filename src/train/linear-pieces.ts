@@ -5,12 +5,12 @@
 // kernels are the layer's own (same per-element sums in the same order, so the result is
 // bit-identical to the whole-layer dispatch); strided rows of the activations move through small
 // temporaries with one copyBufferToBuffer per sample.
-import type { Gpu } from '../../gpu/device.ts';
-import { halvesOf, isHalfBuffer } from '../../gpu/half-acts.ts';
-import type { ParamStorage } from '../../gpu/half-params.ts';
-import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
-import type { Recorder } from '../../gpu/recorder.ts';
-import type { LinearLayer } from '../../nn/layers/linear.ts';
+import type { Gpu } from '../gpu/device.ts';
+import { halvesOf, isHalfBuffer } from '../gpu/half-acts.ts';
+import type { ParamStorage } from '../gpu/half-params.ts';
+import { cdiv, makeOp, type Op } from '../gpu/op.ts';
+import type { Recorder } from '../gpu/recorder.ts';
+import type { LinearLayer } from '../nn/layers/linear.ts';
 import { BUCKET, pieceShape } from './piece-shape.ts';
 
 /** [src, srcOffset, dst, dstOffset, bytes] */

@@ -5,10 +5,10 @@
 // bucket into a gathered buffer, sums it (allreduce_sum.wgsl, in rank order) and copies the sum
 // back into every rank's gradients; queue order puts it after every rank's backward and before any
 // rank's optimizer step. Ranks on one thread call it concurrently (async); nothing blocks.
-import { storageBuffer } from '../../gpu/buffers.ts';
-import type { Gpu } from '../../gpu/device.ts';
-import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
-import { Recorder } from '../../gpu/recorder.ts';
+import { storageBuffer } from '../gpu/buffers.ts';
+import type { Gpu } from '../gpu/device.ts';
+import { grid1d, makeOp, type Op } from '../gpu/op.ts';
+import { Recorder } from '../gpu/recorder.ts';
 
 interface Arrival {
   readonly rank: number;

@@ -1,6 +1,6 @@
 // The arithmetic of cutting a large Linear layer into bucket-sized pieces (linear-pieces.ts records
 // them on the GPU): the default bucket, which layers are cut, and a piece's rows or columns. Pure,
-// so the layouts (layout.ts) and the mode table load it without loading GPU code.
+// so ZeRO's layouts (parallel/zero/layout.ts) and the mode table load it without loading GPU code.
 
 /**
  * webddp's default ZeRO bucket (TrainConfig.reduceBucketSize, DeepSpeed's reduce_bucket_size): 64 Ki

@@ -1,13 +1,13 @@
 // The pieces of every large Linear layer (linear-pieces.ts), built once per batch size, and the
 // two small temporaries they share (maxBatch x the widest piece; activations).
-import { storageBuffer } from '../../gpu/buffers.ts';
-import type { Gpu } from '../../gpu/device.ts';
-import type { Recorder } from '../../gpu/recorder.ts';
+import { storageBuffer } from '../gpu/buffers.ts';
+import type { Gpu } from '../gpu/device.ts';
+import type { Recorder } from '../gpu/recorder.ts';
 import type { GradientBucket } from './grad-bucket.ts';
-import type { ParamStorage } from '../../gpu/half-params.ts';
-import type { BackwardIO } from '../../nn/layer.ts';
-import { LinearLayer } from '../../nn/layers/linear.ts';
-import type { Trainer } from '../../train/trainer.ts';
+import type { ParamStorage } from '../gpu/half-params.ts';
+import type { BackwardIO } from '../nn/layer.ts';
+import { LinearLayer } from '../nn/layers/linear.ts';
+import type { Trainer } from './trainer.ts';
 import {
   forwardPieces,
   inputGradPieces,

@@ -5,12 +5,12 @@
 // are gradient memory on the device (DeepSpeed's reduce_bucket_size and its partitioned grads).
 // The host accumulator sums the micro-batches of an accumulation step in the order DDP's GPU arena
 // sums them (g1 + g2, then x 1/W, exact for power-of-two W), so the result stays bit-identical.
-import { bufferFrom } from '../../gpu/buffers.ts';
-import type { Gpu } from '../../gpu/device.ts';
-import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
-import { Readback } from '../../gpu/readback.ts';
-import { Recorder } from '../../gpu/recorder.ts';
-import type { Trainer } from '../../train/trainer.ts';
+import { bufferFrom } from '../gpu/buffers.ts';
+import type { Gpu } from '../gpu/device.ts';
+import { grid1d, makeOp, type Op } from '../gpu/op.ts';
+import { Readback } from '../gpu/readback.ts';
+import { Recorder } from '../gpu/recorder.ts';
+import type { Trainer } from './trainer.ts';
 
 /** [arena offset, bucket offset, count] */
 export type Target = readonly [number, number, number];

@@ -1,0 +1,212 @@
+// The bucketed backward of a data-parallel replica (PyTorch's Reducer): the backward is recorded
+// layer by layer, and after the layer that completes a bucket, the bucket's gradients are
+// pre-divided by the world size on the GPU and announced to the mode's hook as ready: read back
+// to the host (fp16 / bf16: packed into halves first, half the bytes), where the hook reduces
+// them in place and this writes them back; or, where the ranks share one device, summed there
+// (device-reduce.ts) without leaving it. Each bucket is announced as soon as its copy lands (in
+// bucket order on every rank), while the GPU goes on with the earlier layers' backward. Then the
+// update: the optimizer (fp16: after the overflow check and unscale of the reduced halves; bf16:
+// after widening them).
+import { bufferFrom } from '../gpu/buffers.ts';
+import { grid1d, makeOp, type Op } from '../gpu/op.ts';
+import { Readback } from '../gpu/readback.ts';
+import { Recorder } from '../gpu/recorder.ts';
+import type { ParamSpec } from '../nn/spec.ts';
+import type { DeviceReduce } from './device-reduce.ts';
+import { HalfGradients } from './half-grads.ts';
+import type { HalfFormat } from './half-format.ts';
+import type { Pass } from './trainer.ts';
+import type { Trainer } from './trainer.ts';
+
+/** A bucket of parameters whose gradients are one contiguous range of the arena. */
+export interface GradBucket {
+  readonly index: number;
+  /** Parameters in the bucket, in ready order. */
+  readonly params: readonly ParamSpec[];
+  readonly offset: number;
+  readonly count: number;
+}
+
+/** How a bucket's values travel: float32, fp16 pairs summed as halves, or bfloat16 pairs. */
+export interface Packing {
+  readonly halves?: boolean;
+  readonly bf16?: boolean;
+}
+
+/**
+ * A bucket whose gradients backward has produced (already divided by W): on the host, to be
+ * reduced in place (this rank's values in, the reduced values out; the trainer writes them back),
+ * or on the device the ranks share, where allReduce sums every rank's bucket.
+ */
+export type ReadyBucket =
+  | { readonly where: 'host'; readonly index: number; readonly data: Float32Array; readonly packing: Packing }
+  | { readonly where: 'device'; readonly index: number; allReduce(): Promise<void> };
+
+/** What the mode does with a ready bucket; resolves once the bucket is reduced. */
+export type BucketHook = (bucket: ReadyBucket) => Promise<void>;
+
+interface BucketIO {
+  readonly bucket: GradBucket;
+  readonly prescale: Op;
+  /** The host's copy of the bucket; null where the ranks share a device. */
+  readonly readback: Readback | null;
+}
+
+export class BucketedBackward {
+  private constructor(
+    private readonly trainer: Trainer,
+    private readonly buckets: readonly BucketIO[],
+    private readonly factor: GPUBuffer,
+    /** fp16 or bf16: the gradient pairs; null: float32. */
+    private readonly half: HalfGradients | null,
+    /** The ranks sharing this device and this rank's place among them; null: a device of its own. */
+    private readonly shared: { readonly reduce: DeviceReduce; readonly rank: number } | null,
+  ) {}
+
+  static async create(
+    trainer: Trainer,
+    buckets: readonly GradBucket[],
+    o: {
+      readonly world: number;
+      readonly format: HalfFormat | null;
+      readonly shared: { readonly reduce: DeviceReduce; readonly rank: number } | null;
+    },
+  ): Promise<BucketedBackward> {
+    const { gpu } = trainer;
+    const factor = bufferFrom(gpu, 'ddp.inv_world', Float32Array.of(1 / o.world), 'other');
+    const k = await gpu.kernels.get('scale');
+    const io = buckets.map((bucket) => ({
+      bucket,
+      prescale: makeOp(
+        gpu,
+        k,
+        `ddp.bucket${bucket.index}.prescale`,
+        { count: bucket.count, offset: bucket.offset, factor_index: 0 },
+        { factor, data: trainer.grads },
+        grid1d(bucket.count, k.overrides.WG ?? 64),
+      ),
+      // fp16: the bucket's halves, two per word
+      readback: o.shared
+        ? null
+        : new Readback(gpu, `ddp.bucket${bucket.index}`, o.format ? Math.ceil(bucket.count / 2) : bucket.count),
+    }));
+    const half = o.format ? await HalfGradients.create(gpu, trainer.grads, buckets, o.format) : null;
+    return new BucketedBackward(trainer, io, factor, half, o.shared);
+  }
+
+  /** Whether the gradients travel as 16-bit pairs (then update() needs the loss scale's check). */
+  get mixed(): boolean {
+    return this.half !== null;
+  }
+
+  /** Records the packing of every bucket into halves (fp16 / bf16 on one worker: their precision and overflow). */
+  readonly packAll = (rec: Recorder): void => {
+    if (this.half) for (const k of this.buckets.keys()) this.half.recordPack(rec, k);
+  };
+
+  /**
+   * Records `pass`'s backward, submitting after each layer that completes a bucket; `hook` gets
+   * each bucket once it is ready, in bucket order. Resolves when every bucket is reduced and back.
+   */
+  backward(pass: Pass, hook: BucketHook): Promise<void> {
+    const { trainer, half } = this;
+    const { gpu } = trainer;
+    const { plan } = pass;
+    let rec = pass.rec;
+    rec.phase('backward');
+    rec.dispatch(plan.lossBackward);
+    rec.layer('loss.backward');
+    const ready = new Set<string>();
+    const done = new Set<number>();
+    let chain = Promise.resolve();
+    for (const seg of plan.backward) {
+      for (const op of seg.ops) rec.dispatch(op);
+      rec.layer(`${seg.layer}.backward`);
+      for (const p of seg.ready) ready.add(p.name);
+      for (const [k, b] of this.buckets.entries()) {
+        if (done.has(b.bucket.index) || !b.bucket.params.every((p) => ready.has(p.name))) continue;
+        done.add(b.bucket.index);
+        const { index, offset, count } = b.bucket;
+        rec.phase(`bucket ${index} copy`);
+        rec.dispatch(b.prescale);
+        if (this.shared) {
+          // Ranks sharing this device: the bucket is summed on the GPU, never read back.
+          rec.submit();
+          rec = new Recorder(gpu, 'ddp.backward');
+          const shared = this.shared;
+          const allReduce = () => shared.reduce.allReduce(gpu, shared.rank, trainer.grads, offset, count);
+          chain = chain.then(() => hook({ where: 'device', index, allReduce }));
+          continue;
+        }
+        const readback = b.readback;
+        if (!readback) throw new Error(`bucket ${index} has no host copy`);
+        // fp16: the bucket's halves travel (fp16_compress_hook: divided by W, then cast)
+        const n = half ? half.wordCount(k) : count;
+        if (half) half.recordPack(rec, k);
+        if (half) readback.record(rec, half.words, half.wordOffsets[k] ?? 0, n);
+        else readback.record(rec, trainer.grads, offset, n);
+        rec.submit();
+        rec = new Recorder(gpu, 'ddp.backward');
+        chain = chain.then(() => this.reduceOnHost(k, b.bucket, readback, n, hook));
+      }
+    }
+    rec.submit();
+    return chain;
+  }
+
+  /** Bucket k's copy, once it lands, through `hook` and back into the gradients. */
+  private async reduceOnHost(k: number, b: GradBucket, readback: Readback, n: number, hook: BucketHook) {
+    const { half, trainer } = this;
+    const tracer = trainer.gpu.tracer;
+    const name = `bucket ${b.index}`;
+    // Waiting for the copy is waiting for the GPU (its backward), not communication: a mark.
+    const data = await readback.read(n);
+    tracer.mark(`${name} ready`, 'comm', { bytes: n * 4 });
+    const packing = half ? (half.format === 'bf16' ? { bf16: true } : { halves: true }) : {};
+    await hook({ where: 'host', index: b.index, data, packing });
+    const endWrite = tracer.begin(`write ${name}`, 'comm');
+    const label = `ddp.bucket${b.index}`;
+    if (half) half.writeWords(k, new Uint32Array(data.buffer, data.byteOffset, n), label);
+    else trainer.writeGrads(b.offset, data, label);
+    endWrite();
+  }
+
+  /**
+   * The optimizer step on the reduced gradients. fp16: the halves checked for inf/NaN and
+   * unscaled by `lossScale` first; `decide(overflow)` says whether to skip the step (the gradients
+   * are then cleared). bf16: the pairs widened into float32 first (no check, never skipped).
+   */
+  async update<T extends { readonly skipped: boolean }>(
+    lr: number,
+    fp16?: { readonly lossScale: number; readonly decide: (overflow: boolean) => T },
+  ): Promise<T | undefined> {
+    const { trainer, half } = this;
+    const { gpu } = trainer;
+    if (half && fp16) {
+      const check = new Recorder(gpu, 'ddp.fp16.unscale');
+      half.recordUnscale(check, fp16.lossScale);
+      check.submit();
+      const info = fp16.decide(await half.readOverflow());
+      const rec = new Recorder(gpu, 'ddp.update');
+      if (info.skipped) rec.clear(trainer.grads);
+      else trainer.recordUpdate(rec, lr);
+      rec.submit();
+      return info;
+    }
+    const rec = new Recorder(gpu, half ? 'ddp.bf16.update' : 'ddp.update');
+    // bf16: the reduced pairs widened into the float32 gradients (exact), then the step
+    half?.recordUnscale(rec, 1);
+    trainer.recordUpdate(rec, lr);
+    rec.submit();
+    return undefined;
+  }
+
+  destroy(): void {
+    for (const b of this.buckets) {
+      b.prescale.destroy();
+      b.readback?.destroy();
+    }
+    this.half?.destroy();
+    this.trainer.gpu.memory.destroy(this.factor);
+  }
+}
