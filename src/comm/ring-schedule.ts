@@ -2,7 +2,7 @@
 // over W ranks, which chunk rank r sends and receives at each ring step, and how a chunk is cut
 // into message-sized slices. No I/O here; the collectives and the tests both read these.
 // Chunk split follows Baidu's ring all-reduce (collectives.cu L256-272): base = floor(n/W), the
-// first n % W chunks get one extra element (shared/reference/pytorch-semantics.md section 5).
+// first n % W chunks get one extra element.
 
 /** Which half of a ring all-reduce a step belongs to. */
 export type RingPhase = 'reduce-scatter' | 'all-gather';

@@ -1,4 +1,4 @@
-// nccl-tests bandwidth definitions (doc/PERFORMANCE.md): algbw = S/t, busbw = algbw x bus factor.
+// nccl-tests bandwidth definitions (github.com/NVIDIA/nccl-tests, doc/PERFORMANCE.md): algbw = S/t, busbw = algbw x bus factor.
 import { describe, expect, it } from 'vitest';
 import { bandwidth, busFactor, formatBandwidth } from '../../src/comm/busbw.ts';
 
