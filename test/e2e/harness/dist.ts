@@ -14,6 +14,8 @@ export interface DistRun {
   testAccuracy: number;
   checks: boolean[];
   crossOriginIsolated: boolean;
+  /** Each rank's link transport (shared-memory rings on an isolated page). */
+  transports: string[];
 }
 
 export interface DistHarness {
@@ -44,6 +46,7 @@ window.webddpDist = {
       testAccuracy: NaN,
       checks: [],
       crossOriginIsolated,
+      transports: c.ranks.map((r) => r.transport),
     };
     try {
       for await (const e of c.run()) {
