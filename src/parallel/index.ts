@@ -4,7 +4,7 @@
 import { MODES, validateFields, type ConfigIssue, type Mode, type TrainConfig } from '../config.ts';
 import { balancedDataParallel, dataParallel } from './data-parallel/index.ts';
 import { ddp } from './ddp/index.ts';
-import type { ParallelMode } from './mode.ts';
+import type { ParallelMode, Placement } from './mode.ts';
 import { zero1, zero2, zero3 } from './zero/index.ts';
 
 export type { ParallelMode } from './mode.ts';
@@ -39,4 +39,12 @@ export function parseConfig(input: unknown): TrainConfig {
   const r = validateConfig(input);
   if (!r.ok) throw new RangeError(`invalid configuration: ${r.issues.map((i) => i.message).join('; ')}`);
   return r.config;
+}
+
+/**
+ * Whether `c` (its mode and precision) runs with its ranks placed as `placement`: sharing a device
+ * runs float32 DDP (runtime/shared-device.ts checkSharable says the same in words).
+ */
+export function runsPlaced(c: Pick<TrainConfig, 'mode' | 'fp16' | 'bf16'>, placement: Placement): boolean {
+  return placement === 'own-devices' || (c.mode === 'ddp' && !c.fp16 && !c.bf16);
 }

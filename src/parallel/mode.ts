@@ -19,6 +19,9 @@ import type { Fp16StepInfo } from './fp16.ts';
 
 export type { EpochPlan, MicroBatch } from '../data/plan.ts';
 
+/** Where a run's ranks live: a device each, or one device they share. */
+export type Placement = 'own-devices' | 'shared-device';
+
 export interface ParallelMode {
   /**
    * 'ring': every rank trains on its own shard and talks to its ring neighbours (DDP, ZeRO);
