@@ -69,4 +69,7 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --tuning JSON       kernel variants and override constants over each adapter's own, as for bench and
                       check (e.g. '{"convForward":"registers"}'); default: the WEBDDP_TUNING environment
                       variable, else the adapter's tuning. Kernels sum in different orders, so results
-                      differ in the last bits`;
+                      differ in the last bits
+Worker threads move gradients through shared-memory rings (SharedArrayBuffer + Atomics); the environment
+variable WEBDDP_TRANSPORT=message makes them post MessagePort messages instead (as a page that is not
+cross-origin isolated does), to compare the two; the log's first lines say which is used.`;
