@@ -2,8 +2,8 @@
 // check page (check.html). `base: './'`: the build refers to its files relatively, so dist/ works
 // from any static host and any path.
 // COOP/COEP make the pages cross-origin isolated, which gives them SharedArrayBuffer (the workers'
-// gradients then travel through shared-memory rings, src/comm/shared-link.ts; a host without these
-// headers falls back to MessagePort messages and the log says so) and workers performance.now() at
+// shared-memory links, src/comm/shared-link.ts, where a run asks for them; a host without these
+// headers gives MessagePort messages and the log says which) and workers performance.now() at
 // 5 us rather than 100 us resolution (the step and communication timings the views draw).
 // With WEBDDP_HARNESS=1 (e2e tests only: test/e2e/global-setup.ts) the build also takes the test
 // harness pages test/e2e/harness/*.html and goes to dist-e2e/.

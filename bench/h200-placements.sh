@@ -2,7 +2,8 @@
 # One H200 call: W ranks on the one GPU in both placements, beside PyTorch's W ranks on one GPU.
 # `webddp train` on a real-format archive (bench/make_cifar_format.py), Adam, global batch 128, two
 # epochs, the second epoch's images/s: one worker (b128); 2 x 64 and 4 x 32 with their own devices
-# (shared-memory rings between the worker threads, and again with WEBDDP_TRANSPORT=message) and
+# (MessagePort messages between the worker threads, and again with WEBDDP_TRANSPORT=shared: the
+# shared-memory rings) and
 # sharing one device (--colocate); then bench/pytorch_ddp_one_gpu.py at W = 1, 2, 4 (DDP over gloo,
 # data on the GPU, strict fp32, Adam, global batch 128, second epoch); a traced W=2 own-devices run
 # summarised by bench/trace-summary.mjs (where the step's time goes); `webddp bench --workers 1,2,4`
@@ -54,10 +55,10 @@ if last is not None:
 export ROWS=$rows
 train "W=1, b128" --workers 1 --batch-size 128
 train "W=2 x 64, own devices" --workers 2 --batch-size 64
-train "W=2 x 64, own devices, message ring" WEBDDP_TRANSPORT=message --workers 2 --batch-size 64
+train "W=2 x 64, own devices, shared-memory ring" WEBDDP_TRANSPORT=shared --workers 2 --batch-size 64
 train "W=2 x 64, --colocate" --workers 2 --batch-size 64 --colocate
 train "W=4 x 32, own devices" --workers 4 --batch-size 32
-train "W=4 x 32, own devices, message ring" WEBDDP_TRANSPORT=message --workers 4 --batch-size 32
+train "W=4 x 32, own devices, shared-memory ring" WEBDDP_TRANSPORT=shared --workers 4 --batch-size 32
 train "W=4 x 32, --colocate" --workers 4 --batch-size 32 --colocate
 step "python3 bench/pytorch_ddp_one_gpu.py --workers 1,2,4 --global-batch 128 --epochs 2"
 timeout 240 python3 "$B/pytorch_ddp_one_gpu.py" --workers 1,2,4 --global-batch 128 --epochs 2 2>&1 | tee "$out/pytorch.txt" |
@@ -66,8 +67,8 @@ step "webddp train --workers 2 --batch-size 64 --train-limit 12800 --epochs 1 --
 timeout 60 $W train --data /tmp/cifar.tar.gz --store /tmp/store --adapter gpu --workers 2 --batch-size 64 --epochs 1 \
   --train-limit 12800 --test-limit 500 --optimizer adam --trace "$out/w2.json" --json 2>&1 | grep -E '"type":"epoch"|rror' | tee -a "$log"
 [ -f "$out/w2.json" ] && node "$B/trace-summary.mjs" "$out/w2.json" --from 20 2>&1 | tee -a "$log" && gzip -9 "$out/w2.json"
-step "webddp bench --adapter gpu --workers 1,2,4 --modes ddp,zero2 --batch 32 --steps 20 --warmup 3"
-timeout 150 $W bench --adapter gpu --workers 1,2,4 --modes ddp,zero2 --batch 32 --steps 20 --warmup 3 2>&1 |
+step "webddp bench --adapter gpu --workers 1,2,4 --modes ddp,zero2 --batch 32 --steps 10 --warmup 2"
+timeout 100 $W bench --adapter gpu --workers 1,2,4 --modes ddp,zero2 --batch 32 --steps 10 --warmup 2 2>&1 |
   grep -vE "^\{|XDG" | tee -a "$log"
 step "table: second epoch images/s, global batch 128"
 python3 - "$rows" "$out/pytorch.txt" <<'EOF' | tee -a "$log"
@@ -82,7 +83,7 @@ print(f"| run | webddp | ratio to its W=1 | PyTorch, W ranks on one GPU | ratio 
 print(f"| --- | ---: | ---: | ---: | ---: |")
 for name, ips in rows:
     w = int(name.split(",")[0].split(" ")[0][2:])
-    own = "own devices" in name and "message" not in name or name.startswith("W=1")
+    own = "own devices" in name and "shared" not in name or name.startswith("W=1")
     t = torch.get(w) if own else None
     tr = f"{t:,.0f} | {t / torch[1]:.2f}x" if t is not None and 1 in torch else " | "
     print(f"| {name} | {float(ips):,.0f} | {float(ips) / base:.2f}x | {tr} |")

@@ -188,5 +188,5 @@ export class TrainOutput {
 function transportLine(ranks: readonly RankInfo[]): string {
   return ranks.every((r) => r.transport === 'shared')
     ? 'links between ranks: shared-memory rings (SharedArrayBuffer + Atomics)'
-    : 'links between ranks: MessagePort messages (no SharedArrayBuffer here)';
+    : 'links between ranks: MessagePort messages (transferred buffers)';
 }

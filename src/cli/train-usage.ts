@@ -70,6 +70,6 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
                       check (e.g. '{"convForward":"registers"}'); default: the WEBDDP_TUNING environment
                       variable, else the adapter's tuning. Kernels sum in different orders, so results
                       differ in the last bits
-Worker threads move gradients through shared-memory rings (SharedArrayBuffer + Atomics); the environment
-variable WEBDDP_TRANSPORT=message makes them post MessagePort messages instead (as a page that is not
-cross-origin isolated does), to compare the two; the log's first lines say which is used.`;
+Worker threads move gradients as MessagePort messages (transferred buffers); the environment variable
+WEBDDP_TRANSPORT=shared makes them use shared-memory rings (SharedArrayBuffer + Atomics) instead, to
+compare the two (the rings measured slower on an H200 host: docs/placements.md); the log says which is used.`;

@@ -1,6 +1,6 @@
 // WEBDDP_TRANSPORT: how `webddp train`'s ranks move gradients between worker threads, to compare the
-// two transports on one machine: `shared` (SharedArrayBuffer rings, the default in Node) or
-// `message` (MessagePort messages, what a page that is not cross-origin isolated uses).
+// two transports on one machine: `message` (MessagePort messages with transferred buffers, the
+// default: the faster one measured) or `shared` (SharedArrayBuffer rings with Atomics).
 import type { Transport } from '../comm/link.ts';
 import { UsageError } from './command.ts';
 

@@ -127,19 +127,20 @@ export interface RingPorts {
 
 /**
  * Makes the W MessageChannels of a ring (and, for the shared transport, its W shared rings of
- * `ringBytes` each; by default the shared transport wherever SharedArrayBuffer and
- * Atomics.waitAsync exist: Node, a cross-origin-isolated page): channel r joins rank r (its `next`) to rank r+1 (its `prev`). The coordinator
+ * `ringBytes` each). The shared transport needs SharedArrayBuffer and Atomics.waitAsync (Node; a
+ * cross-origin-isolated page): where they are missing, asking for it gives the message ring
+ * (the links then report `message`).: channel r joins rank r (its `next`) to rank r+1 (its `prev`). The coordinator
  * transfers `ports[r].next` and `ports[r].prev` to worker r (shared buffers are shared, not
  * transferred). For W = 1 the single channel loops back to rank 0 (the collectives send nothing then).
  */
 export function createRingPorts(
   world: number,
-  transport: Transport = sharedRingSupported() ? 'shared' : 'message',
+  transport: Transport = 'message',
   ringBytes = DEFAULT_RING_BYTES,
 ): RingPorts[] {
   if (!Number.isInteger(world) || world < 1) throw new RangeError(`world size must be an integer >= 1, got ${world}`);
   const channels = Array.from({ length: world }, () => new MessageChannel());
-  const rings = transport === 'shared' ? channels.map(() => sharedRingBuffer(ringBytes)) : [];
+  const rings = transport === 'shared' && sharedRingSupported() ? channels.map(() => sharedRingBuffer(ringBytes)) : [];
   return channels.map((ch, r) => {
     const from = channels[(r - 1 + world) % world];
     if (from === undefined) throw new Error('unreachable');

@@ -12,6 +12,8 @@ import type { Fingerprint, LinkOptions, MessageKey, RingPorts, Transport } from 
 import { RingReader, RingWriter } from './shared-ring.ts';
 import type { RingRecord } from './shared-ring.ts';
 
+/** Spare copies kept per length. */
+const SPARE_DEPTH = 4;
 /** How long one wait for ring space lasts before the link re-checks for an abort or a closed port. */
 const SPACE_POLL_MS = 50;
 
@@ -28,6 +30,8 @@ export class SharedLink extends LinkBase {
   private readonly writer: RingWriter;
   private readonly reader: RingReader;
   private stopped = false;
+  /** Free copies of early records, by length (a ring step receives as many of each size as it did before). */
+  private readonly spare = new Map<number, Float32Array[]>();
 
   constructor(opts: SharedLinkOptions, ports: RingPorts) {
     super(opts, ports.next, ports.prev);
@@ -39,9 +43,11 @@ export class SharedLink extends LinkBase {
     void this.pump();
   }
 
-  /** The ring this rank writes (each ring is counted once, by its writer). */
+  /** The ring this rank writes (each ring is counted once, by its writer) and the spare copies it keeps. */
   get stagingBytes(): number {
-    return this.writer.buffer.byteLength;
+    let bytes = this.writer.buffer.byteLength;
+    for (const free of this.spare.values()) for (const f of free) bytes += f.byteLength;
+    return bytes;
   }
 
   override close(): void {
@@ -96,7 +102,8 @@ export class SharedLink extends LinkBase {
   /**
    * A receive waiting for the record reads it in place (the mailbox runs its sink at once and then
    * the release); any other record is copied out first, so the ring never waits on a receive that
-   * comes later (messages of collectives in flight together may arrive in either order).
+   * comes later (messages of collectives in flight together may arrive in either order); copies
+   * are reused, as the port link reuses its buffers, so a steady run allocates nothing.
    */
   private deliver(rec: RingRecord): void {
     if (this.failure !== undefined) {
@@ -113,9 +120,15 @@ export class SharedLink extends LinkBase {
       this.box.deliver({ ...base, data: rec.data, release });
       if (!released) this.reader.release(rec); // the mailbox failed it (duplicate, group aborted)
     } else {
-      const copy = rec.data.slice();
+      const copy = this.spare.get(rec.data.length)?.pop() ?? new Float32Array(rec.data.length);
+      copy.set(rec.data);
       this.reader.release(rec);
-      this.box.deliver({ ...base, data: copy });
+      const release = (): void => {
+        const free = this.spare.get(copy.length) ?? [];
+        if (free.length < SPARE_DEPTH) free.push(copy);
+        this.spare.set(copy.length, free);
+      };
+      this.box.deliver({ ...base, data: copy, release });
     }
   }
 }

@@ -1,6 +1,6 @@
 // The coordinator: spawns one worker per rank (each acquires its own GPUDevice; with --colocate the
 // spawner puts every rank in one worker sharing one device), wires the ring of MessageChannels (with shared-memory
-// rings where SharedArrayBuffer exists: Node, an isolated page; DataParallel: channels device 0 to each replica),
+// rings where asked and SharedArrayBuffer exists; DataParallel: channels from device 0 to each replica),
 // then drives the ranks step by step and yields what happens. Gradients flow worker to worker; the
 // coordinator only sees logs. A rank that throws, exits, loses its device or stops answering ends
 // the run within a bounded time with a RankFailedError naming it; the others are aborted first, so

@@ -19,8 +19,9 @@ export interface CoordinatorOptions {
   /** The ranks share one device (spawn-node.ts colocatedSpawner): DDP's collectives are GPU submits. */
   readonly colocated?: boolean;
   /**
-   * How the ranks' links move bytes: shared-memory rings or MessagePort messages. Default: shared
-   * where SharedArrayBuffer and Atomics.waitAsync exist (Node; a cross-origin-isolated page), else messages.
+   * How the ranks' links move bytes: MessagePort messages (the default: faster than the shared
+   * rings in Node on the H200, docs/placements.md) or shared-memory rings (where SharedArrayBuffer
+   * and Atomics.waitAsync exist: Node, a cross-origin-isolated page; elsewhere messages).
    */
   readonly transport?: Transport;
   /** Stage a failure on one rank (tests, demonstrations). */

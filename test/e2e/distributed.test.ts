@@ -38,7 +38,7 @@ describe('4 workers in Chromium', () => {
     expect(r.checks.length).toBeGreaterThan(0);
     expect(r.checks.every(Boolean)).toBe(true);
     expect(new Set(r.peaks).size).toBe(1);
-    // the page is cross-origin isolated, so gradients go through shared-memory rings between the Web Workers
+    // the harness asks for shared-memory rings; the page is cross-origin isolated, so the Web Workers get them
     expect(r.crossOriginIsolated).toBe(true);
     expect(r.transports).toEqual(['shared', 'shared', 'shared', 'shared']);
     expect(session.errors).toEqual([]);

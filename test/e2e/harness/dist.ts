@@ -37,6 +37,7 @@ window.webddpDist = {
       config: v.config,
       data: { kind: 'idb', dataset: SYNTHETIC_DATASET },
       spawn: browserSpawner(),
+      transport: 'shared',
     });
     const out: DistRun = {
       adapters: c.ranks.map((r) => r.adapter.description || r.adapter.architecture),

@@ -114,8 +114,8 @@ export const enViews = {
     adapter: 'WebGPU adapter',
     transport: (shared: boolean): string =>
       shared
-        ? 'links between workers: shared-memory rings (SharedArrayBuffer + Atomics; the page is cross-origin isolated)'
-        : 'links between workers: MessagePort messages (this page is not cross-origin isolated, so no SharedArrayBuffer)',
+        ? 'links between workers: shared-memory rings (SharedArrayBuffer + Atomics)'
+        : 'links between workers: MessagePort messages (transferred buffers)',
     step: (e: number, s: number, n: number, loss: string, lr: string) =>
       `Epoch ${e} | Batch ${s}/${n} | Loss: ${loss}${lr ? ` | lr ${lr}` : ''}`,
     epoch: (e: number, tl: string, ta: string, vl: string, va: string, samples: number, ips: string, secs: string) =>

@@ -109,8 +109,8 @@ export const zhViews: typeof enViews = {
     adapter: 'WebGPU 适配器',
     transport: (shared) =>
       shared
-        ? 'worker 之间的链路：共享内存环（SharedArrayBuffer + Atomics；页面已跨源隔离）'
-        : 'worker 之间的链路：MessagePort 消息（页面未跨源隔离，没有 SharedArrayBuffer）',
+        ? 'worker 之间的链路：共享内存环（SharedArrayBuffer + Atomics）'
+        : 'worker 之间的链路：MessagePort 消息（转移缓冲区）',
     // 与 PyTorch DDP 教程打印的格式保持一致（测试和对照都依赖它）。
     step: (e, s, n, loss, lr) => `Epoch ${e} | Batch ${s}/${n} | Loss: ${loss}${lr ? ` | lr ${lr}` : ''}`,
     epoch: (e, tl, ta, vl, va, samples, ips, secs) =>
