@@ -33,10 +33,6 @@ export class RunRecord {
       this.sum.stepMs += e.ms;
       this.sum.commMs += e.workers[0]?.commMs ?? 0;
     }
-    if (e.type === 'done' && this.sum.steps > 0) {
-      const { steps, stepMs, commMs } = this.sum;
-      this.splits[this.placement] = { steps, stepMs: stepMs / steps, commMs: commMs / steps };
-    }
   }
 
   async finished(params: Float32Array | null): Promise<void> {
@@ -45,8 +41,10 @@ export class RunRecord {
       : null;
   }
 
-  /** The lesson's record of the run: what the views measured, with this record's counts. */
+  /** The lesson's record of the run that just ended: what the views measured, with this record's counts and splits. */
   lessonRun(measured: Omit<LessonRun, 'checkpoints' | 'restarts' | 'resumed' | 'exported' | 'splits'>): LessonRun {
+    const { steps, stepMs, commMs } = this.sum;
+    if (steps > 0) this.splits[this.placement] = { steps, stepMs: stepMs / steps, commMs: commMs / steps };
     return {
       ...measured,
       checkpoints: this.saved,

@@ -68,8 +68,12 @@ describe('the guided path', () => {
         await page.waitForFunction(() => window.webddpPage?.state() !== 'done', { polling: 50 });
         expect(await waitForState(page, ['done', 'failed', 'stopped'])).toBe('done');
         expect(new URL(page.url()).searchParams.get('placement')).toBe('shared-device');
+        await page.waitForFunction(() => window.webddpPage?.lesson().reached === true, {
+          polling: 50,
+          timeout: 30_000,
+        });
         // both runs' measured step split is shown with the point
-        expect(await page.$eval('.lesson', (el) => el.textContent)).toMatch(
+        expect(await page.$eval('.lesson-result', (el) => el.textContent)).toMatch(
           lang === 'en' ? /own devices [\d.]+ ms a step/ : /各用设备时每步 [\d.]+ 毫秒/,
         );
       }
