@@ -1,8 +1,10 @@
 // Vite serves and builds the teaching page (index.html), the benchmark page (bench.html) and the
 // check page (check.html). `base: './'`: the build refers to its files relatively, so dist/ works
-// from any static host and any path (the pages need COOP/COEP headers for precise timers only).
-// COOP/COEP make the pages cross-origin isolated, which gives workers performance.now() at 5 us
-// rather than 100 us resolution (the step and communication timings the views draw).
+// from any static host and any path.
+// COOP/COEP make the pages cross-origin isolated, which gives them SharedArrayBuffer (the workers'
+// shared-memory links, src/comm/shared-link.ts, where a run asks for them; a host without these
+// headers gives MessagePort messages and the log says which) and workers performance.now() at
+// 5 us rather than 100 us resolution (the step and communication timings the views draw).
 // With WEBDDP_HARNESS=1 (e2e tests only: test/e2e/global-setup.ts) the build also takes the test
 // harness pages test/e2e/harness/*.html and goes to dist-e2e/.
 import { readdirSync } from 'node:fs';

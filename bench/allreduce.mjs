@@ -1,8 +1,7 @@
 // Ring all-reduce benchmark: W real worker_threads (one rank each) all-reduce a Float32Array
-// over MessagePort links and report time, algbw and busbw (nccl-tests definitions) next to a
-// single-thread memcpy (TypedArray.set) of the same size. (A SharedArrayBuffer + Atomics transport
-// was measured here too until it was removed: slower than MessagePorts in every recorded row,
-// bench/results/h200-final.txt.) It runs the real src/comm code: at start it bundles
+// over links of each transport asked for (--transports message,shared: MessagePort messages,
+// SharedArrayBuffer rings; default both) and report time, algbw and busbw (nccl-tests definitions)
+// next to a single-thread memcpy (TypedArray.set) of the same size. It runs the real src/comm code: at start it bundles
 // src/comm/index.ts with vite (a devDependency) into a temporary directory; the workers import it.
 //
 //   node bench/allreduce.mjs                 # all sizes, W = 2, 4, 8, slice sweep
@@ -26,10 +25,10 @@ import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 /** @typedef {typeof import('../src/comm/index.ts')} Comm */
-/** @typedef {{ world: number, sliceElems: number }} Config */
+/** @typedef {{ world: number, sliceElems: number, transport: import('../src/comm/index.ts').Transport }} Config */
 /** @typedef {{ rank: number, ports: import('../src/comm/index.ts').RingPorts } & Config} InitMsg */
 /** @typedef {{ rank: number, wrong: number, times: number[] }} RunReply */
-/** @typedef {{ section: string, world: number, bytes: number, sliceBytes: number, ms: number, meanMs: number, iters: number, algbwGBs: number, busbwGBs: number, memcpyMs: number, memcpyGBs: number, wrong: number }} Row */
+/** @typedef {{ section: string, transport: string, world: number, bytes: number, sliceBytes: number, ms: number, meanMs: number, iters: number, algbwGBs: number, busbwGBs: number, memcpyMs: number, memcpyGBs: number, wrong: number }} Row */
 
 const SIMPLECNN_BYTES = 2_180_392;
 
@@ -69,16 +68,26 @@ async function main() {
     const comm = await loadComm(bundleUrl);
     const sizes = list('--sizes') ?? (quick ? [SIMPLECNN_BYTES] : [4096, 262_144, SIMPLECNN_BYTES, 16 * 2 ** 20]);
     const worlds = list('--worlds') ?? [2, 4, 8];
+    const tAt = args.indexOf('--transports');
+    const transports = /** @type {import('../src/comm/index.ts').Transport[]} */ (
+      tAt >= 0 ? (args[tAt + 1] ?? '').split(',') : ['message', 'shared']
+    );
     const defaultSlice = comm.DEFAULT_SLICE_ELEMS;
     /** @type {Row[]} */
     const rows = [];
     /** @type {{ section: string, cfg: Config, sizes: number[] }[]} */
     const plan = [];
-    for (const world of worlds) plan.push({ section: 'main', cfg: { world, sliceElems: defaultSlice }, sizes });
+    for (const transport of transports)
+      for (const world of worlds)
+        plan.push({ section: 'main', cfg: { world, sliceElems: defaultSlice, transport }, sizes });
     if (sweep) {
       for (const sliceElems of [16_384, 65_536, 262_144, 1_048_576]) {
         if (sliceElems !== defaultSlice)
-          plan.push({ section: 'slice-sweep', cfg: { world: 4, sliceElems }, sizes: [SIMPLECNN_BYTES, 16 * 2 ** 20] });
+          plan.push({
+            section: 'slice-sweep',
+            cfg: { world: 4, sliceElems, transport: 'message' },
+            sizes: [SIMPLECNN_BYTES, 16 * 2 ** 20],
+          });
       }
     }
     for (const { section, cfg, sizes: sz } of plan) {
@@ -87,6 +96,7 @@ async function main() {
         const mc = memcpy(r.bytes);
         rows.push({
           section,
+          transport: cfg.transport,
           world: cfg.world,
           bytes: r.bytes,
           sliceBytes: cfg.sliceElems * 4,
@@ -127,6 +137,7 @@ function printRow(r) {
     console.log(
       [
         'section',
+        'transport',
         'W',
         'bytes',
         'slice',
@@ -145,6 +156,7 @@ function printRow(r) {
   }
   const cells = [
     r.section,
+    r.transport,
     r.world,
     r.bytes,
     r.sliceBytes,
@@ -185,7 +197,7 @@ async function runConfig(comm, bundleUrl, cfg, sizes) {
     () => new Worker(new URL(import.meta.url), { workerData: { bundleUrl } }),
   );
   try {
-    const ports = comm.createRingPorts(cfg.world);
+    const ports = comm.createRingPorts(cfg.world, cfg.transport);
     await Promise.all(
       workers.map((w, rank) => {
         const p = ports[rank];
@@ -253,7 +265,7 @@ async function worker() {
     maxMessageElems: init.sliceElems,
   };
   try {
-    const link = comm.createPortLink(opts, init.ports);
+    const link = comm.createLink(opts, init.ports);
     const o = { sliceElems: init.sliceElems };
     port.postMessage({ ready: true });
     port.on('message', (/** @type {{ bytes: number }} */ { bytes }) => {

@@ -4,7 +4,7 @@
 import { parseConfig } from '../src/parallel/index.ts';
 import { IdbDatasetStore } from '../src/data/store-idb.ts';
 import { importSynthetic, SYNTHETIC_DATASET } from '../src/data/synthetic.ts';
-import { browserSpawner } from '../src/runtime/spawn-browser.ts';
+import { browserSpawner, colocatedBrowserSpawner } from '../src/runtime/spawn-browser.ts';
 import { acquireDevice } from '../src/gpu/device.ts';
 import { benchmarkDistributed, formatDistBench } from '../src/throughput/dist-step.ts';
 import { benchmarkTraining, formatKernelProfile, formatTrainBench } from '../src/throughput/train-step.ts';
@@ -53,8 +53,9 @@ async function run(): Promise<unknown> {
         warmup: num('warmup', 1),
         data: { kind: 'idb', dataset: SYNTHETIC_DATASET },
         spawn: browserSpawner(),
+        colocated: (w: number) => colocatedBrowserSpawner(w),
       },
-      (r) => status(`${r.mode} x${r.workers}: ${r.stepMs.toFixed(1)} ms/step`),
+      (r) => status(`${r.mode} x${r.workers}, ${r.placement}: ${r.stepMs.toFixed(1)} ms/step`),
     );
     show('#table', formatDistBench(rows));
     return { runtime: 'chromium', kind: 'dist', userAgent: navigator.userAgent, rows };

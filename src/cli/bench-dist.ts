@@ -1,6 +1,6 @@
-// `webddp bench --workers 1,2,4 [--modes ddp,dp] [--colocate]`: data-parallel step times in Node
-// (worker threads, each with its own Dawn device; --colocate adds DDP with the ranks sharing one
-// device) on the synthetic dataset.
+// `webddp bench --workers 1,2,4 [--modes ddp,dp]`: data-parallel step times in Node on the synthetic
+// dataset, in both placements: worker threads each with its own Dawn device, and (for the modes
+// that run so) every rank in one worker thread sharing one device, as webddp train --colocate.
 import { MODES, type Mode } from '../config.ts';
 import { colocatedSpawner, nodeSpawner } from '../runtime/spawn-node.ts';
 import { benchmarkDistributed, formatDistBench } from '../throughput/dist-step.ts';
@@ -19,8 +19,6 @@ export interface DistBenchArgs {
   readonly store: string;
   readonly adapter: AdapterChoice;
   readonly json: boolean;
-  /** DDP rows also with the ranks sharing one device (--colocate). */
-  readonly colocate: boolean;
 }
 
 export async function runDistBench(a: DistBenchArgs, io: CliIO, env: CliEnv | undefined): Promise<number> {
@@ -40,11 +38,10 @@ export async function runDistBench(a: DistBenchArgs, io: CliIO, env: CliEnv | un
       width: a.width,
       data,
       spawn: nodeSpawner(env.rankWorkerUrl, adapter),
-      ...(a.colocate ? { colocated: (w: number) => colocatedSpawner(env.rankWorkerUrl, adapter, w) } : {}),
+      colocated: (w: number) => colocatedSpawner(env.rankWorkerUrl, adapter, w),
     },
     (r) => {
-      if (!a.json)
-        io.err(`${r.mode}${r.shared ? ' (one device)' : ''} x${r.workers}: ${r.stepMs.toFixed(1)} ms/step\n`);
+      if (!a.json) io.err(`${r.mode} x${r.workers}, ${r.placement}: ${r.stepMs.toFixed(1)} ms/step\n`);
     },
   );
   if (!a.json) io.out(`${formatDistBench(rows)}\n`);

@@ -18,7 +18,7 @@ import { runDistBench } from './bench-dist.ts';
 import { defaultStoreDir } from './train-data.ts';
 
 const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--json]
-webddp bench --workers 1,2,4 [--modes ddp,dp] [--colocate] [--batch B] [--steps N] [--warmup N] [--store DIR] [--json]
+webddp bench --workers 1,2,4 [--modes ddp,dp] [--batch B] [--steps N] [--warmup N] [--store DIR] [--json]
 webddp bench --runtime chromium [--browser PATH] [--browser-flags="..."] [same options]   (the same benchmarks in headless Chromium, bench.html)
 webddp bench --runtime chromium --compare tfjs [--batch 64] [--steps 4] [--warmup 2] [--json]
 
@@ -27,10 +27,10 @@ the next is submitted (serial) and with two steps in flight (pipelined: how \`we
 worker, and how a PyTorch loop runs), and the step time split into forward, backward and optimizer
 (GPU timestamps where the adapter has them). On a software
 adapter (SwiftShader) the default batches are 8,32 with fewer steps.
-With --workers: step time of data-parallel training for each mode and worker count (worker
-threads with their own devices, the synthetic dataset), and rank 0's time waiting in collectives;
---colocate adds, beside each DDP row of 2 or more workers, the same run with the ranks sharing one
-device (webddp train --colocate).
+With --workers: step time of data-parallel training for each mode and worker count on the
+synthetic dataset, and rank 0's time waiting in collectives, in both placements side by side:
+each rank its own device (a worker thread each), and, for the modes that run so (float32 DDP),
+the ranks sharing one device (one worker thread, as webddp train --colocate).
   --tuning  kernel override constants and split-K targets, e.g.
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'; default: the
             WEBDDP_TUNING environment variable (as for train and check)
@@ -72,7 +72,6 @@ export const command: Command = {
           compare: { type: 'string' },
           browser: { type: 'string' },
           'browser-flags': { type: 'string' },
-          colocate: { type: 'boolean', default: false },
         },
       }),
     );
@@ -124,7 +123,6 @@ export const command: Command = {
           store: values.store ?? defaultStoreDir(),
           adapter: parseAdapter(values.adapter),
           json: values.json,
-          colocate: values.colocate,
         },
         io,
         env,

@@ -22,6 +22,7 @@ import { TrainOutput } from './train-output.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 import { TraceCollector } from '../trace/collect.ts';
 import { tuningOption } from './tuning-option.ts';
+import { transportOption } from './transport-option.ts';
 import { trainUsage as usage } from './train-usage.ts';
 
 const num = { type: 'string' } as const;
@@ -147,6 +148,7 @@ export const command: Command = {
       ...(values.trace ? { trace: true } : {}),
       ...(tuning ? { tuning } : {}),
       ...(values.colocate ? { colocated: true } : {}),
+      ...transportOption(),
       maxRestarts,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(checkpointDir

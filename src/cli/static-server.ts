@@ -1,5 +1,6 @@
 // Node only: the built pages (dist/) served on localhost for the headless browser runtime, with the
-// cross-origin isolation headers the pages need (as vite.config.ts's), and /fixtures/ mapped to the
+// cross-origin isolation headers the pages need (as vite.config.ts's: SharedArrayBuffer for the
+// workers' shared-memory links, precise timers), and /fixtures/ mapped to the
 // package's fixtures folder. A plain node:http server: no build tool at run time.
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -2,6 +2,7 @@
 // ...`) and a progress bar per epoch on stderr, or JSON lines on stdout (--json).
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import type { TrainEvent, WorkerStat } from '../runtime/events.ts';
+import type { RankInfo } from '../runtime/protocol.ts';
 import { formatBytes } from '../gpu/memory.ts';
 import type { DatasetManifest } from '../data/store.ts';
 import type { CliIO } from './command.ts';
@@ -37,6 +38,7 @@ export class TrainOutput {
         this.io.err(
           `training ${e.config.mode} on ${e.ranks.length} worker(s): ${e.ranks.map((r) => `rank ${r.rank} ${r.adapter.description || r.adapter.architecture}`).join('; ')}\n`,
         );
+        if (e.ranks.length > 1) this.io.err(`${transportLine(e.ranks)}\n`);
         break;
       case 'epoch-start':
         this.bars = new MultiBar(
@@ -160,7 +162,7 @@ export class TrainOutput {
       line({
         type: 'start',
         mode: e.config.mode,
-        workers: e.ranks.map((r) => ({ rank: r.rank, adapter: r.adapter })),
+        workers: e.ranks.map((r) => ({ rank: r.rank, adapter: r.adapter, transport: r.transport })),
       });
     } else if (e.type === 'check') {
       line({ type: 'check', epoch: e.epoch, step: e.step, identical: e.identical });
@@ -180,4 +182,11 @@ export class TrainOutput {
       line({ type: 'done', stopped: e.stopped });
     }
   }
+}
+
+/** How the ranks' links move bytes, for the log. */
+function transportLine(ranks: readonly RankInfo[]): string {
+  return ranks.every((r) => r.transport === 'shared')
+    ? 'links between ranks: shared-memory rings (SharedArrayBuffer + Atomics)'
+    : 'links between ranks: MessagePort messages (transferred buffers)';
 }

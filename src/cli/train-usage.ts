@@ -69,4 +69,7 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --tuning JSON       kernel variants and override constants over each adapter's own, as for bench and
                       check (e.g. '{"convForward":"registers"}'); default: the WEBDDP_TUNING environment
                       variable, else the adapter's tuning. Kernels sum in different orders, so results
-                      differ in the last bits`;
+                      differ in the last bits
+Worker threads move gradients as MessagePort messages (transferred buffers); the environment variable
+WEBDDP_TRANSPORT=shared makes them use shared-memory rings (SharedArrayBuffer + Atomics) instead, to
+compare the two (the rings measured slower on an H200 host: docs/placements.md); the log says which is used.`;

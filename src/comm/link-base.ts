@@ -1,11 +1,11 @@
-// The transport-neutral half of a link: rank bookkeeping, collective sequence numbers, the mailbox of the
+// The transport-neutral half of a link (port-link.ts and shared-link.ts add the bytes): rank bookkeeping, collective sequence numbers, the mailbox of the
 // incoming direction, the observer, and group abort. Abort travels as a poison message over the
 // MessagePorts in both directions round the ring; each rank forwards the first one it sees, so one
 // failure reaches every rank, and every pending and later receive rejects naming the failed rank.
 import { PeerFailedError, reasonOf } from './errors.ts';
 import type { CollectiveOp } from './errors.ts';
 import { DEFAULT_TIMEOUT_MS } from './link.ts';
-import type { Fingerprint, Link, LinkOptions, MessageKey, TransferEvent, TransferObserver } from './link.ts';
+import type { Fingerprint, Link, LinkOptions, MessageKey, TransferEvent, TransferObserver, Transport } from './link.ts';
 import { Mailbox } from './mailbox.ts';
 
 /** A poison message: the group is aborted. */
@@ -30,13 +30,15 @@ export abstract class LinkBase implements Link {
   readonly next: number;
   readonly prev: number;
   readonly timeoutMs: number;
+  abstract readonly transport: Transport;
   abstract readonly maxMessageElems: number;
   abstract readonly stagingBytes: number;
   protected readonly box: Mailbox;
   private seq = 0;
   private failed: Error | undefined;
   private closed = false;
-  private nextGone = false;
+  /** The port to `next` closed: its worker is gone. */
+  protected nextGone = false;
   private readonly observer: TransferObserver | undefined;
   private readonly onNext = (ev: MessageEvent): void => this.onMessage(ev.data, 'next');
   private readonly onPrev = (ev: MessageEvent): void => this.onMessage(ev.data, 'prev');

@@ -1,11 +1,13 @@
 // The link: everything one rank needs to talk to its ring neighbours. It sends Float32Array
 // messages to rank+1 and receives them from rank-1, each tagged (collective sequence number, step,
 // slice) so that messages of different collectives never mix, each receive with a deadline, and a
-// poison message that aborts the whole group. port-link.ts implements it over MessagePorts
-// (transferred ArrayBuffers).
+// poison message that aborts the whole group. Two transports implement it: port-link.ts over
+// MessagePorts (transferred ArrayBuffers; works everywhere) and shared-link.ts over
+// SharedArrayBuffer rings with Atomics (no message per slice; needs a cross-origin-isolated page).
 // This file holds the interface, the event and option types, and the ring wiring helper.
 import type { CollectiveOp } from './errors.ts';
 import type { RingPhase } from './ring-schedule.ts';
+import { DEFAULT_RING_BYTES, sharedRingBuffer, sharedRingSupported } from './shared-ring.ts';
 
 export type { CollectiveOp } from './errors.ts';
 
@@ -69,8 +71,15 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
  */
 export const DEFAULT_SLICE_ELEMS = 256 * 1024;
 
+/**
+ * How a link moves its bytes: `shared`, SharedArrayBuffer rings (shared-link.ts); `message`,
+ * MessagePort messages (port-link.ts). The collectives' results are the same bits on both.
+ */
+export type Transport = 'shared' | 'message';
+
 /** What a rank uses to talk to its ring neighbours. Collectives are written against this only. */
 export interface Link {
+  readonly transport: Transport;
   readonly rank: number;
   readonly world: number;
   /** (rank + 1) mod world: where `send` goes. */
@@ -105,24 +114,39 @@ export interface Link {
   close(): void;
 }
 
-/** The two ports one rank needs: `next` sends to rank+1, `prev` receives from rank-1. */
+/**
+ * What one rank needs: `next` sends to rank+1, `prev` receives from rank-1. With the shared
+ * transport, `shared.out` is the ring this rank writes for rank+1 and `shared.in` the one rank-1
+ * writes for it; the ports then carry only the abort and tell a rank when a neighbour is gone.
+ */
 export interface RingPorts {
   readonly next: MessagePort;
   readonly prev: MessagePort;
+  readonly shared?: { readonly out: SharedArrayBuffer; readonly in: SharedArrayBuffer };
 }
 
 /**
- * Makes the W MessageChannels of a ring: channel r joins rank r (its `next`) to rank r+1 (its
- * `prev`). The coordinator transfers `ports[r].next` and `ports[r].prev` to worker r. For W = 1
- * the single channel loops back to rank 0 (the collectives send nothing then).
+ * Makes the W MessageChannels of a ring (and, for the shared transport, its W shared rings of
+ * `ringBytes` each). The shared transport needs SharedArrayBuffer and Atomics.waitAsync (Node; a
+ * cross-origin-isolated page): where they are missing, asking for it gives the message ring
+ * (the links then report `message`).: channel r joins rank r (its `next`) to rank r+1 (its `prev`). The coordinator
+ * transfers `ports[r].next` and `ports[r].prev` to worker r (shared buffers are shared, not
+ * transferred). For W = 1 the single channel loops back to rank 0 (the collectives send nothing then).
  */
-export function createRingPorts(world: number): RingPorts[] {
+export function createRingPorts(
+  world: number,
+  transport: Transport = 'message',
+  ringBytes = DEFAULT_RING_BYTES,
+): RingPorts[] {
   if (!Number.isInteger(world) || world < 1) throw new RangeError(`world size must be an integer >= 1, got ${world}`);
   const channels = Array.from({ length: world }, () => new MessageChannel());
+  const rings = transport === 'shared' && sharedRingSupported() ? channels.map(() => sharedRingBuffer(ringBytes)) : [];
   return channels.map((ch, r) => {
     const from = channels[(r - 1 + world) % world];
     if (from === undefined) throw new Error('unreachable');
-    return { next: ch.port1, prev: from.port2 };
+    const out = rings[r];
+    const inn = rings[(r - 1 + world) % world];
+    return { next: ch.port1, prev: from.port2, ...(out && inn ? { shared: { out, in: inn } } : {}) };
   });
 }
 

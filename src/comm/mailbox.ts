@@ -1,7 +1,7 @@
 // Matches tagged incoming messages to the receives waiting for them. Messages are keyed by
 // (collective, step, slice), so two collectives in flight at once never see each other's data;
 // a message that arrives before its receive is stored, a receive that comes first waits with a
-// deadline. The port link pushes messages in.
+// deadline. The links push messages in (port-link.ts, shared-link.ts).
 import { CollectiveMismatchError, CollectiveTimeoutError } from './errors.ts';
 import type { CollectiveOp } from './errors.ts';
 import type { Fingerprint, MessageKey } from './link.ts';
@@ -53,6 +53,11 @@ export class Mailbox {
   /** Number of receives waiting. */
   get waiting(): number {
     return this.waiters.size;
+  }
+
+  /** Whether a receive waits for message (coll, step, slice) now. */
+  waitingFor(coll: number, step: number, slice: number): boolean {
+    return this.failure === undefined && this.waiters.has(keyOf(coll, step, slice));
   }
 
   /** Hands a message (its data a transferred buffer the mailbox may keep) to its waiting receive, or stores it. */

@@ -8,7 +8,7 @@
 // Needs no cross-origin isolation.
 import { LinkBase } from './link-base.ts';
 import { DEFAULT_SLICE_ELEMS } from './link.ts';
-import type { Fingerprint, LinkOptions, MessageKey, RingPorts } from './link.ts';
+import type { Fingerprint, LinkOptions, MessageKey, RingPorts, Transport } from './link.ts';
 import type { CollectiveOp } from './errors.ts';
 
 /** A data message on the wire: `len` float32 at the start of `buf`; `pooled`: the receiver may reuse `buf`. */
@@ -41,6 +41,7 @@ function sizeClass(bytes: number): number {
 
 /** Link over two MessagePorts with transferred ArrayBuffers. */
 export class PortLink extends LinkBase {
+  readonly transport: Transport = 'message';
   readonly maxMessageElems: number;
   private readonly pool = new Map<number, ArrayBuffer[]>();
 

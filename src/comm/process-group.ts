@@ -1,12 +1,14 @@
 // A process group: one rank's collectives bound to its link, in the shape of torch.distributed
 // (all_reduce, reduce_scatter_tensor, all_gather_into_tensor, broadcast, barrier). This is what a
-// worker exposes to the trainer; the coordinator only wires the ring ports (createRingPorts).
+// worker exposes to the trainer; the coordinator only wires the ring ports (createRingPorts), and
+// the ports say which transport the link takes.
 import { allGather, reduceScatter, ringAllReduce } from './collectives.ts';
 import type { AllReduceOptions, CollectiveOptions, ReducedChunk } from './collectives.ts';
 import { broadcast } from './broadcast.ts';
 import type { Link, RingPorts } from './link.ts';
 import { createPortLink } from './port-link.ts';
 import type { PortLinkOptions } from './port-link.ts';
+import { createSharedLink } from './shared-link.ts';
 import { allReduceScalars, barrier } from './scalars.ts';
 
 /** One rank's view of the group. Every rank must call the same collectives in the same order. */
@@ -60,7 +62,12 @@ export class ProcessGroup {
   }
 }
 
+/** A rank's link on the transport its ring was made for: shared rings when it has them, else MessagePorts. */
+export function createLink(opts: PortLinkOptions, ports: RingPorts): Link {
+  return ports.shared ? createSharedLink(opts, ports) : createPortLink(opts, ports);
+}
+
 /** Builds a rank's process group from its ring ports. */
 export function createProcessGroup(opts: PortLinkOptions, ports: RingPorts): ProcessGroup {
-  return new ProcessGroup(createPortLink(opts, ports));
+  return new ProcessGroup(createLink(opts, ports));
 }

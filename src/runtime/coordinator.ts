@@ -1,6 +1,6 @@
 // The coordinator: spawns one worker per rank (each acquires its own GPUDevice; with --colocate the
-// spawner puts every rank in one worker sharing one device), wires the ring of
-// MessageChannels (and, for DataParallel, a pair of channels between device 0 and each replica),
+// spawner puts every rank in one worker sharing one device), wires the ring of MessageChannels (with shared-memory
+// rings where asked and SharedArrayBuffer exists; DataParallel: channels from device 0 to each replica),
 // then drives the ranks step by step and yields what happens. Gradients flow worker to worker; the
 // coordinator only sees logs. A rank that throws, exits, loses its device or stops answering ends
 // the run within a bounded time with a RankFailedError naming it; the others are aborted first, so
@@ -47,12 +47,12 @@ export class Coordinator {
   static async start(o: CoordinatorOptions): Promise<Coordinator> {
     const W = o.config.workers;
     const workers = Array.from({ length: W }, (_, r) => o.spawn(r));
-    const ring = createRingPorts(W);
+    const ring = createRingPorts(W, o.transport);
     const pairs: { peer: number; ports: RingPorts }[][] = workers.map(() => []);
     const mode = PARALLEL_MODES[o.config.mode];
     if (mode.topology === 'star') {
       for (let r = 1; r < W; r++) {
-        const [root, replica] = createRingPorts(2);
+        const [root, replica] = createRingPorts(2, o.transport);
         if (root && replica) {
           pairs[0]?.push({ peer: r, ports: root });
           pairs[r]?.push({ peer: 0, ports: replica });

@@ -1,5 +1,6 @@
 // What starts a Coordinator (its workers, data, initial or resumed state) and what its run() saves.
 import type { Snapshot } from '../checkpoint/checkpoint.ts';
+import type { Transport } from '../comm/link.ts';
 import type { TrainConfig } from '../config.ts';
 import type { DataSpec, Fault } from './protocol.ts';
 import type { SpawnWorker } from './worker-group.ts';
@@ -17,6 +18,12 @@ export interface CoordinatorOptions {
   readonly tuning?: string;
   /** The ranks share one device (spawn-node.ts colocatedSpawner): DDP's collectives are GPU submits. */
   readonly colocated?: boolean;
+  /**
+   * How the ranks' links move bytes: MessagePort messages (the default: faster than the shared
+   * rings in Node on the H200, docs/placements.md) or shared-memory rings (where SharedArrayBuffer
+   * and Atomics.waitAsync exist: Node, a cross-origin-isolated page; elsewhere messages).
+   */
+  readonly transport?: Transport;
   /** Stage a failure on one rank (tests, demonstrations). */
   readonly fault?: Fault & { readonly rank: number };
   /** Continue a checkpoint: its parameters and optimizer state go to the ranks, run() starts at its position. */

@@ -3,7 +3,7 @@
 import type { TrainConfig } from '../config.ts';
 import type { AdapterSummary } from '../gpu/device.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
-import type { RingPorts, TransferEvent } from '../comm/link.ts';
+import type { RingPorts, TransferEvent, Transport } from '../comm/link.ts';
 import type { Span } from '../trace/tracer.ts';
 import type { Fp16StepInfo } from '../parallel/fp16.ts';
 import type { ScalerState } from '../optim/loss-scaler.ts';
@@ -95,6 +95,8 @@ export interface Fault {
 
 export interface RankInfo {
   readonly rank: number;
+  /** How this rank's link moves gradients (shared-memory rings or MessagePort messages). */
+  readonly transport: Transport;
   readonly adapter: AdapterSummary;
   readonly params: number;
   readonly memory: MemorySnapshot;

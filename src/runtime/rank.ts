@@ -153,7 +153,8 @@ export function createRankApi(env: RankEnv): RankApi {
         s = { ...parts, plan: null, done: init.restore?.globalStep ?? 0, skipped: 0, lrAt: null };
         await runner.syncInitial();
         if (init.restore) restoreRank(s, init.restore);
-        return { rank, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
+        const transport = pg.link.transport;
+        return { rank, transport, adapter: gpu.adapter, params: spec.total, memory: gpu.memory.snapshot() };
       } catch (e) {
         // pipelines still compiling must settle before the worker ends (gpu/pending.ts)
         s = null;

@@ -1,10 +1,12 @@
-// Data-parallel step time: for each mode and worker count, a short run on the synthetic dataset
-// (one worker thread or Web Worker per rank, each with its own device; where asked, DDP also with
-// the ranks sharing one device, --colocate, side by side); the median step time after
-// warm-up, images/s over all ranks, and how much of rank 0's step was spent waiting in collectives.
+// Data-parallel step time: for each mode and worker count, a short run on the synthetic dataset in
+// both placements where the mode accepts the second (each rank its own device: one worker thread
+// or Web Worker per rank; the ranks sharing one device: one worker for them all, as webddp train
+// --colocate), side by side; the median step time after warm-up, images/s over all ranks, and
+// how much of rank 0's step was spent waiting in collectives.
 // Runs wherever a Coordinator can spawn ranks (Node + Dawn, or a browser page).
 import type { Mode } from '../config.ts';
 import { parseConfig, runsPlaced, validateConfig } from '../parallel/index.ts';
+import type { Placement } from '../parallel/mode.ts';
 import { Coordinator, type SpawnWorker } from '../runtime/coordinator.ts';
 import type { DataSpec } from '../runtime/protocol.ts';
 
@@ -19,16 +21,17 @@ export interface DistBenchOptions {
   readonly spawn: SpawnWorker;
   readonly width?: number;
   /**
-   * Also every DDP run of two or more ranks with the ranks sharing one device (webddp train
-   * --colocate), started by this spawner for W ranks: a row beside each own-devices row.
+   * Also every run of two or more ranks whose mode accepts sharing a device with the ranks on one
+   * device (webddp train --colocate), started by this spawner for W ranks: a row beside each
+   * own-devices row. Absent: own devices only.
    */
   readonly colocated?: (world: number) => SpawnWorker;
 }
 
 export interface DistBenchRow {
   readonly mode: Mode;
-  /** The ranks shared one device (--colocate) instead of one each. */
-  readonly shared: boolean;
+  /** `shared-device`: the ranks shared one device (--colocate); `own-devices`: one device each. */
+  readonly placement: Placement;
   readonly workers: number;
   readonly batch: number;
   readonly stepMs: number;
@@ -58,11 +61,13 @@ export async function benchmarkDistributed(
     for (const workers of o.workers) {
       const check = validateConfig({ mode, workers, batchSize: o.batch });
       if (!check.ok) continue; // e.g. balanced-dp on one worker
-      const placements =
-        workers > 1 && o.colocated && runsPlaced(check.config, 'shared-device') ? [false, true] : [false];
-      for (const shared of placements) {
-        const spawn = shared && o.colocated ? o.colocated(workers) : o.spawn;
-        const row = await measure(o, mode, workers, spawn, shared);
+      const placements: Placement[] =
+        workers > 1 && o.colocated && runsPlaced(check.config, 'shared-device')
+          ? ['own-devices', 'shared-device']
+          : ['own-devices'];
+      for (const placement of placements) {
+        const spawn = placement === 'shared-device' && o.colocated ? o.colocated(workers) : o.spawn;
+        const row = await measure(o, mode, workers, spawn, placement);
         rows.push(row);
         onRow?.(row);
       }
@@ -76,7 +81,7 @@ async function measure(
   mode: Mode,
   workers: number,
   spawn: SpawnWorker,
-  shared: boolean,
+  placement: Placement,
 ): Promise<DistBenchRow> {
   const config = parseConfig({
     mode,
@@ -91,7 +96,12 @@ async function measure(
     width: o.width ?? 1,
     gpu0Bsz: Math.max(1, Math.floor(o.batch / 2)),
   });
-  const c = await Coordinator.start({ config, data: o.data, spawn, ...(shared ? { colocated: true } : {}) });
+  const c = await Coordinator.start({
+    config,
+    data: o.data,
+    spawn,
+    ...(placement === 'shared-device' ? { colocated: true } : {}),
+  });
   const ms: number[] = [];
   const comm: number[] = [];
   let peak = 0;
@@ -110,7 +120,7 @@ async function measure(
   const stepMs = median(ms);
   return {
     mode,
-    shared,
+    placement,
     workers,
     batch: o.batch,
     stepMs,
@@ -121,17 +131,42 @@ async function measure(
   };
 }
 
+/**
+ * The rows as a table, one line per mode and worker count with both placements side by side (a
+ * dash where a placement was not run) and the shared placement's speed against own devices.
+ */
 export function formatDistBench(rows: readonly DistBenchRow[]): string {
-  const head = ['mode', 'workers', 'batch/worker', 'step ms', 'images/s', 'comm ms (rank 0)', 'peak MiB (rank 0)'];
-  const body = rows.map((r) => [
-    r.shared ? `${r.mode} (one device)` : r.mode,
-    String(r.workers),
-    String(r.batch),
-    r.stepMs.toFixed(1),
-    r.imagesPerSec.toFixed(1),
-    r.commMs.toFixed(1),
-    (r.peakBytes / 2 ** 20).toFixed(1),
-  ]);
+  const head = [
+    'mode',
+    'workers',
+    'batch/worker',
+    'own: step ms',
+    'images/s',
+    'comm ms',
+    'shared: step ms',
+    'images/s',
+    'comm ms',
+    'shared/own',
+    'peak MiB (rank 0)',
+  ];
+  const keys = [...new Set(rows.map((r) => `${r.mode}/${r.workers}`))];
+  const cells = (r: DistBenchRow | undefined) =>
+    r ? [r.stepMs.toFixed(1), r.imagesPerSec.toFixed(1), r.commMs.toFixed(1)] : ['-', '-', '-'];
+  const body = keys.map((k) => {
+    const of = (p: Placement) => rows.find((r) => `${r.mode}/${r.workers}` === k && r.placement === p);
+    const own = of('own-devices');
+    const shared = of('shared-device');
+    const any = own ?? shared;
+    return [
+      any?.mode ?? '',
+      String(any?.workers ?? ''),
+      String(any?.batch ?? ''),
+      ...cells(own),
+      ...cells(shared),
+      own && shared ? `${(shared.imagesPerSec / own.imagesPerSec).toFixed(2)}x` : '-',
+      (Math.max(own?.peakBytes ?? 0, shared?.peakBytes ?? 0) / 2 ** 20).toFixed(1),
+    ];
+  });
   const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
   return [head, ...body]
     .map((c) => c.map((x, i) => (i === 0 ? x.padEnd(w[i] ?? 0) : x.padStart(w[i] ?? 0))).join('  '))

@@ -14,6 +14,8 @@ export interface AddressState {
   readonly lesson: string | null;
   readonly testLimit?: number;
   readonly fault?: string;
+  /** Where the workers run; only `shared-device` goes into the address. */
+  readonly placement?: string;
 }
 
 /** The query string for `state`, keeping `lang` and `autostart` from `current`. */
@@ -33,6 +35,7 @@ export function addressQuery(current: string, state: AddressState): string {
   for (const [k, v] of state.life ? lifeAddress(state.life) : []) q.set(k, v);
   if (state.testLimit !== undefined) q.set('testLimit', String(state.testLimit));
   if (state.fault !== undefined) q.set('fault', state.fault);
+  if (state.placement === 'shared-device') q.set('placement', state.placement);
   const s = q.toString();
   return s ? `?${s}` : '';
 }

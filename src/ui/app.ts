@@ -14,6 +14,7 @@ import { DatasetPanel } from './controls/dataset-panel.ts';
 import { DeepSpeedPanel } from './controls/deepspeed-panel.ts';
 import { RunButtons, type RunAction } from './controls/run-buttons.ts';
 import { RunLifePanel } from './controls/run-life.ts';
+import { PlacementControl } from './controls/placement.ts';
 import { h } from './dom.ts';
 import { localizeRunError, t } from './i18n/index.ts';
 import { isLessonId, LESSONS, type LessonId } from './lessons/index.ts';
@@ -60,6 +61,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   const buttons = new RunButtons((a) => act(a));
   const checkpoint = new CheckpointPanel();
   const life = new RunLifePanel({ ...first?.life, ...params.life }, () => datasets.selected());
+  const placement = new PlacementControl(params.placement ?? first?.placement);
   const deepspeed = new DeepSpeedPanel({
     workers: () => form.config()?.workers ?? null,
     apply: (values, extra) => {
@@ -73,7 +75,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   for (const n of notes.filter((x) => x !== t().page.softwareNote)) notesEl.append(h('p', { class: 'banner' }, n));
   const nav = contents(VIEW_IDS);
   layOut(root, gpu, software, nav, {
-    settings: [buttons, form, life, deepspeed, datasets, checkpoint].map((x) => x.element),
+    settings: [buttons, form, placement, life, deepspeed, datasets, checkpoint].map((x) => x.element),
     views: [notesEl, viewsEl],
   });
   const faultEl = h('p', { class: 'banner', id: 'fault-note', hidden: fault === undefined });
@@ -93,6 +95,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       defaults,
       lesson: lessonId,
       life: life.values(),
+      placement: placement.chosen(),
       ...(testLimit !== undefined ? { testLimit } : {}),
       ...(fault !== undefined ? { fault } : {}),
     });
@@ -108,6 +111,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         form.setValues({ ...defaults, ...l.settings }, { testLimit: testLimit ?? defaultTestLimit });
         form.showMoreFor(l.settings);
         life.setValues(l.life ?? {});
+        placement.set(l.placement ?? 'own-devices');
         showFault();
       }
       syncAddress();
@@ -126,15 +130,17 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   let session: Session | null = null;
 
   const lock = (on: boolean) => {
-    for (const part of [form, datasets, checkpoint, life, deepspeed, compare]) part.setDisabled(on);
+    for (const part of [form, placement, datasets, checkpoint, life, deepspeed, compare]) part.setDisabled(on);
     buttons.allowStart(!on && startable());
   };
   const startable = () => form.config() !== null && life.settings() !== null;
-  for (const c of [form, life])
+  for (const c of [form, life, placement])
     c.onChange(() => {
+      placement.update(form.config());
       buttons.allowStart(startable() && session === null);
       syncAddress();
     });
+  placement.update(form.config());
   life.onResume(() => void resumeLast());
   life.onExported(() => lessons.exported());
 
@@ -168,7 +174,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     }
     for (const v of views) v.reset();
     samples.reset();
-    record.reset(resume !== undefined);
+    record.reset(resume !== undefined, placement.value());
     const p = resume?.snapshot.position;
     if (p) log.note(t().log.resumed(resume.where, p.epoch, p.step, p.globalStep));
     const s = new Session({
@@ -201,6 +207,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         ...(sink ? { checkpoint: sink } : {}),
         ...(resume ? { resume: resume.snapshot } : {}),
         maxRestarts: lifeSettings.maxRestarts,
+        placement: placement.value(),
       });
       checkpoint.setTrained(s.params, config);
       await record.finished(s.params);

@@ -1,9 +1,11 @@
 // What a page run did that the views do not keep: the checkpoints it saved, the ranks whose failure
-// restarted the workers, whether it continued a stored checkpoint, and the SHA-256 of rank 0's final
-// parameters (window.webddpPage.params(): a stopped-and-resumed run is compared with one that was not).
+// restarted the workers, whether it continued a stored checkpoint, the SHA-256 of rank 0's final
+// parameters (window.webddpPage.params(): a stopped-and-resumed run is compared with one that was
+// not), and rank 0's step split in each placement (kept across runs, to compare them).
 import { sha256Hex } from '../checkpoint/checkpoint.ts';
+import type { Placement } from '../parallel/mode.ts';
 import type { TrainEvent } from '../runtime/events.ts';
-import type { LessonRun } from './lessons/index.ts';
+import type { LessonRun, StepSplit } from './lessons/index.ts';
 
 export class RunRecord {
   private saved = 0;
@@ -11,15 +13,26 @@ export class RunRecord {
   private resumed = false;
   /** SHA-256 of the last finished run's final parameters (float32 bytes, state_dict order). */
   paramsSha: string | null = null;
+  private placement: Placement = 'own-devices';
+  private sum = { steps: 0, stepMs: 0, commMs: 0 };
+  private readonly splits: Partial<Record<Placement, StepSplit>> = {};
 
-  /** A run starts (`resumed`: from a stored checkpoint). */
-  reset(resumed: boolean): void {
+  /** A run starts (`resumed`: from a stored checkpoint) with its workers placed as `placement`. */
+  reset(resumed: boolean, placement: Placement = 'own-devices'): void {
     [this.saved, this.restarts, this.resumed, this.paramsSha] = [0, [], resumed, null];
+    this.placement = placement;
+    this.sum = { steps: 0, stepMs: 0, commMs: 0 };
   }
 
   handle(e: TrainEvent): void {
     if (e.type === 'checkpoint') this.saved++;
     if (e.type === 'restart') this.restarts.push(e.rank);
+    if (e.type === 'step' && (e.epoch > 0 || e.step > 0)) {
+      // the first step also compiles the shaders: left out, as bench/trace-summary.mjs does
+      this.sum.steps++;
+      this.sum.stepMs += e.ms;
+      this.sum.commMs += e.workers[0]?.commMs ?? 0;
+    }
   }
 
   async finished(params: Float32Array | null): Promise<void> {
@@ -28,14 +41,17 @@ export class RunRecord {
       : null;
   }
 
-  /** The lesson's record of the run: what the views measured, with this record's counts. */
-  lessonRun(measured: Omit<LessonRun, 'checkpoints' | 'restarts' | 'resumed' | 'exported'>): LessonRun {
+  /** The lesson's record of the run that just ended: what the views measured, with this record's counts and splits. */
+  lessonRun(measured: Omit<LessonRun, 'checkpoints' | 'restarts' | 'resumed' | 'exported' | 'splits'>): LessonRun {
+    const { steps, stepMs, commMs } = this.sum;
+    if (steps > 0) this.splits[this.placement] = { steps, stepMs: stepMs / steps, commMs: commMs / steps };
     return {
       ...measured,
       checkpoints: this.saved,
       restarts: [...this.restarts],
       resumed: this.resumed,
       exported: false,
+      splits: { ...this.splits },
     };
   }
 }

@@ -1,5 +1,6 @@
 // One training run of the page: an ElasticRun around the Coordinator (one module worker with its own
-// WebGPU device per rank, reading the dataset from IndexedDB), as the CLI's `webddp train` runs it:
+// WebGPU device per rank, or every rank in one worker on one shared device, reading the dataset
+// from IndexedDB), as the CLI's `webddp train` runs it:
 // it saves checkpoints where asked, resumes one exactly, and restarts failed workers from the last
 // checkpoint up to maxRestarts. It forwards every event it yields, fetches a few images of rank 0's
 // batch now and then, and turns pause/resume/stop into the coordinator's calls. A failing rank
@@ -12,7 +13,8 @@ import type { RunOptions as CoordinatorRunOptions } from '../runtime/options.ts'
 import type { TrainEvent } from '../runtime/events.ts';
 import type { BatchSample } from '../runtime/protocol.ts';
 import type { RankFault } from '../runtime/fault.ts';
-import { browserSpawner } from '../runtime/spawn-browser.ts';
+import { browserSpawner, colocatedBrowserSpawner } from '../runtime/spawn-browser.ts';
+import type { Placement } from '../parallel/mode.ts';
 import { t } from './i18n/index.ts';
 import type { RunState } from './run-state.ts';
 
@@ -40,6 +42,8 @@ export interface RunOptions {
   readonly resume?: Snapshot;
   /** torchrun's --max-restarts: restarts of the workers after a rank failure (default 0). */
   readonly maxRestarts?: number;
+  /** Where the ranks live (default: each its own device; `shared-device`: one Web Worker, one device). */
+  readonly placement?: Placement;
 }
 
 export class Session {
@@ -61,7 +65,9 @@ export class Session {
     const run = new ElasticRun({
       config,
       data: { kind: 'idb', dataset },
-      spawn: browserSpawner(),
+      ...(opts.placement === 'shared-device'
+        ? { spawn: colocatedBrowserSpawner(config.workers), colocated: true }
+        : { spawn: browserSpawner() }),
       recordTransfers: opts.recordTransfers ?? true,
       trace: true,
       maxRestarts: opts.maxRestarts ?? 0,

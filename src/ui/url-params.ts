@@ -4,6 +4,7 @@
 import type { FormValues, FieldKey } from './controls/field-key.ts';
 import { FIELDS } from './controls/config-fields.ts';
 import { isLifeKey, parseLifeParam, type LifeKey } from './controls/life-settings.ts';
+import type { Placement } from '../parallel/mode.ts';
 
 export interface PageParams {
   readonly values: FormValues;
@@ -17,6 +18,8 @@ export interface PageParams {
   readonly autostart: boolean;
   /** The lesson of the guided path to open (its id), if any. */
   readonly lesson?: string;
+  /** `placement=shared-device`: the workers share one device (where the run's mode accepts it). */
+  readonly placement?: Placement;
   /** Parameters the page does not know (reported, not silently dropped). */
   readonly unknown: readonly string[];
 }
@@ -30,6 +33,7 @@ export function readParams(search: string): PageParams {
   let autostart = true;
   let fault: string | undefined;
   let lesson: string | undefined;
+  let placement: Placement | undefined;
   for (const [k, raw] of q) {
     const spec = FIELDS.find((f) => f.key === k);
     if (spec) {
@@ -45,6 +49,9 @@ export function readParams(search: string): PageParams {
     else if (k === 'lang')
       continue; // read by ./i18n/
     else if (k === 'fault') fault = raw;
+    else if (k === 'placement' && (raw === 'own-devices' || raw === 'shared-device')) placement = raw;
+    else if (k === 'placement')
+      unknown.push(k); // not a placement: reported, not dropped
     else if (k === 'autostart') autostart = raw !== '0' && raw !== 'false';
     else unknown.push(k);
   }
@@ -54,6 +61,7 @@ export function readParams(search: string): PageParams {
     ...(testLimit !== undefined ? { testLimit } : {}),
     ...(fault !== undefined ? { fault } : {}),
     ...(lesson !== undefined ? { lesson } : {}),
+    ...(placement !== undefined ? { placement } : {}),
     autostart,
     unknown,
   };

@@ -1,5 +1,5 @@
-// Distributed training in headless Chromium: 4 module workers, each with its own WebGPU device,
-// train DDP and DataParallel from the dataset in IndexedDB; DataParallel piles memory on worker 0,
+// Distributed training in headless Chromium: 4 module workers, each with its own WebGPU device and
+// shared-memory links (the page is cross-origin isolated), train DDP and DataParallel from the dataset in IndexedDB; DataParallel piles memory on worker 0,
 // DDP keeps the workers even; replicas stay identical. No console or page errors.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'puppeteer';
@@ -39,6 +39,9 @@ describe('4 workers in Chromium', () => {
     expect(r.checks.length).toBeGreaterThan(0);
     expect(r.checks.every(Boolean)).toBe(true);
     expect(new Set(r.peaks).size).toBe(1);
+    // the harness asks for shared-memory rings; the page is cross-origin isolated, so the Web Workers get them
+    expect(r.crossOriginIsolated).toBe(true);
+    expect(r.transports).toEqual(['shared', 'shared', 'shared', 'shared']);
     expect(session.errors).toEqual([]);
   });
 

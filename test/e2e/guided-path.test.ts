@@ -1,7 +1,8 @@
 // The guided path as a new user walks it, in headless Chromium, in English and Chinese: every
 // lesson opens from its address (?lesson=ID&lang=...), shows its text, and a lesson with a run
 // reaches its point on the numbers the page measured (lessons run once each, the languages taking
-// turns, to keep the e2e tier short); lessons whose run needs an engine feature this build lacks
+// turns, to keep the e2e tier short; the placements lesson twice, switching the placement control
+// to one shared device for its second run); lessons whose run needs an engine feature this build lacks
 // say so and offer no run. No console errors; axe finds no serious or critical violation in either
 // language, on a laptop and a 375-pixel phone, where nothing overflows sideways. The DeepSpeed
 // panel takes the seed's ds_config.json and refuses its `lr_scheduler` by name. Screenshots of the
@@ -51,6 +52,27 @@ describe('the guided path', () => {
       expect(await page.$eval('.lesson h3', (el) => el.textContent)).toBe(title);
       expect(await page.$eval('html', (el) => el.lang)).toBe(lang === 'zh' ? 'zh-CN' : 'en');
       await waitForState(page, ['done', 'failed', 'stopped']);
+      if (id === 'placements') {
+        // The same run again with every worker in one Web Worker on one device: the placement control.
+        await page.waitForFunction(() => window.webddpPage?.lesson().reached === false, { polling: 50 });
+        const own = await read(page, 'params');
+        await page.click('#placement-shared-device');
+        await page.click('#run-start');
+        await page.waitForFunction(() => window.webddpPage?.state() !== 'done', { polling: 50 });
+        expect(await waitForState(page, ['done', 'failed', 'stopped'])).toBe('done');
+        expect(new URL(page.url()).searchParams.get('placement')).toBe('shared-device');
+        await page.waitForFunction(() => window.webddpPage?.lesson().reached === true, {
+          polling: 50,
+          timeout: 30_000,
+        });
+        // the ranks sharing one device end with the same parameters, bit for bit
+        expect(own).toMatch(/^[0-9a-f]{64}$/);
+        expect(await read(page, 'params')).toBe(own);
+        // both runs' measured step split is shown with the point
+        expect(await page.$eval('.lesson-result', (el) => el.textContent)).toMatch(
+          lang === 'en' ? /own devices [\d.]+ ms a step/ : /各用设备时每步 [\d.]+ 毫秒/,
+        );
+      }
       if (id === 'cluster') {
         // The cluster lesson's point is the export: its button (the download itself is denied here).
         await page.click('#life-export');

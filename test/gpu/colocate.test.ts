@@ -62,17 +62,26 @@ describe('ranks sharing one device (--colocate)', () => {
     expect(jsonLines(r.out, 'check')).toHaveLength(9); // after each step, and at the epoch's end
   });
 
-  it('webddp bench --workers --colocate measures both placements side by side', async () => {
-    const r = await webddp('bench', '--workers', '2', '--modes', 'ddp', '--colocate', '--batch', '2', '--steps', '2');
+  it('webddp bench --workers measures both placements side by side where the mode runs both', async () => {
+    const r = await webddp('bench', '--workers', '2', '--modes', 'ddp,zero1', '--batch', '2', '--steps', '2');
     expect(r.code, r.err).toBe(0);
     const [{ rows = [] } = {}] = r.out
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { rows?: { shared: boolean; workers: number; steps: number; commMs: number }[] });
-    expect(rows.map((x) => [x.workers, x.shared, x.steps])).toEqual([
-      [2, false, 2],
-      [2, true, 2],
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            rows?: { mode: string; placement: string; workers: number; steps: number; commMs: number }[];
+          },
+      );
+    expect(rows.map((x) => [x.mode, x.workers, x.placement, x.steps])).toEqual([
+      ['ddp', 2, 'own-devices', 2],
+      ['ddp', 2, 'shared-device', 2],
+      ['zero1', 2, 'own-devices', 2],
     ]);
+    // the table: one line per mode and worker count, the two placements side by side
+    expect(r.out).toMatch(/^ddp\s+2\s+2(\s+[\d.]+){6}\s+[\d.]+x/m);
+    expect(r.out).toMatch(/^zero1\s+2\s+2(\s+[\d.]+){3}(\s+-){4}/m);
     // the host ring's wait against a GPU sum's
     expect(rows[1]?.commMs ?? Infinity).toBeLessThan(rows[0]?.commMs ?? 0);
   });

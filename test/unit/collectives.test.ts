@@ -1,6 +1,6 @@
 // Reduce-scatter, all-gather, broadcast, barrier and the scalar all-reduce over real links in one
-// thread over MessagePort links; two collectives in
-// flight at once; the observer's transfer events.
+// thread, on both transports (MessagePort messages and shared-memory rings) with the same expected
+// bits; two collectives in flight at once; the observer's transfer events.
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   allGather,
@@ -10,21 +10,23 @@ import {
   chunkRange,
   createProcessGroup,
   createRingPorts,
+  DEFAULT_RING_BYTES,
   reduceScatter,
   ringAllReduce,
 } from '../../src/comm/index.ts';
-import type { Link, TransferEvent } from '../../src/comm/index.ts';
-import { baiduOrderSum, closeAll, firstBitDiff, onAllRanks, portRing, randomFloats, values } from './comm-harness.ts';
+import type { Link, TransferEvent, Transport } from '../../src/comm/index.ts';
+import { baiduOrderSum, closeAll, firstBitDiff, onAllRanks, randomFloats, RINGS, values } from './comm-harness.ts';
 
 let links: Link[] = [];
 afterEach(() => closeAll(links));
 
-const transports = {
-  port: (w: number, observer?: (e: TransferEvent) => void) =>
-    Promise.resolve(portRing(w, { timeoutMs: 30_000, ...(observer ? { observer } : {}) })),
-};
+const transports = Object.entries(RINGS).map(([name, ring]) => ({
+  name: name as Transport,
+  make: (w: number, observer?: (e: TransferEvent) => void) =>
+    Promise.resolve(ring(w, { timeoutMs: 30_000, ...(observer ? { observer } : {}) })),
+}));
 
-for (const [name, make] of Object.entries(transports)) {
+for (const { name, make } of transports) {
   describe(`collectives over ${name} links`, () => {
     it('reduceScatter leaves chunk r of the sum on rank r, all-gather puts every chunk everywhere (W = 1..8, n = 0..2W+1)', async () => {
       for (let world = 1; world <= 8; world++) {
@@ -117,7 +119,9 @@ for (const [name, make] of Object.entries(transports)) {
     it('stagingBytes reports the memory held for communication', async () => {
       links = await make(2);
       for (const l of links) {
-        expect(l.stagingBytes).toBe(0); // nothing pooled before the first message
+        // messages: nothing pooled before the first message; shared: the ring this rank writes (and its header)
+        expect(l.stagingBytes).toBe(name === 'message' ? 0 : DEFAULT_RING_BYTES + 64);
+        expect(l.transport).toBe(name);
       }
     });
 
@@ -143,12 +147,13 @@ for (const [name, make] of Object.entries(transports)) {
 }
 
 describe('ProcessGroup (the facade a worker exposes)', () => {
-  {
-    it('createProcessGroup wires a rank and runs every collective', async () => {
+  for (const { name } of transports) {
+    it(`createProcessGroup wires a rank on the ${name} transport and runs every collective`, async () => {
       const world = 3;
-      const ports = createRingPorts(world);
+      const ports = createRingPorts(world, name);
       const groups = ports.map((p, rank) => createProcessGroup({ rank, world, timeoutMs: 30_000 }, p));
       links = groups.map((g) => g.link);
+      expect(links.map((l) => l.transport)).toEqual([name, name, name]);
       expect(groups.map((g) => [g.rank, g.world])).toEqual([0, 1, 2].map((r) => [r, world]));
       const inputs = Array.from({ length: world }, (_, r) => randomFloats(999, 900 + r));
       const out = await Promise.all(

@@ -1,12 +1,26 @@
 // Shared by the communication tests: rings of real links in one thread, deterministic inputs,
 // and the float32 reference sums (Baidu order and float64).
-import { createPortLink, createRingPorts, chunkRange } from '../../src/comm/index.ts';
-import type { Link, PortLinkOptions } from '../../src/comm/index.ts';
+import { createPortLink, createRingPorts, createSharedLink, chunkRange } from '../../src/comm/index.ts';
+import type { Link, PortLinkOptions, Transport } from '../../src/comm/index.ts';
 
 /** W MessagePort links wired into a ring (all in this thread). */
 export function portRing(world: number, opts: Omit<PortLinkOptions, 'rank' | 'world'> = {}): Link[] {
-  return createRingPorts(world).map((ports, rank) => createPortLink({ ...opts, rank, world }, ports));
+  return createRingPorts(world, 'message').map((ports, rank) => createPortLink({ ...opts, rank, world }, ports));
 }
+
+/** W shared-memory links wired into a ring (all in this thread), each direction a ring of `ringBytes`. */
+export function sharedRing(
+  world: number,
+  opts: Omit<PortLinkOptions, 'rank' | 'world'> = {},
+  ringBytes?: number,
+): Link[] {
+  return createRingPorts(world, 'shared', ringBytes).map((ports, rank) =>
+    createSharedLink({ ...opts, rank, world }, ports),
+  );
+}
+
+/** Both transports, by name: the collective tests run on each and expect the same bits. */
+export const RINGS: Record<Transport, typeof portRing> = { message: portRing, shared: sharedRing };
 
 /** Runs `fn` on every rank concurrently; resolves with each rank's settled outcome. */
 export async function onAllRanks<T>(

@@ -1,5 +1,5 @@
-// The MessagePort link across real worker_threads (one rank per thread, as in the trainer) gives
-// the reference bits for W = 2 and 4; a terminated worker fails the others without waiting for
+// Both links (MessagePort messages, shared-memory rings) across real worker_threads (one rank per
+// thread, as in the trainer) give the reference bits for W = 2 and 4; a terminated worker fails the others without waiting for
 // the timeout. Workers run src/comm bundled by vite (TS cannot run in a
 // worker thread here); the bundle is built once in beforeAll.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import type { TransferListItem } from 'node:worker_threads';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRingPorts } from '../../src/comm/index.ts';
+import type { Transport } from '../../src/comm/index.ts';
 import { baiduOrderSum, firstBitDiff, randomFloats } from './comm-harness.ts';
 
 /** Worker body: plain JS (eval'd, CommonJS), imports the bundle, runs the job it is sent. */
@@ -21,7 +22,8 @@ import(workerData.bundleUrl).then((comm) => {
     const { rank, world, ports, inputs, cases } = job;
     try {
       const opts = { rank, world, timeoutMs: job.timeoutMs, maxMessageElems: 4096 };
-      const link = comm.createPortLink(opts, ports);
+      const link = comm.createLink(opts, ports);
+      if (link.transport !== job.transport) throw new Error('link on ' + link.transport + ', asked for ' + job.transport);
       parentPort.postMessage({ ready: true });
       if (job.idle) return;
       const results = [];
@@ -96,6 +98,7 @@ function next(w: Worker, key: keyof Reply): Promise<Reply> {
 }
 
 interface Job {
+  transport: Transport;
   world: number;
   idleRank?: number;
   timeoutMs: number;
@@ -113,7 +116,7 @@ async function launch(job: Job): Promise<{ workers: Worker[]; replies: Promise<R
     () => new Worker(WORKER_SOURCE, { eval: true, workerData: { bundleUrl } }),
   );
   await Promise.all(workers.map((w) => next(w, 'loaded')));
-  const ports = createRingPorts(job.world);
+  const ports = createRingPorts(job.world, job.transport);
   const ready = workers.map((w) => next(w, 'ready'));
   workers.forEach((w, rank) => {
     const inputs = CASES.map((c) => randomFloats(c.n, 100 * rank + c.n));
@@ -126,6 +129,7 @@ async function launch(job: Job): Promise<{ workers: Worker[]; replies: Promise<R
       inputs,
       cases: CASES,
       idle: rank === job.idleRank,
+      transport: job.transport,
       timeoutMs: job.timeoutMs,
     };
     // the global (web) MessagePort is what worker_threads transfers; only the typings differ
@@ -144,39 +148,40 @@ async function runAll(job: Job): Promise<CaseResult[][]> {
   }
 }
 
-describe('MessagePort links across worker_threads', () => {
-  for (const world of [2, 4]) {
-    it(`W=${world}: every collective gives the reference bits on every rank`, async () => {
-      const results = await runAll({ world, timeoutMs: 30_000 });
-      CASES.forEach((c, i) => {
-        const inputs = Array.from({ length: world }, (_, r) => randomFloats(c.n, 100 * r + c.n));
-        const wantAr = baiduOrderSum(inputs);
-        const wantRs = baiduOrderSum(inputs, 1);
-        const wantBc = inputs[world - 1] ?? new Float32Array();
-        for (let r = 0; r < world; r++) {
-          const got = results[r]?.[i];
-          if (got === undefined) throw new Error(`no result for rank ${r} case ${i}`);
-          expect(firstBitDiff(got.ar, wantAr), `allReduce n=${c.n} rank ${r}`).toBe(-1);
-          expect(firstBitDiff(got.rs, wantRs), `reduceScatter+allGather n=${c.n} rank ${r}`).toBe(-1);
-          expect(firstBitDiff(got.bc, wantBc), `broadcast n=${c.n} rank ${r}`).toBe(-1);
-          expect(got.sc).toEqual(results[0]?.[i]?.sc);
-        }
-      });
-    }, 120_000);
-  }
-
-  it('terminating worker 2 mid-all-reduce fails ranks 0, 1, 3 naming rank 2, well before the timeout', async () => {
-    const t0 = performance.now();
-    const { workers, replies } = await launch({ world: 4, idleRank: 2, timeoutMs: 60_000 });
-    const settled = Promise.allSettled(replies);
-    await workers[2]?.terminate();
-    const outcomes = await settled;
-    await Promise.all(workers.map((w) => w.terminate()));
-    for (const r of [0, 1, 3]) {
-      const o = outcomes[r];
-      expect(o?.status).toBe('rejected');
-      expect(String(o?.status === 'rejected' ? o.reason : '')).toMatch(/rank 2 failed/);
+for (const transport of ['message', 'shared'] as const)
+  describe(`${transport} links across worker_threads`, () => {
+    for (const world of [2, 4]) {
+      it(`W=${world}: every collective gives the reference bits on every rank`, async () => {
+        const results = await runAll({ transport, world, timeoutMs: 30_000 });
+        CASES.forEach((c, i) => {
+          const inputs = Array.from({ length: world }, (_, r) => randomFloats(c.n, 100 * r + c.n));
+          const wantAr = baiduOrderSum(inputs);
+          const wantRs = baiduOrderSum(inputs, 1);
+          const wantBc = inputs[world - 1] ?? new Float32Array();
+          for (let r = 0; r < world; r++) {
+            const got = results[r]?.[i];
+            if (got === undefined) throw new Error(`no result for rank ${r} case ${i}`);
+            expect(firstBitDiff(got.ar, wantAr), `allReduce n=${c.n} rank ${r}`).toBe(-1);
+            expect(firstBitDiff(got.rs, wantRs), `reduceScatter+allGather n=${c.n} rank ${r}`).toBe(-1);
+            expect(firstBitDiff(got.bc, wantBc), `broadcast n=${c.n} rank ${r}`).toBe(-1);
+            expect(got.sc).toEqual(results[0]?.[i]?.sc);
+          }
+        });
+      }, 120_000);
     }
-    expect(performance.now() - t0).toBeLessThan(30_000);
-  }, 60_000);
-});
+
+    it('terminating worker 2 mid-all-reduce fails ranks 0, 1, 3 naming rank 2, well before the timeout', async () => {
+      const t0 = performance.now();
+      const { workers, replies } = await launch({ transport, world: 4, idleRank: 2, timeoutMs: 60_000 });
+      const settled = Promise.allSettled(replies);
+      await workers[2]?.terminate();
+      const outcomes = await settled;
+      await Promise.all(workers.map((w) => w.terminate()));
+      for (const r of [0, 1, 3]) {
+        const o = outcomes[r];
+        expect(o?.status).toBe('rejected');
+        expect(String(o?.status === 'rejected' ? o.reason : '')).toMatch(/rank 2 failed/);
+      }
+      expect(performance.now() - t0).toBeLessThan(30_000);
+    }, 60_000);
+  });

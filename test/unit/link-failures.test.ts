@@ -1,4 +1,4 @@
-// Failure behaviour: a neighbour that never sends surfaces as a CollectiveTimeoutError naming
+// Failure behaviour, on both transports: a neighbour that never sends surfaces as a CollectiveTimeoutError naming
 // rank, peer, op and step; an abort, an error inside a collective, a mismatch or a closed port
 // on one rank makes every other rank's collective reject naming the failed rank and the reason.
 // Timeouts here are short on purpose; the vitest timeout only guards against hangs.
@@ -7,13 +7,13 @@ import {
   broadcast,
   CollectiveMismatchError,
   CollectiveTimeoutError,
-  createPortLink,
+  createLink,
   createRingPorts,
   PeerFailedError,
   ringAllReduce,
 } from '../../src/comm/index.ts';
-import type { Link, TransferEvent } from '../../src/comm/index.ts';
-import { closeAll, onAllRanks, portRing } from './comm-harness.ts';
+import type { Link, TransferEvent, Transport } from '../../src/comm/index.ts';
+import { closeAll, onAllRanks, RINGS } from './comm-harness.ts';
 
 let links: Link[] = [];
 afterEach(() => closeAll(links));
@@ -22,33 +22,39 @@ function reasons(outcomes: PromiseSettledResult<unknown>[]): unknown[] {
   return outcomes.map((o): unknown => (o.status === 'rejected' ? (o.reason as unknown) : 'fulfilled'));
 }
 
-const makers = {
-  port: (w: number, timeoutMs: number, observer?: (e: TransferEvent) => void) =>
-    Promise.resolve(portRing(w, { timeoutMs, ...(observer ? { observer } : {}) })),
-};
+const makers = Object.fromEntries(
+  Object.entries(RINGS).map(([name, ring]) => [
+    name,
+    (w: number, timeoutMs: number, observer?: (e: TransferEvent) => void) =>
+      Promise.resolve(ring(w, { timeoutMs, ...(observer ? { observer } : {}) })),
+  ]),
+);
 
 describe('timeouts', () => {
-  it('a rank whose neighbour never sends rejects with CollectiveTimeoutError; the others learn who failed', async () => {
-    const ports = createRingPorts(3);
-    links = ports.map((p, rank) => createPortLink({ rank, world: 3, timeoutMs: rank === 0 ? 100 : 20_000 }, p));
-    // rank 2 never joins the collective
-    const [r0, r1] = reasons(
-      await onAllRanks(links.slice(0, 2), (l, r) => ringAllReduce(new Float32Array(10), r, 3, l)),
-    );
-    expect(r0).toBeInstanceOf(CollectiveTimeoutError);
-    const t = r0 as CollectiveTimeoutError;
-    expect([t.rank, t.peer, t.at.op, t.at.step, t.at.coll, t.timeoutMs]).toEqual([0, 2, 'allReduce', 0, 0, 100]);
-    expect(t.message).toBe(
-      'rank 0: timed out after 100 ms waiting for data from rank 2 in allReduce #0 step 0 slice 0',
-    );
-    expect(r1).toBeInstanceOf(PeerFailedError);
-    expect((r1 as PeerFailedError).failedRank).toBe(2);
-    expect((r1 as PeerFailedError).reportedBy).toBe(0);
-    // the silent rank's link was poisoned too: its late collective fails at once instead of hanging
-    const late = links[2];
-    if (late === undefined) throw new Error('no link');
-    await expect(ringAllReduce(new Float32Array(10), 2, 3, late)).rejects.toBeInstanceOf(PeerFailedError);
-  });
+  it.each(Object.keys(RINGS))(
+    '%s: a rank whose neighbour never sends rejects with CollectiveTimeoutError; the others learn who failed',
+    async (name) => {
+      const ports = createRingPorts(3, name as Transport);
+      links = ports.map((p, rank) => createLink({ rank, world: 3, timeoutMs: rank === 0 ? 100 : 20_000 }, p));
+      // rank 2 never joins the collective
+      const [r0, r1] = reasons(
+        await onAllRanks(links.slice(0, 2), (l, r) => ringAllReduce(new Float32Array(10), r, 3, l)),
+      );
+      expect(r0).toBeInstanceOf(CollectiveTimeoutError);
+      const t = r0 as CollectiveTimeoutError;
+      expect([t.rank, t.peer, t.at.op, t.at.step, t.at.coll, t.timeoutMs]).toEqual([0, 2, 'allReduce', 0, 0, 100]);
+      expect(t.message).toBe(
+        'rank 0: timed out after 100 ms waiting for data from rank 2 in allReduce #0 step 0 slice 0',
+      );
+      expect(r1).toBeInstanceOf(PeerFailedError);
+      expect((r1 as PeerFailedError).failedRank).toBe(2);
+      expect((r1 as PeerFailedError).reportedBy).toBe(0);
+      // the silent rank's link was poisoned too: its late collective fails at once instead of hanging
+      const late = links[2];
+      if (late === undefined) throw new Error('no link');
+      await expect(ringAllReduce(new Float32Array(10), 2, 3, late)).rejects.toBeInstanceOf(PeerFailedError);
+    },
+  );
 
   for (const [name, make] of Object.entries(makers)) {
     it(`${name}: a broadcast to a rank that never receives still completes on the sender`, async () => {
@@ -126,20 +132,23 @@ for (const [name, make] of Object.entries(makers)) {
 }
 
 describe('dead neighbour', () => {
-  it('a rank whose ports close mid-collective (worker gone) fails the others without waiting for the timeout', async () => {
-    links = portRing(3, { timeoutMs: 60_000 });
-    const t0 = performance.now();
-    const outcomes = await onAllRanks(links, async (l, r) => {
-      if (r === 2) {
-        l.close();
-        return 'closed';
-      }
-      return ringAllReduce(new Float32Array(300), r, 3, l, { sliceElems: 16 });
-    });
-    const errs = reasons(outcomes);
-    expect(errs[0]).toBeInstanceOf(PeerFailedError);
-    expect(String(errs[0])).toMatch(/rank 2 failed.*port from rank 2 closed/);
-    expect(errs[1]).toBeInstanceOf(Error);
-    expect(performance.now() - t0).toBeLessThan(30_000);
-  });
+  it.each(Object.entries(RINGS))(
+    '%s: a rank whose ports close mid-collective (worker gone) fails the others without waiting for the timeout',
+    async (_name, ring) => {
+      links = ring(3, { timeoutMs: 60_000 });
+      const t0 = performance.now();
+      const outcomes = await onAllRanks(links, async (l, r) => {
+        if (r === 2) {
+          l.close();
+          return 'closed';
+        }
+        return ringAllReduce(new Float32Array(300), r, 3, l, { sliceElems: 16 });
+      });
+      const errs = reasons(outcomes);
+      expect(errs[0]).toBeInstanceOf(PeerFailedError);
+      expect(String(errs[0])).toMatch(/rank 2 failed.*port from rank 2 closed/);
+      expect(errs[1]).toBeInstanceOf(Error);
+      expect(performance.now() - t0).toBeLessThan(30_000);
+    },
+  );
 });

@@ -26,6 +26,16 @@ describe('page address parameters', () => {
     );
   });
 
+  it('reads the placement; the address carries only the shared device, and an unknown placement is reported', () => {
+    expect(readParams('?placement=shared-device').placement).toBe('shared-device');
+    expect(readParams('?placement=own-devices').placement).toBe('own-devices');
+    expect(readParams('?placement=gpu').unknown).toEqual(['placement']);
+    const at = (placement: string) =>
+      addressQuery('', { values: {} as Record<FieldKey, string>, defaults: {}, lesson: null, placement });
+    expect(at('shared-device')).toBe('?placement=shared-device');
+    expect(at('own-devices')).toBe('');
+  });
+
   it('starts by itself unless told not to, and leaves bad numbers for the form to refuse', () => {
     const p = readParams('?workers=lots');
     expect(p.autostart).toBe(true);

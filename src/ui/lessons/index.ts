@@ -9,6 +9,7 @@ import { failure } from './failure.ts';
 import { fp16 } from './fp16.ts';
 import type { Lesson } from './lesson.ts';
 import { noSync } from './no-sync.ts';
+import { placements } from './placements.ts';
 import { sampler } from './sampler.ts';
 import { zero } from './zero.ts';
 
@@ -17,6 +18,7 @@ export const LESSON_IDS = [
   'balanced-dp',
   'ddp-ring',
   'no-sync',
+  'placements',
   'sampler',
   'checkpoint',
   'failure',
@@ -31,6 +33,7 @@ export const LESSONS: { readonly [K in LessonId]: Lesson } = {
   'balanced-dp': balancedDp,
   'ddp-ring': ddpRing,
   'no-sync': noSync,
+  placements,
   sampler,
   checkpoint,
   failure,
@@ -41,4 +44,4 @@ export const LESSONS: { readonly [K in LessonId]: Lesson } = {
 
 export const isLessonId = (x: unknown): x is LessonId => LESSON_IDS.some((id) => id === x);
 
-export type { Lesson, LessonRun, LessonText } from './lesson.ts';
+export type { Lesson, LessonRun, LessonText, StepSplit } from './lesson.ts';

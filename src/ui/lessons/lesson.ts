@@ -8,6 +8,7 @@ import type { LifeSettings } from '../controls/life-settings.ts';
 import type { DocKey, Lang } from '../i18n/index.ts';
 import type { ExplainKey } from '../views/explain.ts';
 import type { EngineFeature } from './features.ts';
+import type { Placement } from '../../parallel/mode.ts';
 
 export interface LessonText {
   readonly title: string;
@@ -45,6 +46,15 @@ export interface LessonRun {
   readonly resumed: boolean;
   /** Its checkpoint was exported for torchrun (the button, after the run). */
   readonly exported: boolean;
+  /** Rank 0's step split, from the last run finished in each placement since the page opened. */
+  readonly splits: Partial<Record<Placement, StepSplit>>;
+}
+
+/** Rank 0's mean step over a run's steps after the first: its wall time and its wait in collectives. */
+export interface StepSplit {
+  readonly stepMs: number;
+  readonly commMs: number;
+  readonly steps: number;
 }
 
 export interface Lesson {
@@ -54,6 +64,8 @@ export interface Lesson {
   readonly fault?: string;
   /** Checkpoints and restarts (the rest: the page's defaults). */
   readonly life?: Partial<LifeSettings>;
+  /** Where the workers run (default: each its own device). */
+  readonly placement?: Placement;
   /** Documentation the lesson links to. */
   readonly docs: readonly DocKey[];
   /** The view to look at (a card id). */
@@ -62,5 +74,7 @@ export interface Lesson {
   readonly needs?: readonly EngineFeature[];
   /** True when the run reached the lesson's point. */
   readonly reached: (run: LessonRun) => boolean;
+  /** What the run measured, in words, shown with the point once it is reached. */
+  readonly measured?: (run: LessonRun, lang: Lang) => string;
   readonly text: Readonly<Record<Lang, LessonText>>;
 }

@@ -76,7 +76,10 @@ export class LessonsView {
     this.reached = lesson.reached(run);
     this.root.dataset.reached = String(this.reached);
     const text = lesson.text[lang()];
-    this.result.textContent = this.reached ? `✓ ${t().lesson.point} ${text.point}` : '';
+    const measured = this.reached ? (lesson.measured?.(run, lang()) ?? '') : '';
+    this.result.textContent = this.reached
+      ? `✓ ${t().lesson.point} ${text.point}${measured ? ` ${measured}` : ''}`
+      : '';
   }
 
   /** The last run's checkpoint was exported for torchrun: checks the open lesson's point again. */

@@ -57,6 +57,7 @@ export class LogView implements View {
               r.params,
             ),
           );
+        if (e.ranks.length > 1) this.pending.push(t().log.transport(e.ranks.every((r) => r.transport === 'shared')));
         break;
       }
       case 'epoch-start':

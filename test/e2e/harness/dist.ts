@@ -14,6 +14,8 @@ export interface DistRun {
   testAccuracy: number;
   checks: boolean[];
   crossOriginIsolated: boolean;
+  /** Each rank's link transport (shared-memory rings on an isolated page). */
+  transports: string[];
 }
 
 export interface DistHarness {
@@ -35,6 +37,7 @@ window.webddpDist = {
       config: v.config,
       data: { kind: 'idb', dataset: SYNTHETIC_DATASET },
       spawn: browserSpawner(),
+      transport: 'shared',
     });
     const out: DistRun = {
       adapters: c.ranks.map((r) => r.adapter.description || r.adapter.architecture),
@@ -44,6 +47,7 @@ window.webddpDist = {
       testAccuracy: NaN,
       checks: [],
       crossOriginIsolated,
+      transports: c.ranks.map((r) => r.transport),
     };
     try {
       for await (const e of c.run()) {

@@ -134,6 +134,14 @@ export const enControls = {
     enterNumber: (label: string) => `${label}: enter a number`,
     scheduleProblem: (issues: string) => `LR schedule: ${issues}`,
   },
+  placement: {
+    legend: 'Where the workers run',
+    own: 'each worker its own device',
+    shared: 'workers share one device',
+    hint: 'Own devices: every worker has its own GPUDevice and gradients go round a ring between the workers on the host. One shared device: every worker runs in one Web Worker on one GPUDevice and DDP sums the gradients on the GPU.',
+    notAccepted:
+      'Only float32 DDP with two or more workers can share one device; this run gives each worker its own device.',
+  },
   issues: {
     int: (field: string, lo: string, hi: string, got: string) =>
       `${field} must be an integer from ${lo} to ${hi} (got ${got})`,

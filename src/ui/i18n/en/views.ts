@@ -112,6 +112,10 @@ export const enViews = {
     rank: (r: number, adapter: string, software: boolean, params: number) =>
       `rank ${r}: ${adapter}${software ? ' (software)' : ''}, ${num(params)} parameters`,
     adapter: 'WebGPU adapter',
+    transport: (shared: boolean): string =>
+      shared
+        ? 'links between workers: shared-memory rings (SharedArrayBuffer + Atomics)'
+        : 'links between workers: MessagePort messages (transferred buffers)',
     step: (e: number, s: number, n: number, loss: string, lr: string) =>
       `Epoch ${e} | Batch ${s}/${n} | Loss: ${loss}${lr ? ` | lr ${lr}` : ''}`,
     epoch: (e: number, tl: string, ta: string, vl: string, va: string, samples: number, ips: string, secs: string) =>

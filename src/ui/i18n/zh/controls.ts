@@ -128,6 +128,13 @@ export const zhControls: typeof enControls = {
     enterNumber: (label) => `${label}：请输入数字`,
     scheduleProblem: (issues) => `学习率调度：${issues}`,
   },
+  placement: {
+    legend: 'worker 运行在哪里',
+    own: '每个 worker 各用一个设备',
+    shared: '所有 worker 共用一个设备',
+    hint: '各用设备：每个 worker 有自己的 GPUDevice，梯度在主机上沿 worker 之间的环传递。共用一个设备：所有 worker 在同一个 Web Worker 中使用同一个 GPUDevice，DDP 在 GPU 上对梯度求和。',
+    notAccepted: '只有两个及以上 worker 的 float32 DDP 能共用一个设备；本次运行让每个 worker 各用一个设备。',
+  },
   issues: {
     int: (field, lo, hi, got) => `${field} 必须是 ${lo} 到 ${hi} 之间的整数（当前为 ${got}）`,
     number: (field, op, lo, hi, got) => `${field} 必须是 ${op} ${lo} 且 <= ${hi} 的数（当前为 ${got}）`,

@@ -107,6 +107,10 @@ export const zhViews: typeof enViews = {
     start: (mode, w, b, opt, lr, extra) => `${mode}，${w} 个 worker，每个 worker 批大小 ${b}，${opt} lr ${lr}${extra}`,
     rank: (r, adapter, software, params) => `rank ${r}：${adapter}${software ? '（软件）' : ''}，${num(params)} 个参数`,
     adapter: 'WebGPU 适配器',
+    transport: (shared) =>
+      shared
+        ? 'worker 之间的链路：共享内存环（SharedArrayBuffer + Atomics）'
+        : 'worker 之间的链路：MessagePort 消息（转移缓冲区）',
     // 与 PyTorch DDP 教程打印的格式保持一致（测试和对照都依赖它）。
     step: (e, s, n, loss, lr) => `Epoch ${e} | Batch ${s}/${n} | Loss: ${loss}${lr ? ` | lr ${lr}` : ''}`,
     epoch: (e, tl, ta, vl, va, samples, ips, secs) =>
