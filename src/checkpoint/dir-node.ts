@@ -5,9 +5,10 @@
 // were and removes the partial one; the error names the path and the cause.
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readRegularFile } from '../data/file-node.ts';
+import { FileTooLargeError, readRegularFile } from '../data/file-node.ts';
+import { MAX_JSON_BYTES } from '../input/json.ts';
 import { syncDir, writeFailure } from './write-file-node.ts';
-import { CHECKPOINT_FILES, CheckpointError, type CheckpointBytes } from './checkpoint.ts';
+import { CHECKPOINT_FILES, CheckpointError, readTrainerJson, type CheckpointBytes } from './checkpoint.ts';
 
 let counter = 0;
 
@@ -92,18 +93,29 @@ export async function resolveCheckpointDir(path: string): Promise<string> {
   return last[1];
 }
 
-/** The three files of the checkpoint in `dir`. */
+/**
+ * The three files of the checkpoint in `dir`. trainer.json is read first (at most MAX_JSON_BYTES)
+ * and checked; each tensor file's size is then checked against the byte count it records before
+ * the file is read, so a huge or sparse file is refused without reading it.
+ */
 export async function readCheckpointDir(dir: string): Promise<CheckpointBytes> {
-  const read = async (name: (typeof CHECKPOINT_FILES)[number]) => {
+  const read = async (name: (typeof CHECKPOINT_FILES)[number], maxBytes: number) => {
     try {
-      return await readRegularFile(join(dir, name));
+      return await readRegularFile(join(dir, name), maxBytes);
     } catch (e) {
+      if (e instanceof FileTooLargeError)
+        throw new CheckpointError(
+          join(dir, name),
+          `${e.bytes} bytes, ${name === 'trainer.json' ? `more than a trainer.json has` : `trainer.json says ${maxBytes}`}`,
+        );
       throw new CheckpointError(join(dir, name), `cannot read it (${(e as Error).message})`);
     }
   };
+  const trainer = await read('trainer.json', MAX_JSON_BYTES);
+  const { files } = readTrainerJson(trainer, join(dir, 'trainer.json'));
   return {
-    'model.safetensors': await read('model.safetensors'),
-    'optimizer.safetensors': await read('optimizer.safetensors'),
-    'trainer.json': await read('trainer.json'),
+    'model.safetensors': await read('model.safetensors', files['model.safetensors'].bytes),
+    'optimizer.safetensors': await read('optimizer.safetensors', files['optimizer.safetensors'].bytes),
+    'trainer.json': trainer,
   };
 }

@@ -90,10 +90,28 @@ export function fileStream(path: string, files: OpenFiles, pieceBytes = 1 << 20)
   );
 }
 
-/** A whole regular file (a FIFO, socket or device is refused at once instead of blocking). */
-export async function readRegularFile(path: string): Promise<Uint8Array> {
+/** A file larger than a reader takes: refused from its size, before a byte is read. */
+export class FileTooLargeError extends Error {
+  constructor(
+    readonly path: string,
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`${path} is ${bytes} bytes, more than the ${maxBytes} this file may have`);
+    this.name = 'FileTooLargeError';
+  }
+}
+
+/**
+ * A whole regular file (a FIFO, socket or device is refused at once instead of blocking). With
+ * `maxBytes`, a larger file is refused from its size before anything is read (a sparse 1.9 GB
+ * file costs nothing).
+ */
+export async function readRegularFile(path: string, maxBytes = Infinity): Promise<Uint8Array> {
   const fh = await openRegular(path);
   try {
+    const { size } = await fh.stat();
+    if (size > maxBytes) throw new FileTooLargeError(path, size, maxBytes);
     return new Uint8Array(await fh.readFile());
   } finally {
     await fh.close();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { StoreError } from './errors.ts';
 import { DATASET_NAME } from './manifest.ts';
 import type { DatasetManifest, DatasetStore } from './store.ts';
+import { parseJson } from '../input/json.ts';
 
 const HEX = /^[0-9a-f]{64}$/;
 let tmpCounter = 0;
@@ -86,11 +87,8 @@ export class FileDatasetStore implements DatasetStore {
       if (isNotFound(e)) return undefined;
       throw new StoreError(this.where, `reading manifest '${name}'`, e);
     }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return { corrupt: true, name }; // parseManifest reports it
-    }
+    const json = parseJson(text);
+    return json.ok ? json.value : { corrupt: true, name }; // parseManifest reports it
   }
 
   async listManifests(): Promise<unknown[]> {

@@ -4,15 +4,14 @@
 import type { DdpReplay } from './ddp.ts';
 import { FixtureError, type Fixture } from './fixture.ts';
 import { checkTensor, type ParityRow } from './tolerance.ts';
+import { isJsonObject, readJson } from '../input/json.ts';
 
 function metadataJson(f: Fixture, key: string): Record<string, unknown[]> | undefined {
   const raw = f.st.metadata[key];
   if (raw === undefined) return undefined;
-  try {
-    return JSON.parse(raw) as Record<string, unknown[]>;
-  } catch {
-    throw new FixtureError(f.source, `metadata '${key}' is not JSON`);
-  }
+  const v = readJson(raw, (issue) => new FixtureError(f.source, `metadata '${key}' is not JSON (${issue})`));
+  if (!isJsonObject(v)) throw new FixtureError(f.source, `metadata '${key}' is not a JSON object`);
+  return v as Record<string, unknown[]>;
 }
 
 export function ddpMetadataRows(f: Fixture, r: Pick<DdpReplay, 'shards' | 'losses'>): ParityRow[] {
