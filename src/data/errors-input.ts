@@ -1,11 +1,11 @@
 // Data-layer errors about hostile or unusual input: a path that is not a regular file (a FIFO
 // would block the import forever), and a tar archive that asks the decoder to buffer too much
 // metadata (pax / GNU long-name headers) before its next entry.
+import type { FileKind } from '../input/path-node.ts';
 import { DataError, TarError } from './errors.ts';
 
 /** What a non-regular filesystem object is, in words. */
-export type FileKind =
-  'FIFO (named pipe)' | 'socket' | 'character device' | 'block device' | 'directory' | 'special file';
+export type { FileKind };
 
 /** The import source (or a CIFAR file in a source directory) is not what it must be (no FIFO, device...). */
 export class NotRegularFileError extends DataError {

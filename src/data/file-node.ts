@@ -3,20 +3,12 @@
 // anything but a regular file is refused by name (NotRegularFileError). Every handle an import
 // opens is registered in an OpenFiles set that the import closes in `finally`, whatever state
 // its streams were left in (errored, cancelled, never read).
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { NotRegularFileError, type FileKind } from './errors-input.ts';
+import { kindOf } from '../input/path-node.ts';
+import { NotRegularFileError } from './errors-input.ts';
 
-/** What a non-regular file is, in words (undefined for a regular file). */
-export function kindOf(st: Stats): FileKind | undefined {
-  if (st.isFile()) return undefined;
-  if (st.isDirectory()) return 'directory';
-  if (st.isFIFO()) return 'FIFO (named pipe)';
-  if (st.isSocket()) return 'socket';
-  if (st.isCharacterDevice()) return 'character device';
-  if (st.isBlockDevice()) return 'block device';
-  return 'special file';
-}
+export { kindOf };
 
 /** Opens `path` for reading if it is a regular file; never blocks on a FIFO. */
 export async function openRegular(path: string): Promise<FileHandle> {
