@@ -184,6 +184,7 @@ export const command: Command = {
     let signal: NodeJS.Signals | null = null;
     const onSignal = (s: NodeJS.Signals) => {
       signal ??= s;
+      for (const other of SIGNALS) process.off(other, onSignal); // a second signal ends the process at once
       run.stop({ interrupt: true });
     };
     for (const s of SIGNALS) process.once(s, onSignal);
