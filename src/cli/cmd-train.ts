@@ -6,6 +6,7 @@ import { readRegularFile } from '../data/file-node.ts';
 import { ElasticRun } from '../runtime/elastic.ts';
 import { RankFailedError } from '../runtime/events.ts';
 import { encodeCheckpoint, type Snapshot } from '../checkpoint/checkpoint.ts';
+import { maxTensorFileBytes } from '../checkpoint/trainer-json.ts';
 import { writeCheckpointDir } from '../checkpoint/dir-node.ts';
 import { lockCheckpointDir } from '../checkpoint/dir-lock-node.ts';
 import { checkOutputFile, ensureDirectory, PathError } from '../input/path-node.ts';
@@ -120,7 +121,11 @@ export const command: Command = {
           `global step ${resumed.snapshot.position.globalStep}\n`,
       );
     const initialParams = values.resume
-      ? loadStateDict(await readRegularFile(values.resume), spec, values.resume)
+      ? loadStateDict(
+          await readRegularFile(values.resume, maxTensorFileBytes(spec, 'model.safetensors')),
+          spec,
+          values.resume,
+        )
       : undefined;
     const tuning = tuningOption(values.tuning);
     // Where the run writes, checked before anything is trained: never over a device or a directory.
