@@ -4,6 +4,7 @@
 import { MAX_WIDTH, MIN_WIDTH } from './nn/spec.ts';
 import { parseSchedule } from './schedule/params.ts';
 import type { LrScheduleConfig } from './schedule/types.ts';
+import { BOUNDS, boundText, inBound, type Bound } from './input/bounds.ts';
 
 export const MODES = ['ddp', 'dp', 'balanced-dp', 'zero1', 'zero2', 'zero3'] as const;
 export type Mode = (typeof MODES)[number];
@@ -127,6 +128,10 @@ const num =
     typeof v === 'number' && Number.isFinite(v) && (loOpen ? v > lo : v >= lo) && v <= hi
       ? null
       : `must be a number ${loOpen ? '>' : '>='} ${lo} and <= ${hi}`;
+const bounded =
+  (b: Bound): Check =>
+  (v) =>
+    inBound(b, v) ? null : `must be a number ${boundText(b)}`;
 const oneOf =
   (xs: readonly string[]): Check =>
   (v) =>
@@ -149,9 +154,9 @@ const CHECKS: Record<keyof TrainConfig, Check> = {
   gpu0Bsz: int(0, 4096 * MAX_WORKERS),
   epochs: int(1, 1000),
   optimizer: oneOf(OPTIMIZERS),
-  lr: num(0, 10, true),
-  momentum: num(0, 0.999),
-  weightDecay: num(0, 1),
+  lr: bounded(BOUNDS.lr),
+  momentum: bounded(BOUNDS.momentum),
+  weightDecay: bounded(BOUNDS.weightDecay),
   width: num(MIN_WIDTH, MAX_WIDTH),
   seed: int(0, Number.MAX_SAFE_INTEGER),
   augment: bool,
@@ -166,9 +171,9 @@ const CHECKS: Record<keyof TrainConfig, Check> = {
   stepTimeoutMs: int(1000, 3_600_000),
   schedule,
   adamBetas: betas,
-  adamEps: num(0, 1, true),
+  adamEps: bounded(BOUNDS.adamEps),
   fp16: bool,
-  fp16LossScale: num(0, 2 ** 64),
+  fp16LossScale: bounded(BOUNDS.fp16LossScale),
   fp16InitialScalePower: int(0, 64),
   fp16LossScaleWindow: int(1, 1_000_000_000),
   fp16Hysteresis: int(1, 1_000_000),
@@ -191,7 +196,7 @@ export function validateFields(
   const issues: ConfigIssue[] = [];
   const merged: Record<string, unknown> = { ...DEFAULT_CONFIG };
   for (const [k, v] of Object.entries(input)) {
-    if (!(k in CHECKS)) {
+    if (!Object.hasOwn(CHECKS, k)) {
       issues.push({ field: 'config', message: `unknown setting '${k}'` });
       continue;
     }

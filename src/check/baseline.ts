@@ -4,6 +4,7 @@
 // and a baseline recorded on another adapter (a comparison across machines means nothing).
 import type { AdapterSummary } from '../gpu/device.ts';
 import type { CheckRow } from './result.ts';
+import { readJson } from '../input/json.ts';
 
 export interface Baseline {
   readonly webddp: string;
@@ -29,12 +30,7 @@ export function makeBaseline(version: string, adapter: AdapterSummary, rows: rea
 
 /** A baseline from JSON text, checked field by field; `source` names the file in errors. */
 export function parseBaseline(text: string, source: string): Baseline {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${source}: not JSON (${(e as Error).message})`, { cause: e });
-  }
+  const v = readJson(text, (issue) => new Error(`${source}: not JSON (${issue})`));
   const obj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
   if (!obj(v)) throw new Error(`${source}: a baseline is a JSON object`);
   if (!obj(v.adapter)) throw new Error(`${source}: 'adapter' must be an object`);

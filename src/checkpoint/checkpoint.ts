@@ -5,27 +5,22 @@
 // the augmentation stream, the schedule's position, the mode and the whole config, and the
 // SHA-256 of the two tensor files, and the dataset the run read: dataset-record.ts). Environment-free: the Node directory store and the page's
 // IndexedDB store write and read these bytes. Loading checks every file and names what is wrong.
-import { validateFields, type TrainConfig } from '../config.ts';
+import type { TrainConfig } from '../config.ts';
+import { decimalInt } from '../input/decimal.ts';
+import { CheckpointError } from './checkpoint-error.ts';
+import { readTrainerJson, type TrainerJson, type TrainPosition } from './trainer-json.ts';
 import { simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
 import type { OptimizerState } from '../optim/optimizer.ts';
 import { learningRates } from '../schedule/index.ts';
-import { readDatasetJson, type DatasetRecord } from './dataset-record.ts';
-import { fp16Json, readFp16Json, type Fp16Json, type Fp16Snapshot } from './fp16-state.ts';
+import type { DatasetRecord } from './dataset-record.ts';
+import { fp16Json, type Fp16Snapshot } from './fp16-state.ts';
 import { getF32, parseSafetensors, serializeSafetensors, type TensorInput } from './safetensors.ts';
 import { loadStateDict, saveStateDict } from './state-dict.ts';
 
 export const CHECKPOINT_FILES = ['model.safetensors', 'optimizer.safetensors', 'trainer.json'] as const;
 export type CheckpointFile = (typeof CHECKPOINT_FILES)[number];
 export type CheckpointBytes = Readonly<Record<CheckpointFile, Uint8Array>>;
-
-/** Where a run is: the next step to run is `step` of `epoch`; `globalStep` optimizer steps are done. */
-export interface TrainPosition {
-  readonly epoch: number;
-  readonly step: number;
-  readonly globalStep: number;
-  /** Optimizer steps per epoch of the run that wrote it (its sampler's shard, batch and accumulation). */
-  readonly stepsPerEpoch: number;
-}
+export { CheckpointError, readTrainerJson, type TrainPosition };
 
 /** Everything a run needs to continue exactly where it was. */
 export interface Snapshot {
@@ -37,17 +32,6 @@ export interface Snapshot {
   readonly optimizer: OptimizerState | null;
   /** An fp16 run's loss scaler and skipped steps (fp16-state.ts). */
   readonly fp16?: Fp16Snapshot;
-}
-
-/** A checkpoint that cannot be used: names the file and what is wrong with it. */
-export class CheckpointError extends Error {
-  constructor(
-    readonly source: string,
-    detail: string,
-  ) {
-    super(`${source}: ${detail}`);
-    this.name = 'CheckpointError';
-  }
 }
 
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -89,18 +73,40 @@ function encodeOptimizer(s: Snapshot, spec: ModelSpec): Uint8Array {
   });
 }
 
-function decodeOptimizer(bytes: Uint8Array, spec: ModelSpec, c: TrainConfig, source: string): OptimizerState | null {
+/**
+ * The optimizer state in `bytes` for the run of `c` that took `taken` optimizer steps (a range: an
+ * fp16 overflow skips the optimizer's step). The metadata step is read in strict decimal; a state that cannot be this run's
+ * (no step with moments present, a step that disagrees with the position, a negative second
+ * moment, a non-finite value) is refused naming the tensor.
+ */
+function decodeOptimizer(
+  bytes: Uint8Array,
+  spec: ModelSpec,
+  c: TrainConfig,
+  taken: readonly [number, number],
+  source: string,
+): OptimizerState | null {
+  const fail = (detail: string) => new CheckpointError(source, detail);
   const st = parseSafetensors(bytes, source);
   if (st.metadata.optimizer !== c.optimizer)
-    throw new CheckpointError(
-      source,
-      `holds ${st.metadata.optimizer ?? 'no'} optimizer state, the run uses ${c.optimizer}`,
-    );
-  const step = Number(st.metadata.step);
-  if (!Number.isInteger(step) || step < 0)
-    throw new CheckpointError(source, `metadata step '${st.metadata.step}' is not a step count`);
-  if (step === 0) return null;
+    throw fail(`holds ${st.metadata.optimizer ?? 'no'} optimizer state, the run uses ${c.optimizer}`);
+  const raw = st.metadata.step;
+  const step = raw === undefined ? undefined : decimalInt(raw);
+  if (step === undefined || step < 0)
+    throw fail(`metadata step ${JSON.stringify(raw ?? null)} is not a step count (a decimal integer >= 0)`);
   const names = c.optimizer === 'sgd' ? (c.momentum !== 0 ? ['momentum_buffer'] : []) : ['exp_avg', 'exp_avg_sq'];
+  // A run that keeps state has it from its first optimizer step on: its step count is the steps
+  // taken, between the global step less the steps an fp16 overflow skipped and the global step.
+  const [lo, hi] = taken;
+  if (names.length > 0 && (step < lo || step > hi))
+    throw fail(
+      `metadata step ${step} does not agree with trainer.json (${lo === hi ? lo : `${lo} to ${hi}`} optimizer ` +
+        `steps taken)${step === 0 ? `: the ${names.join(' and ')} state would be dropped` : ''}`,
+    );
+  if (step === 0) {
+    if (st.tensors.size > 0) throw fail(`metadata step 0 with ${st.tensors.size} state tensors present`);
+    return null;
+  }
   const expected = new Set(
     spec.params.flatMap((_, i) => [
       ...names.map((n) => `state.${i}.${n}`),
@@ -108,14 +114,18 @@ function decodeOptimizer(bytes: Uint8Array, spec: ModelSpec, c: TrainConfig, sou
     ]),
   );
   const extra = [...st.tensors.keys()].filter((k) => !expected.has(k));
-  if (extra.length > 0) throw new CheckpointError(source, `unexpected tensors: ${extra.slice(0, 5).join(', ')}`);
+  if (extra.length > 0) throw fail(`unexpected tensors: ${extra.slice(0, 5).join(', ')}`);
   const buffers: Record<string, Float32Array> = {};
   for (const n of names) {
     const flat = new Float32Array(spec.total);
     spec.params.forEach((p, i) => {
       const t = getF32(st, `state.${i}.${n}`, p.shape, source);
       const bad = t.findIndex((v) => !Number.isFinite(v));
-      if (bad >= 0) throw new CheckpointError(source, `state.${i}.${n} holds a non-finite value at index ${bad}`);
+      if (bad >= 0) throw fail(`state.${i}.${n} holds a non-finite value at index ${bad}`);
+      if (n === 'exp_avg_sq') {
+        const neg = t.findIndex((v) => v < 0);
+        if (neg >= 0) throw fail(`state.${i}.exp_avg_sq holds a negative value ${t[neg]} at index ${neg}`);
+      }
       flat.set(t, p.offset);
     });
     buffers[n] = flat;
@@ -123,48 +133,9 @@ function decodeOptimizer(bytes: Uint8Array, spec: ModelSpec, c: TrainConfig, sou
   if (c.optimizer !== 'sgd')
     spec.params.forEach((_, i) => {
       const [t] = getF32(st, `state.${i}.step`, [], source);
-      if (t !== step) throw new CheckpointError(source, `state.${i}.step is ${t}, the metadata says ${step}`);
+      if (t !== step) throw fail(`state.${i}.step is ${t}, the metadata says ${step}`);
     });
   return { step, buffers };
-}
-
-interface TrainerJson {
-  readonly format: 'webddp-checkpoint';
-  readonly version: 1;
-  readonly epoch: number;
-  readonly stepInEpoch: number;
-  readonly globalStep: number;
-  readonly stepsPerEpoch: number;
-  readonly mode: TrainConfig['mode'];
-  readonly workers: number;
-  readonly sampler: {
-    readonly seed: number;
-    readonly shuffle: boolean;
-    readonly dropLast: boolean;
-    readonly epoch: number;
-  };
-  /** The augmentation stream: torch's generator seeded from (seed, rank, epoch), advanced past the epoch's first `stepInEpoch` steps' images. */
-  readonly augmentation: {
-    readonly enabled: boolean;
-    readonly seed: number;
-    readonly epoch: number;
-    readonly stepsDrawn: number;
-  };
-  /** The schedule (stepped once per optimizer step): its position and the next step's learning rate. */
-  readonly schedule: {
-    readonly config: TrainConfig['schedule'];
-    readonly position: number;
-    readonly totalSteps: number;
-    readonly nextLr: number;
-  };
-  readonly config: TrainConfig;
-  /** The data the run read (absent in checkpoints written before it was recorded). */
-  readonly dataset?: DatasetRecord;
-  /** fp16 runs: the loss scaler's state and the skipped steps. */
-  readonly fp16?: Fp16Json;
-  readonly files: Readonly<
-    Record<'model.safetensors' | 'optimizer.safetensors', { readonly sha256: string; readonly bytes: number }>
-  >;
 }
 
 /** The three files of a checkpoint of a run that read `dataset`. */
@@ -206,52 +177,6 @@ export async function encodeCheckpoint(s: Snapshot, spec: ModelSpec, dataset: Da
   };
 }
 
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-
-/** Reads trainer.json: the position, config and dataset (every field checked; dataset null: not recorded). */
-export function readTrainerJson(
-  bytes: Uint8Array,
-  source: string,
-): {
-  config: TrainConfig;
-  position: TrainPosition;
-  files: TrainerJson['files'];
-  dataset: DatasetRecord | null;
-  fp16?: Fp16Snapshot;
-} {
-  let j: Partial<TrainerJson>;
-  try {
-    j = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as Partial<TrainerJson>;
-  } catch (e) {
-    throw new CheckpointError(source, `not valid JSON (${(e as Error).message})`);
-  }
-  if (typeof j !== 'object' || j === null || j.format !== 'webddp-checkpoint')
-    throw new CheckpointError(source, 'not a webddp checkpoint (no "format": "webddp-checkpoint")');
-  if (j.version !== 1)
-    throw new CheckpointError(source, `version ${String(j.version)} is not one this webddp reads (1)`);
-  for (const k of ['epoch', 'stepInEpoch', 'globalStep', 'stepsPerEpoch'] as const)
-    if (!isCount(j[k])) throw new CheckpointError(source, `${k} must be a count, got ${JSON.stringify(j[k])}`);
-  const v = validateFields(j.config);
-  if (!v.ok) throw new CheckpointError(source, `config: ${v.issues.map((i) => i.message).join('; ')}`);
-  const fp16 = readFp16Json(j.fp16, v.config);
-  if (!fp16.ok) throw new CheckpointError(source, fp16.issue);
-  const dataset = readDatasetJson(j.dataset);
-  if (!dataset.ok) throw new CheckpointError(source, dataset.issue);
-  const files = j.files;
-  for (const f of ['model.safetensors', 'optimizer.safetensors'] as const) {
-    const e = files?.[f];
-    if (!e || typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(e.sha256) || !isCount(e.bytes))
-      throw new CheckpointError(source, `files.${f} needs a sha256 and a byte count`);
-  }
-  return {
-    config: v.config,
-    position: { epoch: j.epoch!, step: j.stepInEpoch!, globalStep: j.globalStep!, stepsPerEpoch: j.stepsPerEpoch! },
-    files: files!,
-    dataset: dataset.value,
-    ...(fp16.value ? { fp16: fp16.value } : {}),
-  };
-}
-
 /** A checkpoint from its files: checksums, names, shapes and values checked; `where` names it in errors. */
 export async function decodeCheckpoint(files: CheckpointBytes, spec: ModelSpec, where: string): Promise<Snapshot> {
   const t = readTrainerJson(files['trainer.json'], `${where}/trainer.json`);
@@ -273,7 +198,13 @@ export async function decodeCheckpoint(files: CheckpointBytes, spec: ModelSpec, 
   if (t.config.width !== spec.width)
     throw new CheckpointError(`${where}/trainer.json`, `width ${t.config.width}, this model has width ${spec.width}`);
   const params = loadStateDict(files['model.safetensors'], spec, `${where}/model.safetensors`);
-  const optimizer = decodeOptimizer(files['optimizer.safetensors'], spec, t.config, `${where}/optimizer.safetensors`);
+  const optimizer = decodeOptimizer(
+    files['optimizer.safetensors'],
+    spec,
+    t.config,
+    [t.position.globalStep - (t.fp16?.skippedSteps ?? 0), t.position.globalStep],
+    `${where}/optimizer.safetensors`,
+  );
   return { config: t.config, position: t.position, params, optimizer, ...(t.fp16 ? { fp16: t.fp16 } : {}) };
 }
 

@@ -152,6 +152,34 @@ export class IdbCheckpointStore {
     return entry;
   }
 
+  /**
+   * Holds this store for one run (Web Locks, across the page's tabs; released by the returned
+   * function, or when the tab closes). Another tab's run holding it: CheckpointStoreError, so two
+   * runs never interleave their checkpoints and prune each other's.
+   */
+  async claimRun(): Promise<() => void> {
+    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+    if (!locks) return () => {};
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const got = await new Promise<boolean>((resolve, reject) => {
+      locks
+        .request(`${this.database}/run`, { ifAvailable: true }, async (lock) => {
+          resolve(lock !== null);
+          if (lock) await held;
+        })
+        .catch(reject);
+    });
+    if (!got)
+      throw new CheckpointStoreError(
+        `another tab of this page is running with checkpoints in ${this.where}: two runs would replace each ` +
+          `other's checkpoints; stop that run, or turn checkpoints off here`,
+        false,
+        null,
+      );
+    return release;
+  }
+
   /** Across tabs: one write or sweep at a time (a sweep must not take a write's files before its swap). */
   private locked<T>(op: () => Promise<T>): Promise<T> {
     const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;

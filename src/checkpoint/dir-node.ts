@@ -1,13 +1,18 @@
 // Checkpoints in a directory (Node): ROOT/step-N/{model.safetensors, optimizer.safetensors,
-// trainer.json}. A checkpoint is written whole into ROOT/.step-N.tmp-PID (each file fsynced, then
+// trainer.json}. A checkpoint is written whole into ROOT/.step-N.tmp-PID-K (each file fsynced, then
 // the directory), renamed to step-N in one step and ROOT fsynced; only then are the oldest beyond
-// `keep` removed. A crash or a full disk while writing leaves the previous checkpoints as they
-// were and removes the partial one; the error names the path and the cause.
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+// `keep` removed, each first renamed out of the step-N names (.step-N.old-PID-K) and then deleted,
+// so that a step-N directory is always a whole checkpoint, whenever the process is killed. A crash
+// or a full disk while writing leaves the previous checkpoints as they were and removes the partial
+// one; the error names the path and the cause. The next run into ROOT (dir-lock-node.ts) removes
+// what a killed one left.
+import { open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readRegularFile } from '../data/file-node.ts';
+import { FileTooLargeError, readRegularFile } from '../data/file-node.ts';
+import { MAX_JSON_BYTES } from '../input/json.ts';
+import { ensureDirectory } from '../input/path-node.ts';
 import { syncDir, writeFailure } from './write-file-node.ts';
-import { CHECKPOINT_FILES, CheckpointError, type CheckpointBytes } from './checkpoint.ts';
+import { CHECKPOINT_FILES, CheckpointError, readTrainerJson, type CheckpointBytes } from './checkpoint.ts';
 
 let counter = 0;
 
@@ -51,8 +56,8 @@ export async function writeCheckpointDir(
   const final = join(root, `step-${step}`);
   const tmp = join(root, `.step-${step}.tmp-${process.pid}-${++counter}`);
   try {
-    await mkdir(root, { recursive: true });
-    await mkdir(tmp);
+    await ensureDirectory(root, 'checkpoint directory');
+    await ensureDirectory(tmp, 'checkpoint directory');
     for (const name of CHECKPOINT_FILES) {
       const fh = await open(join(tmp, name), 'wx', 0o644);
       try {
@@ -64,7 +69,7 @@ export async function writeCheckpointDir(
     }
     await syncDir(tmp);
     // The same step written again (a run restarted from an earlier checkpoint): replace it.
-    await rm(final, { recursive: true, force: true });
+    await retire(root, final, step);
     await rename(tmp, final);
     await syncDir(root);
   } catch (e) {
@@ -73,9 +78,22 @@ export async function writeCheckpointDir(
   }
   if (keep > 0) {
     const all = await listCheckpoints(root);
-    for (const [, dir] of all.slice(0, Math.max(0, all.length - keep))) await rm(dir, { recursive: true, force: true });
+    for (const [n, dir] of all.slice(0, Math.max(0, all.length - keep))) await retire(root, dir, n);
   }
   return final;
+}
+
+/** Removes the checkpoint `dir` (step `step` under `root`): renamed out of the step-N names in one step, then deleted. */
+async function retire(root: string, dir: string, step: number): Promise<void> {
+  const old = join(root, `.step-${step}.old-${process.pid}-${++counter}`);
+  try {
+    await rename(dir, old);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT') return;
+    throw e;
+  }
+  await syncDir(root);
+  await rm(old, { recursive: true, force: true });
 }
 
 /** The checkpoint directory `path` names: a checkpoint itself, or a root (its newest checkpoint). */
@@ -92,18 +110,29 @@ export async function resolveCheckpointDir(path: string): Promise<string> {
   return last[1];
 }
 
-/** The three files of the checkpoint in `dir`. */
+/**
+ * The three files of the checkpoint in `dir`. trainer.json is read first (at most MAX_JSON_BYTES)
+ * and checked; each tensor file's size is then checked against the byte count it records before
+ * the file is read, so a huge or sparse file is refused without reading it.
+ */
 export async function readCheckpointDir(dir: string): Promise<CheckpointBytes> {
-  const read = async (name: (typeof CHECKPOINT_FILES)[number]) => {
+  const read = async (name: (typeof CHECKPOINT_FILES)[number], maxBytes: number) => {
     try {
-      return await readRegularFile(join(dir, name));
+      return await readRegularFile(join(dir, name), maxBytes);
     } catch (e) {
+      if (e instanceof FileTooLargeError)
+        throw new CheckpointError(
+          join(dir, name),
+          `${e.bytes} bytes, ${name === 'trainer.json' ? `more than a trainer.json has` : `trainer.json says ${maxBytes}`}`,
+        );
       throw new CheckpointError(join(dir, name), `cannot read it (${(e as Error).message})`);
     }
   };
+  const trainer = await read('trainer.json', MAX_JSON_BYTES);
+  const { files } = readTrainerJson(trainer, join(dir, 'trainer.json'));
   return {
-    'model.safetensors': await read('model.safetensors'),
-    'optimizer.safetensors': await read('optimizer.safetensors'),
-    'trainer.json': await read('trainer.json'),
+    'model.safetensors': await read('model.safetensors', files['model.safetensors'].bytes),
+    'optimizer.safetensors': await read('optimizer.safetensors', files['optimizer.safetensors'].bytes),
+    'trainer.json': trainer,
   };
 }

@@ -1,5 +1,8 @@
-// Writing an output file (`train --save`, `parity --out`, `init --out`) so that a failure loses
-// nothing and leaves nothing: the bytes go to a temporary file next to the target, which is
+// Writing an output file (`train --save`, `--trace`, `parity --out`, `init --out`) so that a
+// failure loses nothing and leaves nothing. The target is checked first (src/input/path-node.ts):
+// an existing directory, device, FIFO or socket is never replaced (checked again just before the
+// rename), an empty path or one under /proc, /sys or /dev is refused, a read-only filesystem is
+// said as such. Then the bytes go to a temporary file next to the target, which is
 // fsynced and renamed over it (atomic on one filesystem), then the directory is fsynced. On any
 // error (ENOSPC on a full disk, EACCES, EISDIR...) the temporary file is removed, the previous
 // file at the path is untouched, and the error names the path and the cause.
@@ -9,6 +12,7 @@
 // bytes on a 64 KiB tmpfs). FileHandle.writeFile loops until every byte is written or one fails.
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { checkOutputFile, checkReplaceable, codeHint } from '../input/path-node.ts';
 
 let counter = 0;
 
@@ -30,7 +34,7 @@ export class WriteFileError extends Error {
 /** A failed write's message and, for a full disk or quota, what that code means. */
 export function writeFailure(code: string | undefined, cause: unknown): [why: string, hint: string] {
   const why = cause instanceof Error ? cause.message : String(cause);
-  return [why, code === 'ENOSPC' ? ' (the disk is full)' : code === 'EDQUOT' ? ' (disk quota exceeded)' : ''];
+  return [why, codeHint(code)];
 }
 
 /** fsyncs a file or directory so a rename in it is durable (not possible everywhere: ignored then). */
@@ -46,8 +50,9 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Writes `bytes` to `path` through `path.tmp-PID-N`, fsync and rename; see the file comment. */
-export async function writeFileSafely(path: string, bytes: Uint8Array): Promise<void> {
+/** Writes `bytes` to `path` (given as `what`: a flag) through `path.tmp-PID-N`, fsync and rename; see the file comment. */
+export async function writeFileSafely(path: string, bytes: Uint8Array, what = 'output file'): Promise<void> {
+  await checkOutputFile(path, what);
   const tmp = `${path}.tmp-${process.pid}-${++counter}`;
   let fh: FileHandle | undefined;
   let created = false;
@@ -59,6 +64,7 @@ export async function writeFileSafely(path: string, bytes: Uint8Array): Promise<
     const h = fh;
     fh = undefined;
     await h.close();
+    await checkReplaceable(path, what);
     await rename(tmp, path);
   } catch (e) {
     await fh?.close().catch(() => undefined);

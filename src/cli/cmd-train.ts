@@ -6,7 +6,10 @@ import { readRegularFile } from '../data/file-node.ts';
 import { ElasticRun } from '../runtime/elastic.ts';
 import { RankFailedError } from '../runtime/events.ts';
 import { encodeCheckpoint, type Snapshot } from '../checkpoint/checkpoint.ts';
+import { maxTensorFileBytes } from '../checkpoint/trainer-json.ts';
 import { writeCheckpointDir } from '../checkpoint/dir-node.ts';
+import { lockCheckpointDir } from '../checkpoint/dir-lock-node.ts';
+import { checkOutputFile, ensureDirectory, PathError } from '../input/path-node.ts';
 import { loadResume, resumeData } from './train-resume.ts';
 import { storedDataset } from '../checkpoint/dataset-record.ts';
 import { colocatedSpawner, nodeSpawner } from '../runtime/spawn-node.ts';
@@ -89,6 +92,8 @@ export const command: Command = {
       io.out(`${usage}\n`);
       return 0;
     }
+    for (const flag of PATH_FLAGS)
+      if (values[flag] === '') throw new UsageError(`--${flag} '': the path is empty; give a path`);
     if (values.resume && values['resume-from']) throw new UsageError('--resume and --resume-from: give one');
     const resumed = values['resume-from'] ? await loadResume(values['resume-from'], values) : null;
     const built = await buildTrainConfig(resumed ? { ...values, 'deepspeed-config': undefined } : values);
@@ -117,9 +122,19 @@ export const command: Command = {
           `global step ${resumed.snapshot.position.globalStep}\n`,
       );
     const initialParams = values.resume
-      ? loadStateDict(await readRegularFile(values.resume), spec, values.resume)
+      ? loadStateDict(
+          await readRegularFile(values.resume, maxTensorFileBytes(spec, 'model.safetensors')),
+          spec,
+          values.resume,
+        )
       : undefined;
     const tuning = tuningOption(values.tuning);
+    // Where the run writes, checked before anything is trained: never over a device or a directory.
+    await asUsage(async () => {
+      if (values.save !== undefined) await checkOutputFile(values.save, '--save');
+      if (values.trace !== undefined) await checkOutputFile(values.trace, '--trace');
+      if (values.store !== undefined) await ensureDirectory(values.store, '--store');
+    });
     const storeDir = values.store ?? defaultStoreDir();
     const prepared = resumed
       ? await resumeData(resumed.dir, resumed.dataset, values.data, storeDir, io, values.json)
@@ -136,6 +151,10 @@ export const command: Command = {
     if (values.colocate && devices.length > 0) throw new UsageError('--colocate shares one device: not with --devices');
     if (values.colocate) checkColocate(config);
     const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
+    // One run at a time in a checkpoint directory; what a killed run left there is removed.
+    const lock = checkpointDir ? await asUsage(() => lockCheckpointDir(checkpointDir)) : null;
+    if (lock && lock.removed.length > 0 && !values.json)
+      io.err(`${checkpointDir}: removed what an interrupted run left: ${lock.removed.join(', ')}\n`);
     const run = new ElasticRun({
       config,
       data: prepared.data,
@@ -167,12 +186,15 @@ export const command: Command = {
         : {}),
     });
     const trace = values.trace ? new TraceCollector() : null;
-    let interrupted = false;
-    const onSignal = () => {
-      interrupted = true;
-      run.stop();
+    // SIGINT (Ctrl-C) and SIGTERM (schedulers, torchrun): the checkpoint is written where one is
+    // asked for, no evaluation is waited for, and the shell's code for the signal is returned.
+    let signal: NodeJS.Signals | null = null;
+    const onSignal = (s: NodeJS.Signals) => {
+      signal ??= s;
+      for (const other of SIGNALS) process.off(other, onSignal); // a second signal ends the process at once
+      run.stop({ interrupt: true });
     };
-    process.once('SIGINT', onSignal);
+    for (const s of SIGNALS) process.once(s, onSignal);
     try {
       try {
         for await (const e of run.run()) {
@@ -188,24 +210,49 @@ export const command: Command = {
       if (values.save) {
         const [params] = await run.readParams();
         if (!params) throw new Error('rank 0 returned no parameters');
-        await writeFileSafely(values.save, saveStateDict(spec, params, { config: JSON.stringify(config) }));
+        await writeFileSafely(values.save, saveStateDict(spec, params, { config: JSON.stringify(config) }), '--save');
         if (!values.json) io.err(`saved ${values.save}\n`);
       }
-      // Ctrl-C: the checkpoint is written (when asked for); the shell's code for an interrupt.
-      return interrupted ? 130 : 0;
+      return signal === null ? 0 : SIGNALS_EXIT[signal];
     } finally {
-      process.off('SIGINT', onSignal);
+      for (const s of SIGNALS) process.off(s, onSignal);
       if (trace && values.trace) {
         await writeFileSafely(
           values.trace,
           new TextEncoder().encode(JSON.stringify(trace.trace({ mode: config.mode, workers: config.workers }))),
+          '--trace',
         );
         if (!values.json) io.err(`trace: ${values.trace}\n`);
       }
       await run.close();
+      await lock?.release();
     }
   },
 };
+
+const PATH_FLAGS = [
+  'data',
+  'store',
+  'save',
+  'resume',
+  'resume-from',
+  'checkpoint-dir',
+  'deepspeed-config',
+  'trace',
+] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/** 128 + the signal's number, as a shell reports a process the signal ended. */
+const SIGNALS_EXIT: Record<NodeJS.Signals, number> = { SIGINT: 130, SIGTERM: 143 } as Record<NodeJS.Signals, number>;
+
+/** A path that cannot be used, as a usage error (exit 2, no stack). */
+async function asUsage<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof PathError) throw new UsageError(e.message);
+    throw e;
+  }
+}
 
 /** --colocate's rules as a usage error (ranks sharing a device run float32 DDP). */
 function checkColocate(config: Parameters<typeof checkSharable>[0]): void {

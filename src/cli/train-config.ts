@@ -7,6 +7,7 @@ import { validateConfig } from '../parallel/index.ts';
 import { readRegularFile } from '../data/file-node.ts';
 import { parseDeepSpeedConfig, type DeepSpeedFields } from '../deepspeed/config.ts';
 import { parseConfigText } from '../deepspeed/json-text.ts';
+import { MAX_JSON_BYTES } from '../input/json.ts';
 import { describeSchedule, type LrScheduleConfig } from '../schedule/index.ts';
 import { parseScheduleFlag } from '../schedule/flag.ts';
 import { UsageError } from './command.ts';
@@ -106,7 +107,7 @@ async function readDeepSpeed(file: string, world: number): Promise<DeepSpeedRead
   let text: string;
   try {
     // a regular file only: a FIFO with no writer would hang a plain read
-    text = new TextDecoder().decode(await readRegularFile(file));
+    text = new TextDecoder().decode(await readRegularFile(file, MAX_JSON_BYTES));
   } catch (e) {
     throw new UsageError(`--deepspeed-config ${file}: cannot read it (${(e as Error).message})`);
   }

@@ -24,8 +24,9 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       with a fresh optimizer at epoch 0; --resume-from continues a full checkpoint exactly)
   --checkpoint-dir DIR   save full checkpoints (DIR/step-N: model.safetensors under state_dict names,
       optimizer.safetensors under torch.optim names, trainer.json) at each epoch's end, every
-      --checkpoint-every N optimizer steps, and on Ctrl-C (then exit 130); written to a temporary
-      directory and renamed, so a crash or a full disk keeps the previous one
+      --checkpoint-every N optimizer steps, and on Ctrl-C or SIGTERM (then exit 130 or 143); written to
+      a temporary directory and renamed, so a crash, kill -9 or full disk keeps the previous ones;
+      one run at a time per DIR (DIR/.lock), and what a killed run left is removed
   --checkpoint-every N   --keep K (the newest K checkpoints stay, default 3; 0 keeps all)
   --max-steps N          stop (with a checkpoint) once N optimizer steps are done in all
   --resume-from DIR      continue a checkpoint (DIR/step-N, or DIR: its newest) bit for bit: parameters,

@@ -5,6 +5,7 @@
 // unusual input (a path that is not a regular file, a tar archive that asks the decoder to buffer
 // too much metadata); the stores (IndexedDB, directory): a corrupt or missing chunk or manifest, an
 // unknown dataset, the quota, any other storage failure.
+import type { FileKind } from '../input/path-node.ts';
 
 /** Base class of all data-layer errors. */
 export class DataError extends Error {
@@ -269,8 +270,7 @@ export class ImportAbortedError extends DataError {
 }
 
 /** What a non-regular filesystem object is, in words. */
-export type FileKind =
-  'FIFO (named pipe)' | 'socket' | 'character device' | 'block device' | 'directory' | 'special file';
+export type { FileKind };
 
 /** The import source (or a CIFAR file in a source directory) is not what it must be (no FIFO, device...). */
 export class NotRegularFileError extends DataError {

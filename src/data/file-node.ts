@@ -3,20 +3,12 @@
 // anything but a regular file is refused by name (NotRegularFileError). Every handle an import
 // opens is registered in an OpenFiles set that the import closes in `finally`, whatever state
 // its streams were left in (errored, cancelled, never read).
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { NotRegularFileError, type FileKind } from './errors.ts';
+import { kindOf } from '../input/path-node.ts';
+import { NotRegularFileError } from './errors.ts';
 
-/** What a non-regular file is, in words (undefined for a regular file). */
-export function kindOf(st: Stats): FileKind | undefined {
-  if (st.isFile()) return undefined;
-  if (st.isDirectory()) return 'directory';
-  if (st.isFIFO()) return 'FIFO (named pipe)';
-  if (st.isSocket()) return 'socket';
-  if (st.isCharacterDevice()) return 'character device';
-  if (st.isBlockDevice()) return 'block device';
-  return 'special file';
-}
+export { kindOf };
 
 /** Opens `path` for reading if it is a regular file; never blocks on a FIFO. */
 async function openRegular(path: string): Promise<FileHandle> {
@@ -90,10 +82,28 @@ export function fileStream(path: string, files: OpenFiles, pieceBytes = 1 << 20)
   );
 }
 
-/** A whole regular file (a FIFO, socket or device is refused at once instead of blocking). */
-export async function readRegularFile(path: string): Promise<Uint8Array> {
+/** A file larger than a reader takes: refused from its size, before a byte is read. */
+export class FileTooLargeError extends Error {
+  constructor(
+    readonly path: string,
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`${path} is ${bytes} bytes, more than the ${maxBytes} this file may have`);
+    this.name = 'FileTooLargeError';
+  }
+}
+
+/**
+ * A whole regular file (a FIFO, socket or device is refused at once instead of blocking). With
+ * `maxBytes`, a larger file is refused from its size before anything is read (a sparse 1.9 GB
+ * file costs nothing).
+ */
+export async function readRegularFile(path: string, maxBytes = Infinity): Promise<Uint8Array> {
   const fh = await openRegular(path);
   try {
+    const { size } = await fh.stat();
+    if (size > maxBytes) throw new FileTooLargeError(path, size, maxBytes);
     return new Uint8Array(await fh.readFile());
   } finally {
     await fh.close();

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { StoreError } from './errors.ts';
 import { DATASET_NAME } from './manifest.ts';
 import type { DatasetManifest, DatasetStore } from './store.ts';
+import { parseJson } from '../input/json.ts';
+import { ensureDirectory } from '../input/path-node.ts';
 
 const HEX = /^[0-9a-f]{64}$/;
 let tmpCounter = 0;
@@ -38,6 +40,8 @@ export class FileDatasetStore implements DatasetStore {
    */
   static async open(dir: string, o: { readonly reader?: boolean } = {}): Promise<FileDatasetStore> {
     const s = new FileDatasetStore(dir);
+    // created one component at a time, refusing an empty path, a non-directory and /proc, /sys, /dev
+    await ensureDirectory(dir, 'store directory');
     try {
       await mkdir(s.manifests, { recursive: true });
       await mkdir(s.chunks, { recursive: true });
@@ -86,11 +90,8 @@ export class FileDatasetStore implements DatasetStore {
       if (isNotFound(e)) return undefined;
       throw new StoreError(this.where, `reading manifest '${name}'`, e);
     }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return { corrupt: true, name }; // parseManifest reports it
-    }
+    const json = parseJson(text);
+    return json.ok ? json.value : { corrupt: true, name }; // parseManifest reports it
   }
 
   async listManifests(): Promise<unknown[]> {

@@ -10,7 +10,8 @@
 //    default 1e-3 as in torch 2.x, momentum 0, weight_decay 0); `sgd` does not exist there.
 //  - params.max_grad_norm is refused with DeepSpeed's message (gradient_clipping is meant).
 import type { TrainConfig } from '../config.ts';
-import { bool, num, only, onlyKeys, section, type Issues, type Obj } from './schema.ts';
+import { bool, bounded, num, only, onlyKeys, section, type Issues, type Obj } from './schema.ts';
+import { BOUNDS } from '../input/bounds.ts';
 
 const ADAM_PARAMS = ['lr', 'betas', 'eps', 'weight_decay', 'bias_correction', 'amsgrad', 'adam_w_mode', 'torch_adam'];
 const SGD_PARAMS = ['lr', 'momentum', 'weight_decay', 'dampening', 'nesterov', 'maximize'];
@@ -54,16 +55,17 @@ export function readOptimizer(v: unknown, issues: Issues, notes: string[]): Opti
     only(params.amsgrad, p('amsgrad'), issues, false, 'FusedAdam has no AMSGrad either');
     const adamW = name === 'adamw' || (bool(params.adam_w_mode, p('adam_w_mode'), issues) ?? true);
     const torchAdam = bool(params.torch_adam, p('torch_adam'), issues) ?? false;
-    const weightDecay = num(params.weight_decay, p('weight_decay'), issues, 0, 1) ?? (torchAdam && adamW ? 0.01 : 0);
+    const weightDecay =
+      bounded(params.weight_decay, p('weight_decay'), issues, BOUNDS.weightDecay) ?? (torchAdam && adamW ? 0.01 : 0);
     notes.push(
       `optimizer ${o.type}: ${torchAdam ? 'torch.optim' : 'DeepSpeed FusedAdam, the update of torch.optim'}.` +
         `${adamW ? 'AdamW (decoupled weight decay)' : 'Adam (L2 weight decay)'}, weight_decay ${weightDecay}`,
     );
     return {
       optimizer: adamW ? 'adamw' : 'adam',
-      lr: num(params.lr, p('lr'), issues, 0, 10, true) ?? 1e-3,
+      lr: bounded(params.lr, p('lr'), issues, BOUNDS.lr) ?? 1e-3,
       adamBetas: betas(params.betas, p('betas'), issues) ?? [0.9, 0.999],
-      adamEps: num(params.eps, p('eps'), issues, 0, 1, true) ?? 1e-8,
+      adamEps: bounded(params.eps, p('eps'), issues, BOUNDS.adamEps) ?? 1e-8,
       weightDecay,
     };
   }
@@ -75,9 +77,9 @@ export function readOptimizer(v: unknown, issues: Issues, notes: string[]): Opti
     notes.push('optimizer SGD: torch.optim.SGD');
     return {
       optimizer: 'sgd',
-      lr: num(params.lr, p('lr'), issues, 0, 10, true) ?? 1e-3,
-      momentum: num(params.momentum, p('momentum'), issues, 0, 0.999) ?? 0,
-      weightDecay: num(params.weight_decay, p('weight_decay'), issues, 0, 1) ?? 0,
+      lr: bounded(params.lr, p('lr'), issues, BOUNDS.lr) ?? 1e-3,
+      momentum: bounded(params.momentum, p('momentum'), issues, BOUNDS.momentum) ?? 0,
+      weightDecay: bounded(params.weight_decay, p('weight_decay'), issues, BOUNDS.weightDecay) ?? 0,
     };
   }
   const hint = name === 'sgd' ? " (torch.optim's name is SGD; DeepSpeed looks it up as written)" : '';

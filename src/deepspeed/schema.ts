@@ -1,6 +1,7 @@
 // Small readers for a ds_config.json object: each checks one value at a path and, when it is
 // wrong, adds a message that starts with the path (`zero_optimization.stage must be ...`) to the
 // issue list instead of throwing, so one parse reports every problem at once.
+import type { Bound } from '../input/bounds.ts';
 
 export type Obj = Readonly<Record<string, unknown>>;
 export type Issues = string[];
@@ -29,7 +30,7 @@ export function onlyKeys(
 ): void {
   const at = (k: string) => (path ? `${path}.${k}` : k);
   for (const k of Object.keys(obj))
-    if (!known.includes(k)) issues.push(hints[k] ? `${at(k)} ${hints[k]}` : `${at(k)} is not supported`);
+    if (!known.includes(k)) issues.push(Object.hasOwn(hints, k) ? `${at(k)} ${hints[k]}` : `${at(k)} is not supported`);
 }
 
 /** An integer (JSON 2e8 included) in [min, max]. */
@@ -48,6 +49,11 @@ export function num(v: unknown, path: string, issues: Issues, min: number, max =
   const range = `${open ? '>' : '>='} ${min}${max === Infinity ? '' : ` and <= ${max}`}`;
   issues.push(`${path} must be a number ${range} (got ${show(v)})`);
   return undefined;
+}
+
+/** A number within one of the shared bounds (src/input/bounds.ts). */
+export function bounded(v: unknown, path: string, issues: Issues, b: Bound) {
+  return num(v, path, issues, b.min, b.max, b.minOpen ?? false);
 }
 
 export function bool(v: unknown, path: string, issues: Issues) {

@@ -4,7 +4,8 @@
 // the value that matches what webddp does (`only`); accepted with no effect, each with its reason.
 import { MODES, type Mode, type TrainConfig } from '../config.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
-import { bool, int, num, only, onlyKeys, section, type Issues } from './schema.ts';
+import { bool, bounded, int, only, onlyKeys, section, type Issues } from './schema.ts';
+import { BOUNDS } from '../input/bounds.ts';
 
 export type Fp16Fields = Partial<
   Pick<
@@ -39,7 +40,7 @@ export function readFp16(v: unknown, issues: Issues): Fp16Fields {
   only(s.fp16_master_weights_and_grads, 'fp16.fp16_master_weights_and_grads', issues, false, 'master weights are fp32');
   const f = {
     fp16: bool(s.enabled, 'fp16.enabled', issues) ?? false,
-    fp16LossScale: num(s.loss_scale, 'fp16.loss_scale', issues, 0, 2 ** 64) ?? 0,
+    fp16LossScale: bounded(s.loss_scale, 'fp16.loss_scale', issues, BOUNDS.fp16LossScale) ?? 0,
     fp16InitialScalePower: int(s.initial_scale_power, 'fp16.initial_scale_power', issues, 0, 64) ?? 16,
     fp16LossScaleWindow: int(s.loss_scale_window, 'fp16.loss_scale_window', issues, 1) ?? 1000,
     // hysteresis 0 would never lower the scale (update_scale only halves at cur_hysteresis 1).

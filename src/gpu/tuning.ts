@@ -4,6 +4,7 @@
 import type { AdapterSummary } from './device.ts';
 import type { KernelTuning } from './kernel-cache.ts';
 import { KERNELS, type KernelName } from './kernels.ts';
+import { readJson } from '../input/json.ts';
 
 export interface Tuning {
   readonly kernels: KernelTuning;
@@ -142,12 +143,7 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
  * "convInput": "tiled", "convReduce": "subgroup", "linearForward": "tiled", "linearWeight": "tiled"}, over `base` for the fields it omits.
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
-  let v: unknown;
-  try {
-    v = JSON.parse(json);
-  } catch (e) {
-    throw new Error(`tuning is not JSON: ${(e as Error).message}`, { cause: e });
-  }
+  const v = readJson(json, (issue) => new Error(`tuning is not JSON: ${issue}`));
   const isObject = (x: unknown): x is Record<string, unknown> =>
     typeof x === 'object' && x !== null && !Array.isArray(x);
   const o = v;

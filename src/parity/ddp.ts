@@ -10,6 +10,7 @@ import { Coordinator, type SpawnWorker } from '../runtime/coordinator.ts';
 import { FixtureError, fixtureParams, optimizerFromSpec, type Fixture } from './fixture.ts';
 import type { ParityOutput } from './grad.ts';
 import { checkTensor, type ParityRow } from './tolerance.ts';
+import { isJsonObject, readJson } from '../input/json.ts';
 
 export interface DdpReplay {
   readonly outputs: ParityOutput[];
@@ -102,11 +103,9 @@ export async function runDdpFixture(
 function metadataJson(f: Fixture, key: string): Record<string, unknown[]> | undefined {
   const raw = f.st.metadata[key];
   if (raw === undefined) return undefined;
-  try {
-    return JSON.parse(raw) as Record<string, unknown[]>;
-  } catch {
-    throw new FixtureError(f.source, `metadata '${key}' is not JSON`);
-  }
+  const v = readJson(raw, (issue) => new FixtureError(f.source, `metadata '${key}' is not JSON (${issue})`));
+  if (!isJsonObject(v)) throw new FixtureError(f.source, `metadata '${key}' is not a JSON object`);
+  return v as Record<string, unknown[]>;
 }
 
 /**

@@ -8,7 +8,7 @@ import { bf16Value } from '../numeric/bf16.ts';
 import { f16Value } from '../numeric/f16.ts';
 import { FixtureError, type Fixture } from './fixture.ts';
 import type { ParityOutput } from './grad.ts';
-import { checkTensor, type ParityRow } from './tolerance.ts';
+import { checkTensor, failedRow, sameShape, type ParityRow } from './tolerance.ts';
 
 /** A floating-point tensor's values (F32, F16, BF16 as float32; F64 as float64). */
 export function decodeFloats(t: TensorEntry, name: string, source: string): Float32Array | Float64Array {
@@ -57,12 +57,21 @@ export function requireExpected(f: Fixture): void {
     );
 }
 
-/** One row per replay output that the fixture has an expected tensor for. */
+/**
+ * One row per replay output that the fixture has an expected tensor for. Shapes are compared
+ * before values: a transposed tensor has the same bytes and must not pass.
+ */
 export function compareOutputs(f: Fixture, outputs: readonly ParityOutput[]): ParityRow[] {
   const rows: ParityRow[] = [];
   for (const o of outputs) {
     const t = f.st.tensors.get(o.name);
-    if (t) rows.push(checkTensor(o.name, o.rule, o.data, decodeFloats(t, o.name, f.source)));
+    if (!t) continue;
+    if (!sameShape(o.shape, t.shape)) {
+      const show = (s: readonly (number | bigint)[]) => `[${s.join(', ')}]`;
+      rows.push(failedRow(`${o.name} (shape ${show(o.shape)} vs expected ${show(t.shape)})`, o.rule, o.data.length));
+      continue;
+    }
+    rows.push(checkTensor(o.name, o.rule, o.data, decodeFloats(t, o.name, f.source)));
   }
   return rows;
 }

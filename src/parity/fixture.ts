@@ -3,6 +3,7 @@
 import { getF32, parseSafetensors, type SafeTensors } from '../checkpoint/safetensors.ts';
 import { simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
+import { readJson } from '../input/json.ts';
 
 export class FixtureError extends Error {
   constructor(source: string, detail: string) {
@@ -24,12 +25,7 @@ export function readFixture(bytes: Uint8Array, source: string): Fixture {
   const raw = st.metadata.spec;
   if (raw === undefined)
     throw new FixtureError(source, 'no __metadata__.spec: this is not a webddp/PyTorch parity fixture');
-  let spec: unknown;
-  try {
-    spec = JSON.parse(raw);
-  } catch (e) {
-    throw new FixtureError(source, `__metadata__.spec is not JSON (${(e as Error).message})`);
-  }
+  const spec = readJson(raw, (issue) => new FixtureError(source, `__metadata__.spec is not JSON (${issue})`));
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
     throw new FixtureError(source, '__metadata__.spec is not a JSON object');
   const s = spec as Record<string, unknown>;

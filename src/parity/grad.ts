@@ -32,7 +32,6 @@ export async function runGradFixture(
     throw new FixtureError(f.source, `input.x holds ${x.length} floats, expected ${n} x 3x32x32`);
   const batch: Batch = { x, labels };
   const params = fixtureParams(f, 'param.');
-  const shapeOf = (name: string) => f.st.tensors.get(name)?.shape ?? [];
   const out: ParityOutput[] = [];
   const perParam = (prefix: string, flat: Float32Array, rule: RuleName) => {
     for (const p of f.model.params)
@@ -52,7 +51,7 @@ export async function runGradFixture(
   try {
     t.setParams(params);
     const r = await t.step(batch, { update: false });
-    out.push({ name: 'out.logits', data: await t.readLogits(n), shape: shapeOf('out.logits'), rule: 'strict' });
+    out.push({ name: 'out.logits', data: await t.readLogits(n), shape: [n, f.model.classes], rule: 'strict' });
     out.push({ name: 'out.loss', data: Float32Array.of(r.loss), shape: [1], rule: 'strict' });
     perParam('grad.', await t.readGrads(), 'strict');
   } finally {

@@ -26,22 +26,9 @@ export function checkTensor(
   actual: ArrayLike<number>,
   expected: ArrayLike<number>,
 ): ParityRow {
+  if (actual.length !== expected.length)
+    return failedRow(`${name} (length ${actual.length} vs ${expected.length})`, rule, expected.length);
   if (rule === 'strict' || rule === 'exact') {
-    if (actual.length !== expected.length) {
-      const main = {
-        ok: false,
-        maxAbs: NaN,
-        maxRel: NaN,
-        worstIndex: -1,
-        worstActual: NaN,
-        worstExpected: NaN,
-        mismatches: Math.max(actual.length, expected.length),
-        count: expected.length,
-        rtol: 0,
-        atol: 0,
-      };
-      return { name: `${name} (length ${actual.length} vs ${expected.length})`, rule, ok: false, main };
-    }
     const main = compareTensors(actual, expected, rule === 'exact' ? { rtol: 0, atol: 0 } : STRICT);
     return { name, rule, ok: main.ok, main };
   }
@@ -49,6 +36,30 @@ export function checkTensor(
   const bound = compareTensors(actual, expected, ADAM_BOUND);
   const fraction = tight.count === 0 ? 1 : 1 - tight.mismatches / tight.count;
   return { name, rule, ok: bound.ok && fraction >= 0.999, main: tight, fraction };
+}
+
+/** A row that fails before any value is compared (`name` says why: a length or a shape). */
+export function failedRow(name: string, rule: RuleName, count: number): ParityRow {
+  const main: Comparison = {
+    ok: false,
+    maxAbs: NaN,
+    maxRel: NaN,
+    worstIndex: -1,
+    worstActual: NaN,
+    worstExpected: NaN,
+    mismatches: count,
+    count,
+    rtol: 0,
+    atol: 0,
+  };
+  return { name, rule, ok: false, main };
+}
+
+/** Whether two tensor shapes are the same (a scalar's [] and [1] are one shape). */
+export function sameShape(a: readonly (number | bigint)[], b: readonly (number | bigint)[]): boolean {
+  const norm = (s: readonly (number | bigint)[]) => (s.length === 1 && Number(s[0]) === 1 ? [] : s.map(Number));
+  const [x, y] = [norm(a), norm(b)];
+  return x.length === y.length && x.every((d, i) => d === y[i]);
 }
 
 export function formatRows(rows: readonly ParityRow[]): string {

@@ -16,6 +16,7 @@ import { WorkerGroup, type WorkerHandle } from './worker-group.ts';
 import type { Snapshot, TrainPosition } from '../checkpoint/checkpoint.ts';
 import type { CoordinatorOptions, RunOptions } from './options.ts';
 import { checkResumedEpoch, gatherOptimizer, rankRestore, snapshotOf } from './snapshot.ts';
+import { Interrupt, sumEvals } from './evaluation.ts';
 
 export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 
@@ -23,6 +24,8 @@ export type { CoordinatorOptions, RunOptions } from './options.ts';
 
 export class Coordinator {
   private stopRequested = false;
+  /** A signal's stop: no evaluation is started or waited for once it comes. */
+  private readonly interrupted = new Interrupt();
   private pauseGate: { promise: Promise<void>; release: () => void; held: () => void } | null = null;
 
   private constructor(
@@ -128,9 +131,13 @@ export class Coordinator {
     this.pauseGate = null;
   }
 
-  /** Ends the run after the current step. */
-  stop(): void {
+  /**
+   * Ends the run after the current step (with its checkpoint). `interrupt` (SIGINT, SIGTERM): the
+   * epoch's evaluation is skipped, or abandoned if it is running, so the run ends within a step.
+   */
+  stop(o: { readonly interrupt?: boolean } = {}): void {
     this.stopRequested = true;
+    if (o.interrupt) this.interrupted.fire();
     this.resume();
   }
 
@@ -235,14 +242,12 @@ export class Coordinator {
         if (globalStep >= maxSteps) this.stopRequested = true;
         if (every > 0 && globalStep % every === 0 && next < steps) yield* await save(epoch, next, steps);
       }
-      // Stopped mid-epoch (SIGINT, stop(), the step limit): save where it stopped.
-      if (next < steps) yield* await save(epoch, next, steps);
       const seconds = (performance.now() - t0) / 1000;
-      const ev = await this.all(`evaluate (epoch ${epoch})`, (h) => h.api.evaluate());
-      const t = ev.reduce(
-        (a, e) => ({ lossSum: a.lossSum + e.lossSum, correct: a.correct + e.correct, samples: a.samples + e.samples }),
-        { lossSum: 0, correct: 0, samples: 0 },
-      );
+      // Stopped mid-epoch (SIGINT, stop(), the step limit) or at the epoch's end: save where it is.
+      yield* await save(next < steps ? epoch : epoch + 1, next < steps ? next : 0, steps);
+      const ev = await this.interrupted.race(() => this.all(`evaluate (epoch ${epoch})`, (h) => h.api.evaluate()));
+      if (!ev) break; // interrupted: nothing evaluated (the steps done are saved)
+      const t = sumEvals(ev);
       const mem = await this.all('memory', (h) => h.api.memory());
       yield {
         type: 'epoch',
@@ -257,7 +262,6 @@ export class Coordinator {
         workers: mem.map((memory, rank) => ({ rank, memory, ms: 0, commMs: 0, commBytes: 0 })),
       };
       if (!this.stopRequested && c.checkEvery > 0) yield await this.check(epoch, steps - 1);
-      if (next >= steps) yield* await save(epoch + 1, 0, steps);
     }
     yield { type: 'done', stopped: this.stopRequested };
   }

@@ -18,6 +18,7 @@ export interface ElasticOptions extends CoordinatorOptions {
 export class ElasticRun {
   private current: Coordinator | null = null;
   private stopRequested = false;
+  private interrupt = false;
   /** The last checkpoint saved by this run. */
   private last: Snapshot | undefined;
 
@@ -28,10 +29,11 @@ export class ElasticRun {
     return this.current;
   }
 
-  /** Ends the run after the current step (with a checkpoint where one is configured). */
-  stop(): void {
+  /** Ends the run after the current step (with a checkpoint where one is configured); see Coordinator.stop. */
+  stop(o: { readonly interrupt?: boolean } = {}): void {
     this.stopRequested = true;
-    this.current?.stop();
+    this.interrupt ||= o.interrupt === true;
+    this.current?.stop(o);
   }
 
   async *run(): AsyncGenerator<TrainEvent> {
@@ -54,7 +56,7 @@ export class ElasticRun {
           ...(resume ? { resume } : {}),
           ...(attempt === 0 && o.fault ? { fault: o.fault } : { fault: undefined }),
         });
-        if (this.stopRequested) this.current.stop();
+        if (this.stopRequested) this.current.stop({ interrupt: this.interrupt });
         for await (const e of this.current.run({
           ...(checkpoint ? { checkpoint } : {}),
           ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),

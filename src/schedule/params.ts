@@ -3,6 +3,7 @@
 // parameter of its config has an entry. parseSchedule checks a { type, params } object against it
 // (a ds_config `scheduler` block, or what the --schedule flag parsed), naming each bad path.
 import { SCHEDULE_TYPES, type LrScheduleConfig, type ScheduleOf, type ScheduleType } from './types.ts';
+import { BOUNDS } from '../input/bounds.ts';
 
 /** required: must be given; optional: may be absent; total: a cycle length, required in a ds_config, else the run's length. */
 type Presence = { readonly need: 'required' | 'optional' | 'total' } | { readonly default: number | boolean | string };
@@ -18,7 +19,8 @@ type Table = { readonly [T in ScheduleType]: { readonly [K in keyof ScheduleOf<T
 
 const lr = (d?: number): ParamSpec => ({
   kind: 'num',
-  min: 0,
+  min: BOUNDS.scheduleLr.min,
+  max: BOUNDS.scheduleLr.max,
   ...(d === undefined ? { need: 'required' } : { default: d }),
 });
 const steps = (d: number): ParamSpec => ({ kind: 'int', min: 1, default: d });
@@ -33,10 +35,13 @@ export const SCHEDULE_PARAMS: Table = {
     end_factor: ratio(1.0),
     total_iters: steps(5),
   },
-  StepLR: { step_size: { kind: 'int', min: 1, need: 'required' }, gamma: lr(0.1) },
+  StepLR: {
+    step_size: { kind: 'int', min: 1, need: 'required' },
+    gamma: { kind: 'num', min: BOUNDS.scheduleFactor.min, max: BOUNDS.scheduleFactor.max, default: 0.1 },
+  },
   CosineAnnealingLR: { T_max: { kind: 'int', min: 1, need: 'required' }, eta_min: lr(0) },
   OneCycleLR: {
-    max_lr: { kind: 'num', min: 0, minOpen: true, need: 'required' },
+    max_lr: { kind: 'num', min: 0, minOpen: true, max: BOUNDS.scheduleLr.max, need: 'required' },
     total_steps: { kind: 'int', min: 1, need: 'optional' },
     epochs: { kind: 'int', min: 1, need: 'optional' },
     steps_per_epoch: { kind: 'int', min: 1, need: 'optional' },
@@ -52,7 +57,7 @@ export const SCHEDULE_PARAMS: Table = {
   // DeepSpeed's constructor defaults (not its argparse ones); warmup_max_lr None means the optimizer's lr.
   WarmupLR: {
     warmup_min_lr: lr(0),
-    warmup_max_lr: { kind: 'num', min: 0, need: 'optional' },
+    warmup_max_lr: { kind: 'num', min: 0, max: BOUNDS.scheduleLr.max, need: 'optional' },
     warmup_num_steps: steps(1000),
     warmup_type: warmupType,
   },
@@ -123,7 +128,7 @@ export function parseSchedule(
   const specs: Readonly<Record<string, ParamSpec>> = SCHEDULE_PARAMS[type];
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(params))
-    if (!(k in specs))
+    if (!Object.hasOwn(specs, k))
       issues.push(`${path}.params.${k} is not supported by ${type} (it takes ${Object.keys(specs).join(', ')})`);
   for (const [k, spec] of Object.entries(specs)) {
     const v = params[k];

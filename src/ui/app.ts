@@ -39,6 +39,7 @@ import { runViews } from './page-views.ts';
 import { LessonsView } from './views/lessons.ts';
 import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
+import { IdbCheckpointStore } from '../checkpoint/dir-idb.ts';
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -188,6 +189,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       },
     });
     session = s;
+    let releaseStore = () => {};
     lock(true);
     buttons.set('starting', t().run.preparing);
     try {
@@ -199,6 +201,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       const warning = resume ? checkDataset(resume.dataset, read, resume.where, t().life.datasetHint) : null;
       if (warning) log.note(warning);
       const sink = life.sink(config, lifeSettings, read);
+      if (sink) releaseStore = await new IdbCheckpointStore().claimRun(); // one tab's run at a time writes checkpoints
       await s.run(config, dataset, {
         sampleEveryMs: 1500,
         keepParams: true,
@@ -214,6 +217,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     } catch (e) {
       buttons.set('failed', errorText(e));
     } finally {
+      releaseStore();
       session = null;
       lock(false);
       void life.refresh();

@@ -1,8 +1,16 @@
 // The `webddp` command as a process (bin/webddp.mjs over the dist-cli bundle this tier's global
 // setup builds): a reader that closes the pipe early (`webddp ... | head`) ends it quietly with
-// exit code 0, not with an unhandled EPIPE and a stack trace.
+// exit code 0, not with an unhandled EPIPE and a stack trace. Training runs killed with SIGKILL,
+// SIGTERM or SIGINT leave whole checkpoints that resume exactly.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readCheckpoint } from '../../src/checkpoint/checkpoint.ts';
+import { readCheckpointDir } from '../../src/checkpoint/dir-node.ts';
+import { jsonLines } from '../helpers/cli.ts';
+import { Prng } from '../helpers/mutate.ts';
 
 describe('webddp as a process', () => {
   it('stops quietly when the reader of its output goes away', async () => {
@@ -26,4 +34,81 @@ describe('webddp as a process', () => {
     expect(err).not.toMatch(/EPIPE|Error/);
     expect(code).toBe(0);
   });
+});
+
+// Killed and signalled training runs (1 worker, synthetic data, batches of 2, a checkpoint every
+// step), all at once: three killed with SIGKILL at seeded moments, one sent SIGTERM and one SIGINT.
+// Every checkpoint a killed run leaves is whole; the newest, resumed into the same directory (its
+// stale lock and leftovers cleared), ends byte for byte where an uninterrupted run ends; the
+// signalled runs write a checkpoint and exit 143 and 130.
+describe('webddp train killed or signalled', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webddp-kill-'));
+  const base = ['bin/webddp.mjs', 'train', '--workers', '1', '--train-limit', '16', '--test-limit', '4'];
+  const args = [...base, '--batch-size', '2', '--store', join(dir, 'store'), '--json', '--log-every', '1'];
+
+  /** Runs train with `extra`, sending `signal.sig` `delayMs` after the `count`-th line of type `after`. */
+  function run(
+    extra: string[],
+    signal?: { after: 'step' | 'checkpoint'; count: number; delayMs: number; sig: NodeJS.Signals },
+  ) {
+    const child = spawn(process.execPath, [...args, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let sentAt = 0;
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (signal && !sentAt && out.split(`"type":"${signal.after}"`).length > signal.count) {
+        sentAt = performance.now();
+        setTimeout(() => child.kill(signal.sig), signal.delayMs);
+      }
+    });
+    return new Promise<{ code: number | null; sig: NodeJS.Signals | null; out: string; err: string; ms: number }>(
+      (resolve) => child.on('close', (code, sig) => resolve({ code, sig, out, err, ms: performance.now() - sentAt })),
+    );
+  }
+
+  it('every checkpoint a kill -9 leaves resumes to the uninterrupted bytes; SIGTERM and SIGINT checkpoint and exit 143 and 130', async () => {
+    // the store first, so that the runs below do not import it at once
+    expect((await run(['--max-steps', '1'])).code).toBe(0);
+    const r = new Prng(26);
+    const trials = [0, 1, 2].map((i) => ({ ck: join(dir, `ck${i}`), count: 1 + r.int(5), delayMs: r.int(40) }));
+    const ref = join(dir, 'ref.safetensors');
+    const [full, term, int, ...killed] = await Promise.all([
+      run(['--save', ref]),
+      run(['--checkpoint-dir', join(dir, 'term')], { after: 'step', count: 1, delayMs: 0, sig: 'SIGTERM' }),
+      run(['--checkpoint-dir', join(dir, 'int')], { after: 'step', count: 1, delayMs: 0, sig: 'SIGINT' }),
+      ...trials.map((t) =>
+        run(['--checkpoint-dir', t.ck, '--checkpoint-every', '1', '--keep', '2'], {
+          after: 'checkpoint',
+          count: t.count,
+          delayMs: t.delayMs,
+          sig: 'SIGKILL',
+        }),
+      ),
+    ]);
+    expect(full.code, full.err).toBe(0);
+    for (const [res, code] of [
+      [term, 143],
+      [int, 130],
+    ] as const) {
+      expect(res.code, res.err).toBe(code);
+      expect(jsonLines(res.out, 'checkpoint').length).toBeGreaterThanOrEqual(1);
+      console.log(`exit ${code}: ${res.ms.toFixed(0)} ms after the signal`);
+    }
+    for (const [i, k] of killed.entries()) {
+      expect(k.sig, `trial ${i}: ${k.err}`).toBe('SIGKILL');
+      const t = trials[i]!;
+      const steps = readdirSync(t.ck).filter((n) => /^step-\d+$/.test(n));
+      expect(steps.length, `trial ${i}: ${readdirSync(t.ck).join(' ')}`).toBeGreaterThanOrEqual(1);
+      for (const s of steps) await readCheckpoint(await readCheckpointDir(join(t.ck, s)), join(t.ck, s));
+    }
+    // the newest checkpoint of the last trial, resumed into its own directory: the same bytes
+    const last = trials[2]!;
+    const out = join(dir, 'resumed.safetensors');
+    const resumed = await run(['--resume-from', last.ck, '--checkpoint-dir', last.ck, '--save', out]);
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(readdirSync(last.ck).filter((n) => n.startsWith('.'))).toEqual([]);
+    expect(Buffer.compare(readFileSync(out), readFileSync(ref))).toBe(0);
+  }, 600_000);
 });

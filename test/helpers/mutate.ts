@@ -158,3 +158,105 @@ export function editSafetensorsHeader(r: Prng, file: Uint8Array): Mutant {
     bytes: out,
   };
 }
+
+/** A number written the way a careless or hostile writer might: hex, binary, padded, signed, fractional, empty, huge. */
+export function numberText(r: Prng, n: number): string {
+  const s = String(n);
+  return r.pick([
+    s,
+    `${s}.0`,
+    ` ${s}`,
+    `${s} `,
+    `+${s}`,
+    `0${s}`,
+    `0x${n.toString(16)}`,
+    `0b${n.toString(2)}`,
+    `0o${n.toString(8)}`,
+    `${s}e0`,
+    '',
+    '-0',
+    `-${s}`,
+    `${s}\n`,
+    '1e300',
+    'Infinity',
+    'NaN',
+    `${n}${'0'.repeat(1 + r.int(20))}`,
+    String(r.int(1000)),
+  ]);
+}
+
+/** A JSON value of a hostile kind: out of range, of the wrong type, fractional, huge, empty. */
+export function hostileValue(r: Prng): unknown {
+  return r.pick([
+    1e300,
+    -1e300,
+    -1,
+    0,
+    0.5,
+    1.5,
+    2 ** 53 + 2,
+    Number.MAX_SAFE_INTEGER,
+    '',
+    '3',
+    null,
+    true,
+    [],
+    {},
+    [1, 2],
+    { a: 1 },
+    r.int(1 << 20),
+    -r.int(100) - 1,
+  ]);
+}
+
+/** Every path to a leaf (or an empty container) of a JSON value, as key lists. */
+export function jsonPaths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(v) && v.length > 0) return v.flatMap((x, i) => jsonPaths(x, [...at, i]));
+  if (typeof v === 'object' && v !== null && Object.keys(v).length > 0)
+    return Object.entries(v).flatMap(([k, x]) => jsonPaths(x, [...at, k]));
+  return [at];
+}
+
+/** Every object inside a JSON value (the root included), with its path. */
+export function jsonObjects(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(v)) return v.flatMap((x, i) => jsonObjects(x, [...at, i]));
+  if (typeof v !== 'object' || v === null) return [];
+  return [at, ...Object.entries(v).flatMap(([k, x]) => jsonObjects(x, [...at, k]))];
+}
+
+/** A deep copy of `v` with the value at `path` replaced by `x`. */
+export function setPath(v: unknown, path: readonly (string | number)[], x: unknown): unknown {
+  if (path.length === 0) return x;
+  const [k, ...rest] = path;
+  const copy = (Array.isArray(v) ? [...(v as unknown[])] : { ...(v as object) }) as Record<string | number, unknown>;
+  copy[k as string] = setPath(copy[k as string], rest, x);
+  return copy;
+}
+
+/** `v` as JSON text with a member `"key": value` added to the object at `path` (first or last). */
+export function withMember(
+  r: Prng,
+  v: unknown,
+  path: readonly (string | number)[],
+  key: string,
+  value: unknown,
+): string {
+  const marker = `"\u0000marker${r.int(1e9)}"`;
+  const text = JSON.stringify(setPath(v, path, marker.slice(1, -1)));
+  const target = JSON.stringify(path.reduce<unknown>((o, k) => (o as Record<string, unknown>)[k as string], v));
+  const inner = target.slice(1, -1);
+  const member = `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  const body = inner.length === 0 ? member : r.next() < 0.5 ? `${member},${inner}` : `${inner},${member}`;
+  return text.replace(JSON.stringify(marker.slice(1, -1)), `{${body}}`);
+}
+
+/** JSON text nested `depth` deep with arrays or objects (or both), around `core`. */
+export function nested(r: Prng, depth: number, core = '1'): string {
+  const kinds = Array.from({ length: depth }, () => (r.next() < 0.5 ? 'a' : 'o'));
+  const open = kinds.map((k) => (k === 'a' ? '[' : '{"k":')).join('');
+  const close = kinds
+    .reverse()
+    .map((k) => (k === 'a' ? ']' : '}'))
+    .join('');
+  return open + core + close;
+}

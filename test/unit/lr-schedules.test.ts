@@ -140,7 +140,7 @@ describe('schedule edges', () => {
       'scheduler.extra is not supported',
       'scheduler.params.last_epoch is not supported by StepLR (it takes step_size, gamma)',
       'scheduler.params.step_size must be an integer >= 1 (got 0)',
-      'scheduler.params.gamma must be a number >= 0 (got "x")',
+      'scheduler.params.gamma must be a number >= 0 and <= 10 (got "x")',
     ]);
     expect(parseSchedule({ type: 'OneCycle', params: {} }, 'scheduler', true)).toEqual({
       ok: false,

@@ -12,6 +12,7 @@ import { f16Value as halfToNumber } from '../../src/numeric/f16.ts';
 import { compareOutputs, decodeFloats } from '../../src/parity/expected.ts';
 import { FixtureError, readFixture } from '../../src/parity/fixture.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
+import { Prng } from '../helpers/mutate.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-parity-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -128,5 +129,33 @@ describe('parity: expected tensors decoded by dtype', () => {
     expect(
       compareOutputs(f, [{ name: 'grad.fc2.bias', data: new Float32Array(10), shape: [10], rule: 'strict' }]),
     ).toEqual([]);
+  });
+});
+
+describe('parity: shapes are compared before values', () => {
+  it('an expected tensor of the same bytes in another shape (transposed, flattened, reshaped) fails naming both shapes', () => {
+    const r = new Prng(11);
+    for (let seed = 0; seed < 40; seed++) {
+      const p = r.pick(spec.params);
+      const data = Float32Array.from({ length: p.size }, () => r.next());
+      // another shape with the same element count: dims permuted, merged or split off a 1
+      const dims = [...p.shape];
+      const how = r.int(3);
+      const other =
+        how === 0 && dims.length > 1
+          ? [...dims.slice(1), dims[0]!]
+          : how === 1 && dims.length > 1
+            ? [dims[0]! * dims[1]!, ...dims.slice(2)]
+            : [...dims, 1, 1];
+      const name = `grad.${p.name}`;
+      const f = readFixture(
+        fixture('grad', { [name]: { dtype: 'F32', shape: other, data } }),
+        `seed-${seed}.safetensors`,
+      );
+      const [row] = compareOutputs(f, [{ name, data, shape: p.shape, rule: 'strict' }]);
+      const same = other.length === p.shape.length && other.every((d, i) => d === p.shape[i]);
+      expect(row?.ok, `${name} [${p.shape.join(', ')}] vs [${other.join(', ')}]`).toBe(same);
+      if (!same) expect(row?.name).toBe(`${name} (shape [${p.shape.join(', ')}] vs expected [${other.join(', ')}])`);
+    }
   });
 });

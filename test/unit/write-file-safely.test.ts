@@ -105,11 +105,13 @@ describe('writeFileSafely', () => {
   it('a directory in the way or a missing directory: named, nothing left behind', async () => {
     const d = join(dir, 'is-a-dir');
     mkdirSync(d);
-    await expect(writeFileSafely(d, checkpoint(4, 1))).rejects.toThrow(new RegExp(`^cannot write ${d}: EISDIR`));
+    await expect(writeFileSafely(d, checkpoint(4, 1), '--save')).rejects.toThrow(
+      new RegExp(`^--save ${d}: is a directory, not a regular file; refusing to replace it`),
+    );
     expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
     const missing = join(dir, 'no', 'such', 'out.safetensors');
-    await expect(writeFileSafely(missing, checkpoint(4, 1))).rejects.toThrow(
-      new RegExp(`^cannot write ${missing}: ENOENT`),
+    await expect(writeFileSafely(missing, checkpoint(4, 1), '--save')).rejects.toThrow(
+      new RegExp(`^--save ${missing}: its directory ${join(dir, 'no', 'such')} cannot be used \\(ENOENT`),
     );
   });
 });

@@ -1,6 +1,7 @@
 // Test harness page (e2e only, built when WEBDDP_HARNESS=1): exposes the data layer on
 // window.webddpData so puppeteer tests can import archives into real IndexedDB, read them back
-// after a reload, and load a shard in a real module worker.
+// after a reload, and load a shard in a real module worker; claim the checkpoint store for a run.
+import { IdbCheckpointStore } from '../../../src/checkpoint/dir-idb.ts';
 import { openDataset } from '../../../src/data/dataset.ts';
 import { importArchive, importFromUrl } from '../../../src/data/import.ts';
 import type { ImportResult } from '../../../src/data/import-types.ts';
@@ -35,9 +36,14 @@ export interface DataHarness {
   readBack(name: string): Promise<Outcome<ReadBack>>;
   listChunks(): Promise<string[]>;
   shardInWorker(name: string, indices: number[]): Promise<Outcome<{ labels: number[]; imagesSha: string }>>;
+  /** Claims the checkpoint store for a run, as the page does when a run with checkpoints starts. */
+  claimCheckpoints(): Promise<Outcome<true>>;
+  /** Releases this tab's claim, as the page does when its run ends. */
+  releaseCheckpoints(): void;
 }
 
 const store = new IdbDatasetStore();
+let releaseClaim = () => {};
 
 function summary(r: ImportResult, phases: string[]): ImportSummary {
   return {
@@ -103,6 +109,12 @@ const harness: DataHarness = {
       };
       worker.postMessage({ name, indices });
     }),
+  claimCheckpoints: () =>
+    outcome(async () => {
+      releaseClaim = await new IdbCheckpointStore().claimRun();
+      return true as const;
+    }),
+  releaseCheckpoints: () => releaseClaim(),
 };
 
 declare global {
