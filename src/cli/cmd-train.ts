@@ -1,6 +1,6 @@
 // `webddp train`: data-parallel training in Node, one worker thread (and GPU device) per rank,
 // on the built-in synthetic dataset or CIFAR-10 from a path. Logs come from rank 0.
-import { parseArgs } from 'node:util';
+import { stat } from 'node:fs/promises';
 import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
 import { readRegularFile } from '../data/file-node.ts';
 import { ElasticRun } from '../runtime/elastic.ts';
@@ -13,128 +13,76 @@ import { colocatedSpawner, nodeSpawner } from '../runtime/spawn-node.ts';
 import { checkSharable } from '../runtime/shared-device.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { parseFaultSpec } from '../runtime/fault.ts';
-import { UsageError, type Command } from './command.ts';
+import { UsageError, type FlagValues } from './command.ts';
 import { parseAdapter, settleWorkerAdapter } from './device.ts';
-import { intFlag, parseFlags } from './flags.ts';
+import { intFlag, str } from './flags.ts';
+import { defineCommand } from './parser.ts';
 import { buildTrainConfig } from './train-config.ts';
 import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 import { TraceCollector } from '../trace/collect.ts';
 import { tuningOption } from './tuning-option.ts';
-import { trainUsage as usage } from './train-usage.ts';
+import { TRAIN_DESCRIPTION, TRAIN_EPILOG, TRAIN_SYNOPSIS, trainFlags } from './train-flags.ts';
 
-const num = { type: 'string' } as const;
-
-export const command: Command = {
+export const command = defineCommand({
   name: 'train',
   summary: 'data-parallel training (DDP, DP, BalancedDP, ZeRO-1/2/3) on W workers with their own devices',
-  usage,
-  async run(argv, io, env) {
-    const { values } = parseFlags(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        options: {
-          data: num,
-          store: num,
-          workers: num,
-          mode: num,
-          epochs: num,
-          'batch-size': num,
-          optimizer: num,
-          lr: num,
-          momentum: num,
-          'weight-decay': num,
-          seed: num,
-          width: num,
-          augment: { type: 'boolean' },
-          'no-shuffle': { type: 'boolean' },
-          'drop-last': { type: 'boolean' },
-          'train-limit': num,
-          'test-limit': num,
-          'gpu0-bsz': num,
-          'bucket-cap-mb': num,
-          'grad-accum': num,
-          'clip-grad-norm': num,
-          'check-every': num,
-          adapter: num,
-          devices: num,
-          'step-timeout': num,
-          'log-every': num,
-          json: { type: 'boolean', default: false },
-          save: num,
-          resume: num,
-          'inject-fault': num,
-          'checkpoint-dir': num,
-          'checkpoint-every': num,
-          keep: num,
-          'max-steps': num,
-          'resume-from': num,
-          'max-restarts': num,
-          'deepspeed-config': num,
-          fp16: { type: 'boolean' },
-          bf16: { type: 'boolean' },
-          'reduce-bucket-size': num,
-          schedule: num,
-          trace: num,
-          colocate: { type: 'boolean' },
-          tuning: num,
-          help: { type: 'boolean', default: false },
-        },
-      }),
-    );
-    if (values.help) {
-      io.out(`${usage}\n`);
-      return 0;
-    }
-    if (values.resume && values['resume-from']) throw new UsageError('--resume and --resume-from: give one');
-    const resumed = values['resume-from'] ? await loadResume(values['resume-from'], values) : null;
+  synopsis: TRAIN_SYNOPSIS,
+  description: TRAIN_DESCRIPTION,
+  flags: trainFlags(),
+  epilog: TRAIN_EPILOG,
+  async run(flagValues, _positionals, io, env) {
+    const values: FlagValues = { ...flagValues, 'resume-from': await resumeDir(flagValues) };
+    const resumeFrom = str(values['resume-from']);
+    const json = values.json === true;
+    const resumed = resumeFrom ? await loadResume(resumeFrom, values) : null;
     const built = await buildTrainConfig(resumed ? { ...values, 'deepspeed-config': undefined } : values);
     const config = resumed?.config ?? built.config;
     const { logEvery, notes } = built;
     const intOf = (flag: 'checkpoint-every' | 'keep' | 'max-steps' | 'max-restarts', min: number, dflt: number) => {
-      const v = values[flag];
+      const v = str(values[flag]);
       return typeof v === 'string' ? intFlag(`--${flag}`, v, min) : dflt;
     };
     const checkpointEvery = intOf('checkpoint-every', 1, 0);
     const keep = intOf('keep', 0, 3);
     const maxSteps = values['max-steps'] === undefined ? undefined : intOf('max-steps', 1, 0);
     const maxRestarts = intOf('max-restarts', 0, 0);
-    const checkpointDir = values['checkpoint-dir'];
+    const checkpointDir = str(values['checkpoint-dir']);
     if (checkpointEvery > 0 && !checkpointDir) throw new UsageError('--checkpoint-every needs --checkpoint-dir');
     if (!env) throw new Error('webddp train needs the bundled rank worker (run it through bin/webddp.mjs)');
-    if (!values.json) for (const n of notes) io.err(`${n}\n`);
-    const parsedFault =
-      values['inject-fault'] === undefined ? undefined : parseFaultSpec(values['inject-fault'], config.workers);
+    if (!json) for (const n of notes) io.err(`${n}\n`);
+    const faultSpec = str(values['inject-fault']);
+    const parsedFault = faultSpec === undefined ? undefined : parseFaultSpec(faultSpec, config.workers);
     if (parsedFault && !parsedFault.ok) throw new UsageError(`--inject-fault ${parsedFault.message}`);
     const fault = parsedFault?.fault;
     const spec = simpleCnnSpec(config.width);
-    if (resumed && !values.json)
+    if (resumed && !json)
       io.err(
         `resuming ${resumed.dir}: epoch ${resumed.snapshot.position.epoch}, step ${resumed.snapshot.position.step}, ` +
           `global step ${resumed.snapshot.position.globalStep}\n`,
       );
-    const initialParams = values.resume
-      ? loadStateDict(await readRegularFile(values.resume), spec, values.resume)
-      : undefined;
-    const tuning = tuningOption(values.tuning);
-    const storeDir = values.store ?? defaultStoreDir();
+    const initFrom = str(values['init-from']);
+    const initialParams = initFrom ? loadStateDict(await readRegularFile(initFrom), spec, initFrom) : undefined;
+    const tuning = tuningOption(str(values.tuning));
+    const storeDir = str(values.store) ?? defaultStoreDir();
+    const data = str(values.data);
     const prepared = resumed
-      ? await resumeData(resumed.dir, resumed.dataset, values.data, storeDir, io, values.json)
-      : { ...(await prepareData(values.data ?? 'synthetic', storeDir, io, values.json)), fromCheckpoint: false };
+      ? await resumeData(resumed.dir, resumed.dataset, data, storeDir, io, json)
+      : { ...(await prepareData(data ?? 'synthetic', storeDir, io, json)), fromCheckpoint: false };
     const dataset = storedDataset(prepared.manifest);
-    const out = new TrainOutput(io, values.json, logEvery);
+    const out = new TrainOutput(io, json, logEvery);
     out.data(prepared.manifest, prepared.fromCheckpoint);
-    const devices = values.devices
-      ? values.devices
+    const deviceList = str(values.devices);
+    const devices = deviceList
+      ? deviceList
           .split(',')
           .map((d) => d.trim())
           .filter(Boolean)
       : [];
     if (values.colocate && devices.length > 0) throw new UsageError('--colocate shares one device: not with --devices');
     if (values.colocate) checkColocate(config);
-    const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
+    const adapter = await settleWorkerAdapter(parseAdapter(str(values.adapter)), devices[0]);
     const run = new ElasticRun({
       config,
       data: prepared.data,
@@ -183,27 +131,29 @@ export const command: Command = {
         else out.error(err.name, null, err.message);
         throw e;
       }
-      if (values.save) {
+      const save = str(values.save);
+      if (save) {
         const [params] = await run.readParams();
         if (!params) throw new Error('rank 0 returned no parameters');
-        await writeFileSafely(values.save, saveStateDict(spec, params, { config: JSON.stringify(config) }));
-        if (!values.json) io.err(`saved ${values.save}\n`);
+        await writeFileSafely(save, saveStateDict(spec, params, { config: JSON.stringify(config) }));
+        if (!json) io.err(`saved ${save}\n`);
       }
       // Ctrl-C: the checkpoint is written (when asked for); the shell's code for an interrupt.
       return interrupted ? 130 : 0;
     } finally {
       process.off('SIGINT', onSignal);
-      if (trace && values.trace) {
+      const traceFile = str(values.trace);
+      if (trace && traceFile) {
         await writeFileSafely(
-          values.trace,
+          traceFile,
           new TextEncoder().encode(JSON.stringify(trace.trace({ mode: config.mode, workers: config.workers }))),
         );
-        if (!values.json) io.err(`trace: ${values.trace}\n`);
+        if (!json) io.err(`trace: ${traceFile}\n`);
       }
       await run.close();
     }
   },
-};
+});
 
 /** --colocate's rules as a usage error (ranks sharing a device run float32 DDP). */
 function checkColocate(config: Parameters<typeof checkSharable>[0]): void {
@@ -212,4 +162,24 @@ function checkColocate(config: Parameters<typeof checkSharable>[0]): void {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+}
+
+/**
+ * The checkpoint directory to continue, from --resume or --resume-from (one of them). --resume
+ * used to take a weights file: a file given to it is refused with the flag that does that now.
+ */
+async function resumeDir(values: FlagValues): Promise<string | undefined> {
+  const resume = str(values.resume);
+  const resumeFrom = str(values['resume-from']);
+  if (resume !== undefined && resumeFrom !== undefined) throw new UsageError('--resume and --resume-from: give one');
+  if (resume !== undefined && str(values['init-from']) !== undefined)
+    throw new UsageError('--resume continues a checkpoint with its own parameters: not with --init-from');
+  if (resumeFrom !== undefined && str(values['init-from']) !== undefined)
+    throw new UsageError('--resume-from continues a checkpoint with its own parameters: not with --init-from');
+  if (resume !== undefined && (await stat(resume).catch(() => null))?.isFile())
+    throw new UsageError(
+      `--resume ${resume} is a file: --resume continues a checkpoint directory (DIR/step-N, or a ` +
+        '--checkpoint-dir); to start from the parameters in a safetensors file, use --init-from FILE',
+    );
+  return resume ?? resumeFrom;
 }

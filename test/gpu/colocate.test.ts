@@ -13,11 +13,18 @@ import { compareTensors } from '../../src/reference/compare.ts';
 import { jsonLines, webddp } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-colocate-'));
-const base = ['--store', join(dir, 'store'), '--test-limit', '8', '--json', '--batch-size', '4'];
+const base = ['--store', join(dir, 'store'), '--test-limit', '8', '--json'];
+/** The helper's defaults, each unless the test gives that flag (a flag given twice is refused). */
+const DEFAULTS = [
+  ['--batch-size', '4'],
+  ['--check-every', '1'],
+  ['--log-every', '0'],
+];
 
 async function train(name: string, ...args: string[]) {
   const file = join(dir, `${name}.safetensors`);
-  const r = await webddp('train', ...base, '--check-every', '1', '--log-every', '0', ...args, '--save', file);
+  const defaults = DEFAULTS.filter(([f]) => !args.includes(f ?? '')).flat();
+  const r = await webddp('train', ...base, ...defaults, ...args, '--save', file);
   expect(r.code, r.err).toBe(0);
   expect(jsonLines(r.out, 'check').every((c) => c.identical === true)).toBe(true);
   return { bytes: readFileSync(file), out: r.out };
@@ -63,7 +70,19 @@ describe('ranks sharing one device (--colocate)', () => {
   });
 
   it('webddp bench --workers --colocate measures both placements side by side', async () => {
-    const r = await webddp('bench', '--workers', '2', '--modes', 'ddp', '--colocate', '--batch', '2', '--steps', '2');
+    const r = await webddp(
+      'bench',
+      '--workers',
+      '2',
+      '--modes',
+      'ddp',
+      '--colocate',
+      '--batch',
+      '2',
+      '--steps',
+      '2',
+      '--json',
+    );
     expect(r.code, r.err).toBe(0);
     const [{ rows = [] } = {}] = r.out
       .split('\n')
