@@ -57,7 +57,7 @@ export class TrainOutput {
         if (this.logEvery > 0 && (e.step % this.logEvery === 0 || e.step === e.steps - 1)) {
           const scale = e.fp16 ? ` | loss scale ${e.fp16.lossScale}` : '';
           this.log(
-            `Epoch ${e.epoch} | Batch ${e.step}/${e.steps} | Loss: ${e.loss.toFixed(4)} | lr ${e.lr.toPrecision(4)}${scale}\n`,
+            `Epoch ${e.epoch} | Batch ${e.step}/${e.steps} | Loss: ${e.loss.toFixed(4)} | lr ${Number(e.lr.toPrecision(4))}${scale}\n`,
           );
         }
         break;
