@@ -7,6 +7,7 @@
 // loss chart, memory per worker).
 //
 //   npm run screenshots            (about a minute on SwiftShader)
+//   SCREENSHOT_STEPS=0 SCREENSHOT_OUT=/tmp/first.png npm run screenshots   (the page's first frame)
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,7 +30,7 @@ const FLAGS = [
 ];
 /** Steps of the default run to wait for before the picture (loss curve and memory bars drawn). */
 const STEPS = Number(process.env.SCREENSHOT_STEPS ?? 12);
-const OUT = join(root, 'docs', 'screenshot-training.png');
+const OUT = process.env.SCREENSHOT_OUT ?? join(root, 'docs', 'screenshot-training.png');
 
 /** `webddp serve --port 0` (it builds the pages in a checkout): resolves with its URL. */
 function serve() {
@@ -64,7 +65,7 @@ try {
   await page.goto(`${url}?lang=en`);
   process.stderr.write(`screenshots: ${url} open; waiting for ${STEPS} steps of the default run ...\n`);
   await page.waitForFunction((n) => (window.webddpPage?.losses().length ?? 0) >= n, { timeout: 600_000 }, STEPS);
-  await new Promise((r) => setTimeout(r, 1500)); // the charts' next frame
+  await new Promise((r) => setTimeout(r, STEPS > 0 ? 1500 : 4000)); // the charts' next frame
   await page.screenshot({ path: OUT, type: 'png' });
   const kb = Math.round(statSync(OUT).size / 1024);
   process.stderr.write(`screenshots: wrote ${OUT} (${kb} kB)\n`);

@@ -2,6 +2,18 @@
 import { num } from '../numbers.ts';
 
 export const enPanels = {
+  files: {
+    tooLarge: (name: string, size: string, what: string, max: string) =>
+      `${name} is ${size}: too large for ${what} (at most ${max}). Nothing was read.`,
+    wrongType: (name: string, what: string, expected: string) =>
+      `${name} is not ${what} (expected ${expected}). Nothing was read.`,
+    kinds: {
+      deepspeed: 'a DeepSpeed config',
+      stateDict: 'a model state_dict',
+      archive: 'a CIFAR-10 archive',
+      loose: 'a CIFAR-10 batch file',
+    },
+  },
   checkpoint: {
     legend: 'Model checkpoint',
     startFrom: 'Start from',

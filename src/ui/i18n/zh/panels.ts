@@ -3,6 +3,18 @@ import type { enPanels } from '../en/panels.ts';
 import { zhNum as num } from '../numbers.ts';
 
 export const zhPanels: typeof enPanels = {
+  files: {
+    tooLarge: (name: string, size: string, what: string, max: string) =>
+      `${name} 有 ${size}，作为${what}太大了（最多 ${max}）。没有读取任何内容。`,
+    wrongType: (name: string, what: string, expected: string) =>
+      `${name} 不是${what}（应为 ${expected}）。没有读取任何内容。`,
+    kinds: {
+      deepspeed: ' DeepSpeed 配置文件',
+      stateDict: '模型 state_dict',
+      archive: ' CIFAR-10 压缩包',
+      loose: ' CIFAR-10 批次文件',
+    },
+  },
   checkpoint: {
     legend: '模型检查点',
     startFrom: '从此文件开始',
