@@ -137,14 +137,18 @@ export const command = defineCommand({
         env,
       );
     }
+    // every flag is checked before the device is acquired; the defaults depend on the adapter
+    const batchList = flag('batches');
+    const givenBatches = batchList ? intListFlag('--batches', batchList) : undefined;
+    const givenSteps = steps ? intFlag('--steps', steps, 1) : undefined;
+    const givenWarmup = warmup ? intFlag('--warmup', warmup, 0) : undefined;
+    const tuningJson = tuningOption(flag('tuning'));
     const gpu = await cliDevice(parseAdapter(flag('adapter')), io, 'bench');
     try {
       const soft = gpu.adapter.fallback;
-      const batchList = flag('batches');
-      const batches = batchList ? intListFlag('--batches', batchList) : soft ? [8, 32] : [32, 128, 512];
-      const stepCount = steps ? intFlag('--steps', steps, 1) : soft ? 3 : 50;
-      const warmupCount = warmup ? intFlag('--warmup', warmup, 0) : soft ? 1 : 10;
-      const tuningJson = tuningOption(flag('tuning'));
+      const batches = givenBatches ?? (soft ? [8, 32] : [32, 128, 512]);
+      const stepCount = givenSteps ?? (soft ? 3 : 50);
+      const warmupCount = givenWarmup ?? (soft ? 1 : 10);
       const tuning = tuningJson ? parseTuning(tuningJson, tuningFor(gpu.adapter)) : undefined;
       const rows: TrainBenchRow[] = await benchmarkTraining(
         gpu,
