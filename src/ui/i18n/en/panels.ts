@@ -55,7 +55,7 @@ export const enPanels = {
     exported: (file: string, files: number, workers: number) =>
       `Exported ${file} (${files} files). Unpack it and run: torchrun --standalone --nproc_per_node ${workers} train.py (its README.md says what to read first).`,
     downloadHint:
-      'The download is three files, `model.safetensors`, `optimizer.safetensors` and `trainer.json`: put them in one folder and continue with `webddp train --resume-from FOLDER`.',
+      'The download is three files, `model.safetensors`, `optimizer.safetensors` and `trainer.json`: put them in one folder and continue with `webddp train --resume FOLDER`.',
     none: 'No checkpoint is stored in this browser.',
     newest: (g: number, e: number, s: number, n: number, mode: string, w: number, mib: string) =>
       `Last checkpoint: global step ${g} (epoch ${e}, batch ${s} of ${n}), ${mode} on ${w} worker(s), ${mib} MiB.`,

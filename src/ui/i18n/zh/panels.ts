@@ -55,7 +55,7 @@ export const zhPanels: typeof enPanels = {
     exported: (file, files, workers) =>
       `已导出 ${file}（${files} 个文件）。解包后运行：torchrun --standalone --nproc_per_node ${workers} train.py（先读它的 README.md）。`,
     downloadHint:
-      '下载的是三个文件：`model.safetensors`、`optimizer.safetensors` 和 `trainer.json`。把它们放进同一个文件夹，然后用 `webddp train --resume-from 文件夹` 继续训练。',
+      '下载的是三个文件：`model.safetensors`、`optimizer.safetensors` 和 `trainer.json`。把它们放进同一个文件夹，然后用 `webddp train --resume 文件夹` 继续训练。',
     none: '本浏览器中没有保存检查点。',
     newest: (g, e, s, n, mode, w, mib) =>
       `最后一个检查点：全局第 ${g} 步（第 ${e} 轮，第 ${s}/${n} 批），${mode}，${w} 个 worker，${mib} MiB。`,
