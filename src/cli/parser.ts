@@ -133,7 +133,9 @@ export async function parseAndRun(
     await program.parseAsync([...argv], { from: 'user' });
   } catch (e) {
     if (!(e instanceof CommanderError)) throw e;
-    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+    // --help, -V, and `webddp help [command]` (commander.help) have printed what was asked
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
+      return e.exitCode;
     throw new UsageError(
       e.message.replace(/^error: /, '').replace(/\n\(Did you mean (.*)\?\)$/, ' (did you mean $1?)'),
     );

@@ -29,6 +29,13 @@ describe('webddp command line', () => {
     expect(v.out).toBe(`webddp ${VERSION}\n`);
   });
 
+  it('webddp help train prints the train help', async () => {
+    const r = await webddp('help', 'train');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^Usage: webddp train /);
+    expect(r.err).toBe('');
+  });
+
   it('webddp -V, -v, --version and version print the version; no command prints the list and exits 2', async () => {
     for (const a of ['-V', '-v', '--version', 'version']) expect((await webddp(a)).out).toBe(`webddp ${VERSION}\n`);
     const none = await webddp();
