@@ -4,7 +4,7 @@ import type { CheckReport, CheckRow } from './result.ts';
 
 const MARK = { pass: 'ok', fail: 'FAIL', skip: 'skip' } as const;
 
-/** One progress line per row (stderr while the check runs). */
+/** One line per row (the CLI prints each as it is decided). */
 export function formatRow(r: CheckRow): string {
   return `${MARK[r.status].padEnd(4)}  ${r.group.padEnd(7)}  ${r.name}  (${(r.ms / 1000).toFixed(2)} s)${r.status === 'pass' && r.group === 'kernels' ? '' : `: ${r.detail}`}`;
 }
@@ -31,13 +31,18 @@ export function formatReport(r: CheckReport): string {
       .map((x, i) => (i === 3 ? x.padStart(w[i] ?? 0) : i === 4 ? x : x.padEnd(w[i] ?? 0)))
       .join('  ')
       .trimEnd();
-  const c = r.counts;
   return [
     `webddp ${r.version} check on ${formatAdapter(r)}, ${r.runtime}`,
     '',
     line(head),
     ...body.map(line),
     '',
-    `${r.ok ? 'check OK' : 'check FAILED'}: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped (${r.seconds.toFixed(1)} s)`,
+    formatSummary(r),
   ].join('\n');
+}
+
+/** The verdict and the counts, one line (after the rows the CLI streamed). */
+export function formatSummary(r: CheckReport): string {
+  const c = r.counts;
+  return `${r.ok ? 'check OK' : 'check FAILED'}: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped (${r.seconds.toFixed(1)} s) on ${formatAdapter(r)}, ${r.runtime}`;
 }

@@ -21,7 +21,6 @@ export async function runChromiumBench(
     { ...browser, timeoutMs },
     io,
   );
-  if (!json) io.out(`${table}\n`);
-  io.out(`${JSON.stringify(result)}\n`);
+  io.out(json ? `${JSON.stringify(result)}\n` : `${table}\n`);
   return 0;
 }

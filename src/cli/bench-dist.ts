@@ -44,9 +44,10 @@ export async function runDistBench(a: DistBenchArgs, io: CliIO, env: CliEnv | un
       if (!a.json) io.err(`${r.mode} x${r.workers}, ${r.placement}: ${r.stepMs.toFixed(1)} ms/step\n`);
     },
   );
-  if (!a.json) io.out(`${formatDistBench(rows)}\n`);
   io.out(
-    `${JSON.stringify({ runtime: 'node-dawn', adapter, batch: a.batch, steps: a.steps, warmup: a.warmup, rows })}\n`,
+    a.json
+      ? `${JSON.stringify({ runtime: 'node-dawn', adapter, batch: a.batch, steps: a.steps, warmup: a.warmup, rows })}\n`
+      : `${formatDistBench(rows)}\n`,
   );
   return 0;
 }

@@ -58,7 +58,7 @@ export function findBrowser(given?: string): string {
  * The pages: in a checkout (sources and vite.config.ts present) built afresh with Vite, so they run
  * the sources as they are; in an installed package, its dist/ (built by `npm pack`).
  */
-async function pagesDir(root: string, io: CliIO): Promise<string> {
+export async function pagesDir(root: string, io: CliIO): Promise<string> {
   const dist = join(root, 'dist');
   if (existsSync(join(root, 'src')) && existsSync(join(root, 'vite.config.ts'))) {
     const vite = await import('vite').catch(() => {

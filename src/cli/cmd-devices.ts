@@ -1,24 +1,13 @@
 // `webddp devices`: the WebGPU adapters this runtime sees: Dawn in Node (the system's drivers, then
 // SwiftShader where its driver is installed), or a headless browser's navigator.gpu.
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { formatAdapters, listAdapters, type AdapterReport } from '../gpu/adapters.ts';
 import { nodeGpu, SWIFTSHADER_ICD } from '../gpu/device-node.ts';
 import { runPage } from './browser.ts';
-import { UsageError, type Command } from './command.ts';
-import { parseFlags } from './flags.ts';
-
-const usage = `webddp devices [--json]
-webddp devices --runtime chromium [--browser PATH] [--browser-flags="..."] [--json]
-
-The WebGPU adapters this runtime sees, each with its vendor, architecture, device and description,
-whether it is a software (fallback) adapter, the requests that return it (high-performance,
-low-power, fallback), its features (shader-f16, subgroups and their sizes, timestamp-query, and
-all others) and the limits webddp raises (buffer sizes, workgroup storage and invocations).
-Node: Dawn on the system's Vulkan/Metal/D3D12 drivers, then on SwiftShader where its driver
-(${SWIFTSHADER_ICD}) is installed. Chromium: the browser's navigator.gpu, with
-SwiftShader allowed (--browser-flags="--use-angle=vulkan --enable-features=Vulkan" adds flags).
-  --json  one JSON object: {runtime, adapters: [...]}`;
+import { UsageError } from './command.ts';
+import { BROWSER_FLAG, BROWSER_FLAGS_FLAG, RUNTIME_FLAG } from './common-flags.ts';
+import { str } from './flags.ts';
+import { defineCommand } from './parser.ts';
 
 async function nodeAdapters(): Promise<AdapterReport[]> {
   const out: AdapterReport[] = [];
@@ -32,33 +21,30 @@ async function nodeAdapters(): Promise<AdapterReport[]> {
   return out;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   name: 'devices',
   summary: 'list the WebGPU adapters this runtime sees (features, limits, software or not)',
-  usage,
-  async run(argv, io, env) {
-    const { values } = parseFlags(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        options: {
-          runtime: { type: 'string', default: 'node' },
-          browser: { type: 'string' },
-          'browser-flags': { type: 'string' },
-          json: { type: 'boolean', default: false },
-          help: { type: 'boolean', default: false },
-        },
-      }),
-    );
-    if (values.help) {
-      io.out(`${usage}\n`);
-      return 0;
-    }
+  synopsis: '[--json]\n--runtime chromium [--browser PATH] [--browser-flags="..."] [--json]',
+  description:
+    'The WebGPU adapters this runtime sees, each with its vendor, architecture, device and description,\n' +
+    'whether it is a software (fallback) adapter, the requests that return it (high-performance,\n' +
+    'low-power, fallback), its features (shader-f16, subgroups and their sizes, timestamp-query, and\n' +
+    'all others) and the limits webddp raises (buffer sizes, workgroup storage and invocations).\n' +
+    "Node: Dawn on the system's Vulkan/Metal/D3D12 drivers, then on SwiftShader where its driver\n" +
+    `(${SWIFTSHADER_ICD}) is installed. Chromium: the browser's navigator.gpu, with SwiftShader allowed.`,
+  flags: [
+    RUNTIME_FLAG,
+    BROWSER_FLAG,
+    BROWSER_FLAGS_FLAG,
+    { flags: '--json', help: 'one JSON object: {runtime, adapters: [...]}' },
+  ],
+  async run(values, _positionals, io, env) {
+    const runtime = str(values.runtime) ?? 'node';
+    const browser = str(values.browser);
+    const browserFlags = str(values['browser-flags']);
     let adapters: AdapterReport[];
-    let runtime: string;
-    if (values.runtime === 'chromium') {
+    if (runtime === 'chromium') {
       if (!env) throw new Error('--runtime chromium needs the bundled CLI (bin/webddp.mjs)');
-      runtime = 'chromium';
       const { result: r } = await runPage<{ adapters: AdapterReport[] }>(
         env,
         'check.html?devices=1',
@@ -66,19 +52,19 @@ export const command: Command = {
         {
           allowSoftware: true,
           timeoutMs: 120_000,
-          ...(values.browser ? { browser: values.browser } : {}),
-          ...(values['browser-flags'] ? { flags: values['browser-flags'] } : {}),
+          ...(browser ? { browser } : {}),
+          ...(browserFlags ? { flags: browserFlags } : {}),
         },
         io,
       );
       adapters = r.adapters;
-    } else if (values.runtime === 'node') {
-      if (values.browser !== undefined || values['browser-flags'] !== undefined)
+    } else {
+      if (browser !== undefined || browserFlags !== undefined)
         throw new UsageError('--browser and --browser-flags go with --runtime chromium');
-      runtime = 'node-dawn';
       adapters = await nodeAdapters();
-    } else throw new UsageError(`--runtime must be node or chromium (got '${values.runtime}')`);
-    io.out(values.json ? `${JSON.stringify({ runtime, adapters })}\n` : `${formatAdapters(adapters, runtime)}\n`);
+    }
+    const name = runtime === 'chromium' ? 'chromium' : 'node-dawn';
+    io.out(values.json ? `${JSON.stringify({ runtime: name, adapters })}\n` : `${formatAdapters(adapters, name)}\n`);
     return adapters.length > 0 ? 0 : 1;
   },
-};
+});

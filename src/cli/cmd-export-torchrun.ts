@@ -5,29 +5,12 @@
 // overwritten.
 import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readCheckpointDir, resolveCheckpointDir } from '../checkpoint/dir-node.ts';
 import { exportCheckpoint } from '../export/torchrun.ts';
-import { UsageError, type Command } from './command.ts';
-import { parseFlags, required } from './flags.ts';
+import { UsageError } from './command.ts';
+import { required, str } from './flags.ts';
+import { defineCommand } from './parser.ts';
 import { WriteFileError } from '../checkpoint/write-file-node.ts';
-
-const usage = `webddp export-torchrun CHECKPOINT --out DIR [--data synthetic|PATH]
-
-Writes a small PyTorch project into DIR that continues the checkpoint's run with torchrun
-(DistributedDataParallel, CPU/gloo or CUDA/NCCL): train.py (SimpleCNN under PyTorch's names, the
-same DistributedSampler seed and position, optimizer and hyperparameters, learning-rate schedule at
-the same step, gradient accumulation and clipping, model and optimizer state loaded from the
-checkpoint, the current epoch's finished steps skipped; rank 0 saves the final parameters as
-safetensors), its data, safetensors and schedule modules, README.md with the torchrun commands for
-one machine and several and what carries over, ds_config.json for a ZeRO run, and checkpoint/.
-  CHECKPOINT    a checkpoint directory (DIR/step-N), or a --checkpoint-dir (its newest)
-  --out DIR     where to write the project (must not exist, or be empty)
-  --data D      train.py's default --data: synthetic or the CIFAR-10 path the run used
-                (cifar-10-binary.tar.gz or a directory of .bin files); default: the dataset the
-                checkpoint records (synthetic for a checkpoint that records none); one that
-                differs from the record is written with a warning in the README
-DataParallel, BalancedDataParallel and fp16 runs are refused (no torchrun script continues them).`;
 
 async function emptyOrAbsent(dir: string): Promise<void> {
   const names = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
@@ -64,35 +47,41 @@ async function writeProject(dir: string, files: Readonly<Record<string, Uint8Arr
   }
 }
 
-export const command: Command = {
+export const command = defineCommand({
   name: 'export-torchrun',
   summary: 'write a PyTorch project (train.py, README, ds_config.json) that continues a checkpoint with torchrun',
-  usage,
-  async run(argv, io) {
-    const { values, positionals } = parseFlags(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        allowPositionals: true,
-        options: {
-          out: { type: 'string' },
-          data: { type: 'string' },
-          help: { type: 'boolean', default: false },
-        },
-      }),
-    );
-    if (values.help) {
-      io.out(`${usage}\n`);
-      return 0;
-    }
+  synopsis: 'CHECKPOINT --out DIR [--data synthetic|PATH]',
+  description:
+    "Writes a small PyTorch project into DIR that continues the checkpoint's run with torchrun\n" +
+    "(DistributedDataParallel, CPU/gloo or CUDA/NCCL): train.py (SimpleCNN under PyTorch's names, the\n" +
+    'same DistributedSampler seed and position, optimizer and hyperparameters, learning-rate schedule at\n' +
+    'the same step, gradient accumulation and clipping, model and optimizer state loaded from the\n' +
+    "checkpoint, the current epoch's finished steps skipped; rank 0 saves the final parameters as\n" +
+    'safetensors), its data, safetensors and schedule modules, README.md with the torchrun commands for\n' +
+    'one machine and several and what carries over, ds_config.json for a ZeRO run, and checkpoint/.\n' +
+    '  CHECKPOINT    a checkpoint directory (DIR/step-N), or a --checkpoint-dir (its newest)',
+  args: ['[CHECKPOINT]'],
+  flags: [
+    { flags: '--out <DIR>', help: 'where to write the project (must not exist, or be empty)' },
+    {
+      flags: '--data <D>',
+      help:
+        "train.py's default --data: synthetic or the CIFAR-10 path the run used (cifar-10-binary.tar.gz or a " +
+        'directory of .bin files); default: the dataset the checkpoint records (synthetic for a checkpoint that ' +
+        'records none); one that differs from the record is written with a warning in the README',
+    },
+  ],
+  epilog: 'DataParallel, BalancedDataParallel and fp16 runs are refused (no torchrun script continues them).',
+  async run(values, positionals, io) {
     if (positionals.length !== 1)
       throw new UsageError(
         positionals.length === 0
           ? 'give the CHECKPOINT directory to export'
           : `give one CHECKPOINT directory (got ${positionals.length}: ${positionals.join(' ')})`,
       );
-    const out = resolve(required('--out', values.out));
-    const data = values.data === undefined || values.data === 'synthetic' ? values.data : resolve(values.data);
+    const out = resolve(required('--out', str(values.out)));
+    const given = str(values.data);
+    const data = given === undefined || given === 'synthetic' ? given : resolve(given);
     if (data !== undefined && data !== 'synthetic')
       await stat(data).catch((e: Error) => {
         throw new UsageError(
@@ -113,4 +102,4 @@ export const command: Command = {
     );
     return 0;
   },
-};
+});

@@ -1,7 +1,6 @@
 // `webddp parity FIXTURE [--out RESULT]`: replays a PyTorch fixture on this machine's WebGPU
 // device(s), writes the outputs under the fixture's tensor names, and prints the error of every
 // tensor against PyTorch. Exit 0 only when every tensor is within the fixture README's tolerances.
-import { parseArgs } from 'node:util';
 import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensors.ts';
 import { DataError } from '../data/errors.ts';
 import { readRegularFile } from '../data/file-node.ts';
@@ -11,23 +10,12 @@ import { compareOutputs, requireExpected } from '../parity/expected.ts';
 import { readFixture, type Fixture } from '../parity/fixture.ts';
 import { runGradFixture, type ParityOutput } from '../parity/grad.ts';
 import { formatRows, type ParityRow } from '../parity/tolerance.ts';
-import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
+import { UsageError, type CliEnv, type CliIO } from './command.ts';
+import { ADAPTER_FLAG } from './common-flags.ts';
 import { cliDevice, parseAdapter, settleWorkerAdapter } from './device.ts';
-import { parseFlags } from './flags.ts';
+import { str } from './flags.ts';
+import { defineCommand } from './parser.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
-
-const usage = `webddp parity FIXTURE [--out RESULT.safetensors] [--adapter auto|gpu|swiftshader] [--json]
-
-Replays a fixture made by PyTorch (test/fixtures/gen_fixtures.py, scripts/make-fixture.py)
-on WebGPU and compares every output with PyTorch's:
-  kind "grad": logits, loss, every gradient, two steps of each optimizer, clip_grad_norm_;
-  kind "ddp":  the DistributedDataParallel run of the spec on world_size workers: final parameters,
-               each rank's per-epoch sampler indices (exact) and per-step losses.
-Tolerances: rtol 1e-4 / atol 1e-5; Adam/AdamW parameters all within 5e-3 and at least 99.9% within
-1e-4 + 1e-3|x|. Expected tensors may be F32, F16, BF16 or F64 (decoded by dtype). Exit code 0 only if
-everything passes; a fixture with no expected output to compare fails (nothing checked is not a pass).
-  --out    write the outputs (fixture tensor names; ddp: shards/losses in the metadata) to a file
-  --json   print the per-tensor results as one JSON line instead of the table`;
 
 interface Replay {
   outputs: ParityOutput[];
@@ -56,28 +44,32 @@ async function replay(
   return { outputs: r.outputs, rows, meta: { shards: JSON.stringify(r.shards), losses: JSON.stringify(r.losses) } };
 }
 
-export const command: Command = {
+export const command = defineCommand({
   name: 'parity',
   summary: 'check that this build on this GPU computes what PyTorch computes (fixture replay)',
-  usage,
-  async run(argv, io, env) {
-    const { values, positionals } = parseFlags(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        allowPositionals: true,
-        options: {
-          out: { type: 'string' },
-          adapter: { type: 'string' },
-          json: { type: 'boolean', default: false },
-          help: { type: 'boolean', default: false },
-        },
-      }),
-    );
-    if (values.help) {
-      io.out(`${usage}\n`);
-      return 0;
-    }
+  synopsis: 'FIXTURE [--out RESULT.safetensors] [--adapter auto|gpu|swiftshader] [--json]',
+  description:
+    "Replays a fixture made by PyTorch (the package's fixtures/*.safetensors; in a checkout,\n" +
+    'test/fixtures/gen_fixtures.py and scripts/make-fixture.py make more) on WebGPU and compares every\n' +
+    "output with PyTorch's:\n" +
+    '  kind "grad": logits, loss, every gradient, two steps of each optimizer, clip_grad_norm_;\n' +
+    '  kind "ddp":  the DistributedDataParallel run of the spec on world_size workers: final parameters,\n' +
+    "               each rank's per-epoch sampler indices (exact) and per-step losses.\n" +
+    'Tolerances: rtol 1e-4 / atol 1e-5; Adam/AdamW parameters all within 5e-3 and at least 99.9% within\n' +
+    '1e-4 + 1e-3|x|. Expected tensors may be F32, F16, BF16 or F64 (decoded by dtype).',
+  args: ['[FIXTURE]'],
+  flags: [
+    {
+      flags: '--out <RESULT>',
+      help: 'write the outputs (fixture tensor names; ddp: shards/losses in the metadata) to a safetensors file',
+    },
+    ADAPTER_FLAG,
+    { flags: '--json', help: 'print the per-tensor results as one JSON line instead of the table' },
+  ],
+  epilog:
+    'Exit code 0 only if everything passes; a fixture with no expected output to compare fails (nothing\n' +
+    'checked is not a pass).',
+  async run(values, positionals, io, env) {
     if (positionals.length !== 1) throw new UsageError('give exactly one FIXTURE file');
     const path = positionals[0] ?? '';
     const bytes = await readRegularFile(path).catch((e: NodeJS.ErrnoException) => {
@@ -85,13 +77,14 @@ export const command: Command = {
     });
     const fixture = readFixture(new Uint8Array(bytes), path);
     requireExpected(fixture); // before any GPU work: a fixture with nothing to compare fails at once
-    const { outputs, rows: extra, meta } = await replay(fixture, parseAdapter(values.adapter), io, env);
+    const { outputs, rows: extra, meta } = await replay(fixture, parseAdapter(str(values.adapter)), io, env);
     const rows: ParityRow[] = [...compareOutputs(fixture, outputs), ...extra];
     const nothing = rows.length === 0;
     const failed = rows.filter((r) => !r.ok);
     const ok = failed.length === 0 && !nothing;
-    if (values.out)
-      await writeResult(values.out, outputs, {
+    const out = str(values.out);
+    if (out)
+      await writeResult(out, outputs, {
         fixture: path,
         kind: fixture.kind,
         ok: String(ok),
@@ -113,7 +106,7 @@ export const command: Command = {
     }
     return ok ? 0 : 1;
   },
-};
+});
 
 async function writeResult(
   path: string,

@@ -1,6 +1,6 @@
 // `webddp train`: data-parallel training in Node, one worker thread (and GPU device) per rank,
 // on the built-in synthetic dataset or CIFAR-10 from a path. Logs come from rank 0.
-import { parseArgs } from 'node:util';
+import { stat } from 'node:fs/promises';
 import { loadStateDict, saveStateDict } from '../checkpoint/state-dict.ts';
 import { readRegularFile } from '../data/file-node.ts';
 import { ElasticRun } from '../runtime/elastic.ts';
@@ -16,9 +16,10 @@ import { colocatedSpawner, nodeSpawner } from '../runtime/spawn-node.ts';
 import { checkSharable } from '../runtime/shared-device.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { parseFaultSpec } from '../runtime/fault.ts';
-import { UsageError, type Command } from './command.ts';
+import { UsageError, type FlagValues } from './command.ts';
 import { parseAdapter, settleWorkerAdapter } from './device.ts';
-import { intFlag, parseFlags } from './flags.ts';
+import { intFlag, str } from './flags.ts';
+import { defineCommand } from './parser.ts';
 import { buildTrainConfig } from './train-config.ts';
 import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
@@ -26,134 +27,82 @@ import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 import { TraceCollector } from '../trace/collect.ts';
 import { tuningOption } from './tuning-option.ts';
 import { transportOption } from './transport-option.ts';
-import { trainUsage as usage } from './train-usage.ts';
+import { TRAIN_DESCRIPTION, TRAIN_EPILOG, TRAIN_SYNOPSIS, trainFlags } from './train-flags.ts';
 
-const num = { type: 'string' } as const;
-
-export const command: Command = {
+export const command = defineCommand({
   name: 'train',
   summary: 'data-parallel training (DDP, DP, BalancedDP, ZeRO-1/2/3) on W workers with their own devices',
-  usage,
-  async run(argv, io, env) {
-    const { values } = parseFlags(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        options: {
-          data: num,
-          store: num,
-          workers: num,
-          mode: num,
-          epochs: num,
-          'batch-size': num,
-          optimizer: num,
-          lr: num,
-          momentum: num,
-          'weight-decay': num,
-          seed: num,
-          width: num,
-          augment: { type: 'boolean' },
-          'no-shuffle': { type: 'boolean' },
-          'drop-last': { type: 'boolean' },
-          'train-limit': num,
-          'test-limit': num,
-          'gpu0-bsz': num,
-          'bucket-cap-mb': num,
-          'grad-accum': num,
-          'clip-grad-norm': num,
-          'check-every': num,
-          adapter: num,
-          devices: num,
-          'step-timeout': num,
-          'log-every': num,
-          json: { type: 'boolean', default: false },
-          save: num,
-          resume: num,
-          'inject-fault': num,
-          'checkpoint-dir': num,
-          'checkpoint-every': num,
-          keep: num,
-          'max-steps': num,
-          'resume-from': num,
-          'max-restarts': num,
-          'deepspeed-config': num,
-          fp16: { type: 'boolean' },
-          bf16: { type: 'boolean' },
-          'reduce-bucket-size': num,
-          schedule: num,
-          trace: num,
-          colocate: { type: 'boolean' },
-          tuning: num,
-          help: { type: 'boolean', default: false },
-        },
-      }),
-    );
-    if (values.help) {
-      io.out(`${usage}\n`);
-      return 0;
-    }
+  synopsis: TRAIN_SYNOPSIS,
+  description: TRAIN_DESCRIPTION,
+  flags: trainFlags(),
+  epilog: TRAIN_EPILOG,
+  async run(flagValues, _positionals, io, env) {
     for (const flag of PATH_FLAGS)
-      if (values[flag] === '') throw new UsageError(`--${flag} '': the path is empty; give a path`);
-    if (values.resume && values['resume-from']) throw new UsageError('--resume and --resume-from: give one');
-    const resumed = values['resume-from'] ? await loadResume(values['resume-from'], values) : null;
+      if (flagValues[flag] === '') throw new UsageError(`--${flag} '': the path is empty; give a path`);
+    const values: FlagValues = { ...flagValues, 'resume-from': await resumeDir(flagValues) };
+    const resumeFrom = str(values['resume-from']);
+    const json = values.json === true;
+    const resumed = resumeFrom ? await loadResume(resumeFrom, values) : null;
     const built = await buildTrainConfig(resumed ? { ...values, 'deepspeed-config': undefined } : values);
     const config = resumed?.config ?? built.config;
     const { logEvery, notes } = built;
     const intOf = (flag: 'checkpoint-every' | 'keep' | 'max-steps' | 'max-restarts', min: number, dflt: number) => {
-      const v = values[flag];
+      const v = str(values[flag]);
       return typeof v === 'string' ? intFlag(`--${flag}`, v, min) : dflt;
     };
     const checkpointEvery = intOf('checkpoint-every', 1, 0);
     const keep = intOf('keep', 0, 3);
     const maxSteps = values['max-steps'] === undefined ? undefined : intOf('max-steps', 1, 0);
     const maxRestarts = intOf('max-restarts', 0, 0);
-    const checkpointDir = values['checkpoint-dir'];
+    const checkpointDir = str(values['checkpoint-dir']);
     if (checkpointEvery > 0 && !checkpointDir) throw new UsageError('--checkpoint-every needs --checkpoint-dir');
     if (!env) throw new Error('webddp train needs the bundled rank worker (run it through bin/webddp.mjs)');
-    if (!values.json) for (const n of notes) io.err(`${n}\n`);
-    const parsedFault =
-      values['inject-fault'] === undefined ? undefined : parseFaultSpec(values['inject-fault'], config.workers);
+    if (!json) for (const n of notes) io.err(`${n}\n`);
+    const faultSpec = str(values['inject-fault']);
+    const parsedFault = faultSpec === undefined ? undefined : parseFaultSpec(faultSpec, config.workers);
     if (parsedFault && !parsedFault.ok) throw new UsageError(`--inject-fault ${parsedFault.message}`);
     const fault = parsedFault?.fault;
     const spec = simpleCnnSpec(config.width);
-    if (resumed && !values.json)
+    if (resumed && !json)
       io.err(
         `resuming ${resumed.dir}: epoch ${resumed.snapshot.position.epoch}, step ${resumed.snapshot.position.step}, ` +
           `global step ${resumed.snapshot.position.globalStep}\n`,
       );
-    const initialParams = values.resume
-      ? loadStateDict(
-          await readRegularFile(values.resume, maxTensorFileBytes(spec, 'model.safetensors')),
-          spec,
-          values.resume,
-        )
+    const initFrom = str(values['init-from']);
+    const initialParams = initFrom
+      ? loadStateDict(await readRegularFile(initFrom, maxTensorFileBytes(spec, 'model.safetensors')), spec, initFrom)
       : undefined;
-    const tuning = tuningOption(values.tuning);
+    const tuning = tuningOption(str(values.tuning));
+    const saveFile = str(values.save);
+    const traceOut = str(values.trace);
+    const storeFlag = str(values.store);
     // Where the run writes, checked before anything is trained: never over a device or a directory.
     await asUsage(async () => {
-      if (values.save !== undefined) await checkOutputFile(values.save, '--save');
-      if (values.trace !== undefined) await checkOutputFile(values.trace, '--trace');
-      if (values.store !== undefined) await ensureDirectory(values.store, '--store');
+      if (saveFile !== undefined) await checkOutputFile(saveFile, '--save');
+      if (traceOut !== undefined) await checkOutputFile(traceOut, '--trace');
+      if (storeFlag !== undefined) await ensureDirectory(storeFlag, '--store');
     });
-    const storeDir = values.store ?? defaultStoreDir();
+    const storeDir = storeFlag ?? defaultStoreDir();
+    const data = str(values.data);
     const prepared = resumed
-      ? await resumeData(resumed.dir, resumed.dataset, values.data, storeDir, io, values.json)
-      : { ...(await prepareData(values.data ?? 'synthetic', storeDir, io, values.json)), fromCheckpoint: false };
+      ? await resumeData(resumed.dir, resumed.dataset, data, storeDir, io, json)
+      : { ...(await prepareData(data ?? 'synthetic', storeDir, io, json)), fromCheckpoint: false };
     const dataset = storedDataset(prepared.manifest);
-    const out = new TrainOutput(io, values.json, logEvery);
+    const out = new TrainOutput(io, json, logEvery);
     out.data(prepared.manifest, prepared.fromCheckpoint);
-    const devices = values.devices
-      ? values.devices
+    const deviceList = str(values.devices);
+    const devices = deviceList
+      ? deviceList
           .split(',')
           .map((d) => d.trim())
           .filter(Boolean)
       : [];
     if (values.colocate && devices.length > 0) throw new UsageError('--colocate shares one device: not with --devices');
     if (values.colocate) checkColocate(config);
-    const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
+    const adapter = await settleWorkerAdapter(parseAdapter(str(values.adapter)), devices[0]);
     // One run at a time in a checkpoint directory; what a killed run left there is removed.
     const lock = checkpointDir ? await asUsage(() => lockCheckpointDir(checkpointDir)) : null;
-    if (lock && lock.removed.length > 0 && !values.json)
+    if (lock && lock.removed.length > 0 && !json)
       io.err(`${checkpointDir}: removed what an interrupted run left: ${lock.removed.join(', ')}\n`);
     const run = new ElasticRun({
       config,
@@ -207,34 +156,37 @@ export const command: Command = {
         else out.error(err.name, null, err.message);
         throw e;
       }
-      if (values.save) {
+      const save = str(values.save);
+      if (save) {
         const [params] = await run.readParams();
         if (!params) throw new Error('rank 0 returned no parameters');
-        await writeFileSafely(values.save, saveStateDict(spec, params, { config: JSON.stringify(config) }), '--save');
-        if (!values.json) io.err(`saved ${values.save}\n`);
+        await writeFileSafely(save, saveStateDict(spec, params, { config: JSON.stringify(config) }), '--save');
+        if (!json) io.err(`saved ${save}\n`);
       }
       return signal === null ? 0 : SIGNALS_EXIT[signal];
     } finally {
       for (const s of SIGNALS) process.off(s, onSignal);
-      if (trace && values.trace) {
+      const traceFile = str(values.trace);
+      if (trace && traceFile) {
         await writeFileSafely(
-          values.trace,
+          traceFile,
           new TextEncoder().encode(JSON.stringify(trace.trace({ mode: config.mode, workers: config.workers }))),
           '--trace',
         );
-        if (!values.json) io.err(`trace: ${values.trace}\n`);
+        if (!json) io.err(`trace: ${traceFile}\n`);
       }
       await run.close();
       await lock?.release();
     }
   },
-};
+});
 
 const PATH_FLAGS = [
   'data',
   'store',
   'save',
   'resume',
+  'init-from',
   'resume-from',
   'checkpoint-dir',
   'deepspeed-config',
@@ -261,4 +213,24 @@ function checkColocate(config: Parameters<typeof checkSharable>[0]): void {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+}
+
+/**
+ * The checkpoint directory to continue, from --resume or --resume-from (one of them). --resume
+ * used to take a weights file: a file given to it is refused with the flag that does that now.
+ */
+async function resumeDir(values: FlagValues): Promise<string | undefined> {
+  const resume = str(values.resume);
+  const resumeFrom = str(values['resume-from']);
+  if (resume !== undefined && resumeFrom !== undefined) throw new UsageError('--resume and --resume-from: give one');
+  if (resume !== undefined && str(values['init-from']) !== undefined)
+    throw new UsageError('--resume continues a checkpoint with its own parameters: not with --init-from');
+  if (resumeFrom !== undefined && str(values['init-from']) !== undefined)
+    throw new UsageError('--resume-from continues a checkpoint with its own parameters: not with --init-from');
+  if (resume !== undefined && (await stat(resume).catch(() => null))?.isFile())
+    throw new UsageError(
+      `--resume ${resume} is a file: --resume continues a checkpoint directory (DIR/step-N, or a ` +
+        '--checkpoint-dir); to start from the parameters in a safetensors file, use --init-from FILE',
+    );
+  return resume ?? resumeFrom;
 }

@@ -1,22 +1,11 @@
-// Flag parsing shared by `webddp sampler` and `webddp init`: node:util parseArgs errors turned into
-// UsageErrors, and integer / torch-seed flag values checked with messages that name the flag and
-// the value it got.
+// Flag values decoded for every `webddp` command: integers, decimal numbers, torch seeds and lists,
+// each checked with a message that names the flag and the value it got. Numbers are decimal only
+// ('0x10', 'Infinity', '' and '1_000' are refused, where JavaScript's Number() would take them).
 import { seedToU64 } from '../random/generator.ts';
 import { UsageError } from './command.ts';
 
-/**
- * Runs `parse` (a strict node:util parseArgs call) and turns its errors (unknown flag, missing
- * value, stray positional) into UsageErrors, so every input error exits 2.
- */
-export function parseFlags<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (e) {
-    if (e instanceof Error && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
-      throw new UsageError(e.message);
-    throw e;
-  }
-}
+/** A flag's string value (undefined for a switch or a flag not given). */
+export const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** A required flag's value, or a UsageError saying it is missing. */
 export function required(flag: string, v: string | undefined): string {
@@ -65,11 +54,22 @@ export function intListFlag(flag: string, v: string): number[] {
   return parts.map((p) => intFlag(flag, p, 1));
 }
 
-/** A finite number > 0 (or >= 0 with allowZero). */
+/** A decimal number as people write one: 12, -0.5, .5, 1e-3, 2.5E+4 (no hex, no Infinity, no NaN). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A finite decimal number, or undefined when `v` is not one. */
+export function decimal(v: string): number | undefined {
+  const s = v.trim();
+  if (!DECIMAL.test(s)) return undefined;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** A finite decimal number > 0 (or >= 0 with allowZero). */
 export function numberFlag(flag: string, v: string, allowZero = false): number {
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !allowZero)) {
-    throw new UsageError(`${flag} must be a number ${allowZero ? '>= 0' : '> 0'} (got '${v}')`);
+  const n = decimal(v);
+  if (n === undefined || n < 0 || (n === 0 && !allowZero)) {
+    throw new UsageError(`${flag} must be a decimal number ${allowZero ? '>= 0' : '> 0'} (got '${v}')`);
   }
   return n;
 }

@@ -8,10 +8,13 @@ import { command as init } from './cmd-init.ts';
 import { command as parity } from './cmd-parity.ts';
 import { command as sampler } from './cmd-sampler.ts';
 import { command as train } from './cmd-train.ts';
+import { command as serve } from './cmd-serve.ts';
 import { UsageError, type CliEnv, type CliIO, type Command } from './command.ts';
-import { VERSION } from '../version.ts';
+import { parseAndRun } from './parser.ts';
 
-const COMMANDS: readonly Command[] = [train, parity, check, bench, devices, sampler, init, exportTorchrun];
+const COMMANDS: readonly Command[] = [train, parity, check, bench, devices, sampler, init, exportTorchrun, serve];
+
+const ABOUT = 'webddp: data-parallel training on WebGPU, checked against PyTorch';
 
 const io: CliIO = {
   out: (t) => {
@@ -21,17 +24,6 @@ const io: CliIO = {
     process.stderr.write(t);
   },
 };
-
-function help(): string {
-  const w = Math.max(...COMMANDS.map((c) => c.name.length));
-  return [
-    'webddp: data-parallel training on WebGPU, checked against PyTorch',
-    '',
-    'usage: webddp <command> [options]   (webddp <command> --help for details; webddp --version)',
-    '',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
-  ].join('\n');
-}
 
 /**
  * The rank worker is built next to this entry (dist-cli/rank-worker.mjs); the path is assembled at
@@ -54,27 +46,22 @@ function quietOnClosedPipe(): void {
 
 export async function main(argv: readonly string[], out: CliIO = io, env: CliEnv = defaultEnv): Promise<number> {
   if (out === io) quietOnClosedPipe();
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    out.out(`${help()}\n`);
-    return name === undefined ? 2 : 0;
-  }
-  if (name === '--version' || name === '-v' || name === 'version') {
-    out.out(`webddp ${VERSION}\n`);
-    return 0;
-  }
-  const cmd = COMMANDS.find((c) => c.name === name);
-  if (!cmd) {
-    out.err(`webddp: unknown command '${name}'\n\n${help()}\n`);
+  const [name] = argv;
+  const specs = COMMANDS.map((c) => c.spec);
+  if (name === undefined) {
+    await parseAndRun(specs, ['--help'], out, env, ABOUT);
     return 2;
   }
+  // `webddp -v` and `webddp version` as before; -V and --version are commander's
+  const words = name === '-v' || name === 'version' ? ['--version'] : argv;
   try {
-    return await cmd.run(rest, out, env);
+    return await parseAndRun(specs, words, out, env, ABOUT);
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
-    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    out.err(`webddp ${name}: ${usage ? '' : 'error: '}${err.message}\n`);
-    if (usage) out.err(`(webddp ${name} --help for usage)\n`);
+    const usage = err instanceof UsageError;
+    const where = COMMANDS.some((c) => c.name === name) ? `webddp ${name}` : 'webddp';
+    out.err(`${where}: ${usage ? '' : 'error: '}${err.message}\n`);
+    if (usage) out.err(`(${where} --help for usage)\n`);
     else if (process.env.WEBDDP_DEBUG) out.err(`${err.stack ?? ''}\n`);
     return usage ? 2 : 1;
   }

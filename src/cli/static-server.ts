@@ -1,7 +1,7 @@
-// Node only: the built pages (dist/) served on localhost for the headless browser runtime, with the
-// cross-origin isolation headers the pages need (as vite.config.ts's: SharedArrayBuffer for the
-// workers' shared-memory links, precise timers), and /fixtures/ mapped to the
-// package's fixtures folder. A plain node:http server: no build tool at run time.
+// Node only: the built pages (dist/) served on localhost, for the headless browser runtime and for
+// `webddp serve`, with the cross-origin isolation headers the pages need (as vite.config.ts's:
+// SharedArrayBuffer for the workers' shared-memory links, precise timers), and /fixtures/ mapped to
+// the package's fixtures folder. A plain node:http server: no build tool at run time.
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +17,15 @@ const TYPES: Record<string, string> = {
   '.wasm': 'application/wasm',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.ico': 'image/x-icon',
+  '.webp': 'image/webp',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
   '.wgsl': 'text/plain; charset=utf-8',
+  '.safetensors': 'application/octet-stream',
 };
 
 export interface StaticSite {
@@ -36,8 +44,11 @@ function resolveUnder(root: string, urlPath: string): string | null {
   }
 }
 
-/** Serves `dist` at / and `fixtures` at /fixtures/ on an ephemeral localhost port. */
-export async function serveStatic(dist: string, fixtures: string): Promise<StaticSite> {
+/**
+ * Serves `dist` at / and `fixtures` at /fixtures/ on `host` (localhost by default) at `port` (an
+ * ephemeral one by default).
+ */
+export async function serveStatic(dist: string, fixtures: string, port = 0, host = 'localhost'): Promise<StaticSite> {
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const file = path.startsWith('/fixtures/')
@@ -57,11 +68,12 @@ export async function serveStatic(dist: string, fixtures: string): Promise<Stati
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, 'localhost', resolve);
+    server.listen(port, host, resolve);
   });
-  const { port } = server.address() as AddressInfo;
+  const address = server.address() as AddressInfo;
+  const name = address.family === 'IPv6' && host !== 'localhost' ? `[${address.address}]` : host;
   return {
-    origin: `http://localhost:${port}`,
+    origin: `http://${name}:${address.port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

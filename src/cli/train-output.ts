@@ -1,5 +1,6 @@
-// What `webddp train` prints: rank 0's log in the seed's style (`Epoch 0 | Batch 50/98 | Loss:
-// ...`) and a progress bar per epoch on stderr, or JSON lines on stdout (--json).
+// What `webddp train` prints: rank 0's log in the style of PyTorch's DDP tutorial (`Epoch 0 |
+// Batch 50/98 | Loss: ...`) and a progress bar per epoch on stderr, each epoch's summary on stdout;
+// or JSON lines on stdout (--json).
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import type { TrainEvent, WorkerStat } from '../runtime/events.ts';
 import type { RankInfo } from '../runtime/protocol.ts';
@@ -21,6 +22,10 @@ const workersJson = (ws: readonly WorkerStat[]) =>
 export class TrainOutput {
   private bars: MultiBar | null = null;
   private bar: SingleBar | null = null;
+  /** The epoch's first step this run took, and its step count (a resumed epoch starts mid-way). */
+  private firstStep: number | null = null;
+  private lastStep = 0;
+  private steps = 0;
 
   constructor(
     private readonly io: CliIO,
@@ -51,15 +56,19 @@ export class TrainOutput {
           Presets.shades_classic,
         );
         this.bar = this.bars.create(e.steps, 0, { loss: '-', ips: '-' });
+        this.firstStep = null;
+        this.steps = e.steps;
         break;
       case 'step':
+        this.firstStep ??= e.step;
+        this.lastStep = e.step;
         this.bar?.update(e.step + 1, { loss: e.loss.toFixed(4), ips: e.imagesPerSec.toFixed(0) });
         // DeepSpeed logs every overflow, whatever steps_per_print says
         for (const m of e.fp16?.messages ?? []) this.log(`${m}\n`);
         if (this.logEvery > 0 && (e.step % this.logEvery === 0 || e.step === e.steps - 1)) {
           const scale = e.fp16 ? ` | loss scale ${e.fp16.lossScale}` : '';
           this.log(
-            `Epoch ${e.epoch} | Batch ${e.step}/${e.steps} | Loss: ${e.loss.toFixed(4)} | lr ${e.lr.toPrecision(4)}${scale}\n`,
+            `Epoch ${e.epoch} | Batch ${e.step}/${e.steps} | Loss: ${e.loss.toFixed(4)} | lr ${Number(e.lr.toPrecision(4))}${scale}\n`,
           );
         }
         break;
@@ -67,7 +76,7 @@ export class TrainOutput {
         this.bars?.stop();
         this.bars = null;
         this.io.out(
-          `epoch ${e.epoch}: train loss ${e.trainLoss.toFixed(4)} acc ${(100 * e.trainAccuracy).toFixed(1)}% | test loss ${e.testLoss.toFixed(4)} acc ${(100 * e.testAccuracy).toFixed(1)}% (${e.testSamples}) | ${e.imagesPerSec.toFixed(1)} img/s | ${e.seconds.toFixed(1)} s\n`,
+          `epoch ${e.epoch}: train loss ${e.trainLoss.toFixed(4)} acc ${(100 * e.trainAccuracy).toFixed(1)}%${this.partial()} | test loss ${e.testLoss.toFixed(4)} acc ${(100 * e.testAccuracy).toFixed(1)}% (${e.testSamples}) | ${e.imagesPerSec.toFixed(1)} img/s | ${e.seconds.toFixed(1)} s\n`,
         );
         for (const w of e.workers)
           this.io.out(
@@ -90,6 +99,14 @@ export class TrainOutput {
         if (e.stopped) this.io.err('stopped\n');
         break;
     }
+  }
+
+  /** ' (batches k-n of N)' when this run trained only part of the epoch (it resumed mid-epoch). */
+  private partial(): string {
+    const first = this.firstStep;
+    return first !== null && first > 0
+      ? ` (batches ${first}-${this.lastStep} of ${this.steps}: resumed mid-epoch)`
+      : '';
   }
 
   /** The dataset the run reads: under --json a `data` line (name, record counts, content id, from --data or the checkpoint). */

@@ -1,4 +1,4 @@
-// `webddp train --resume-from DIR`: the checkpoint's run continues with its own configuration.
+// `webddp train --resume DIR` (or --resume-from DIR): the checkpoint's run continues with its own configuration.
 // Flags may change what does not alter the trajectory's definition: --workers (where the
 // checkpoint is at an epoch boundary: the sampler's shards, the global batch and the steps per
 // epoch then change), --epochs (a longer run: the schedule's total steps follow), --step-timeout
@@ -28,14 +28,14 @@ export async function loadResume(
   const files = await readCheckpointDir(dir);
   const { snapshot, dataset } = await readCheckpoint(files, dir);
   if (values['deepspeed-config'] !== undefined)
-    throw new UsageError('--deepspeed-config with --resume-from: the checkpoint holds the whole configuration');
+    throw new UsageError('--deepspeed-config with --resume: the checkpoint holds the whole configuration');
   const given = Object.entries(fromFlags(values)).filter(([, v]) => v !== undefined) as [keyof TrainConfig, unknown][];
   const conflicts = given
     .filter(([k, v]) => !MAY_CHANGE.includes(k) && JSON.stringify(v) !== JSON.stringify(snapshot.config[k]))
     .map(([k, v]) => `${k} ${JSON.stringify(v)} (the checkpoint has ${JSON.stringify(snapshot.config[k])})`);
   if (conflicts.length > 0)
     throw new UsageError(
-      `--resume-from ${dir} continues the checkpoint's run; only --workers, --epochs, --step-timeout and ` +
+      `--resume ${dir} continues the checkpoint's run; only --workers, --epochs, --step-timeout and ` +
         `--check-every may change, not: ${conflicts.join('; ')}`,
     );
   const v = validateConfig({

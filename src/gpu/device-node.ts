@@ -1,7 +1,10 @@
 // Node only: the GPU object of Dawn (the `webgpu` npm package). With a real GPU, Dawn uses its
 // Vulkan/Metal/D3D12 driver. On a machine without one, Dawn runs on the SwiftShader Vulkan driver
 // that Debian's chromium package ships (Mesa's lavapipe is rejected by Dawn).
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
@@ -36,8 +39,53 @@ function createInstance(create: DawnModule['create'], device?: string): GPU {
   return gpu;
 }
 
+/**
+ * Where the Vulkan loader looks for installed drivers on Linux (its ICD manifests). With none there
+ * (and no VK_ICD_FILENAMES / VK_DRIVER_FILES), probing the system's Vulkan only prints the loader's
+ * "Found no drivers" warnings before the SwiftShader fallback, so it is skipped.
+ */
+function linuxVulkanDrivers(): boolean {
+  if (process.platform !== 'linux' || process.env.VK_ICD_FILENAMES || process.env.VK_DRIVER_FILES) return true;
+  const data = (process.env.XDG_DATA_DIRS ?? '/usr/local/share:/usr/share').split(':');
+  const dirs = [
+    '/etc/vulkan/icd.d',
+    join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'vulkan', 'icd.d'),
+    join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'vulkan', 'icd.d'),
+    ...data.map((d) => join(d, 'vulkan', 'icd.d')),
+    '/usr/share/vulkan/icd.d',
+  ];
+  return dirs.some((d) => {
+    try {
+      return readdirSync(d).some((f) => f.endsWith('.json'));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Dawn's display probing asks for a Wayland/X11 runtime directory and prints "XDG_RUNTIME_DIR is
+ * invalid or not set" once per probe when there is none (a server, a container, a CI job). webddp
+ * draws nothing, so without a usable one the process gets a private empty one (mode 0700, removed
+ * at exit) before Dawn loads. Worker threads inherit it (native code reads the process's
+ * environment, set here in the main thread).
+ */
+function quietDisplayProbe(): void {
+  if (process.platform !== 'linux' || !isMainThread) return;
+  const given = process.env.XDG_RUNTIME_DIR;
+  try {
+    if (given && statSync(given).isDirectory()) return;
+  } catch {
+    // missing: replaced below
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'webddp-runtime-'));
+  process.env.XDG_RUNTIME_DIR = dir;
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+}
+
 async function loadDawn(): Promise<DawnModule> {
   if (!dawn) {
+    quietDisplayProbe();
     dawn = (await import('webgpu')) as unknown as DawnModule;
     // GPUBufferUsage, GPUShaderStage, GPUMapMode... as in a browser.
     Object.assign(globalThis, dawn.globals);
@@ -72,12 +120,14 @@ export async function nodeGpu(
     useSwiftShader();
     return { gpu: createInstance(create, device), software: true };
   }
-  const gpu = createInstance(create, device);
-  const adapter = await gpu.requestAdapter();
-  if (adapter) return { gpu, software: adapter.info.isFallbackAdapter || adapter.info.architecture === 'swiftshader' };
+  const gpu = linuxVulkanDrivers() ? createInstance(create, device) : null;
+  const adapter = gpu ? await gpu.requestAdapter() : null;
+  if (gpu && adapter)
+    return { gpu, software: adapter.info.isFallbackAdapter || adapter.info.architecture === 'swiftshader' };
   if (choice === 'gpu')
     throw new Error(
-      'no GPU adapter found through Dawn (Vulkan/Metal/D3D12); check the GPU driver, or use --adapter swiftshader',
+      `no GPU adapter found through Dawn (Vulkan/Metal/D3D12${linuxVulkanDrivers() ? '' : '; no Vulkan driver is installed'}); ` +
+        'check the GPU driver, or use --adapter swiftshader',
     );
   useSwiftShader();
   return { gpu: createInstance(create, device), software: true };

@@ -82,10 +82,21 @@ export class Session {
     try {
       let steps = 0;
       let lastSample = -Infinity;
+      // The status line says what the first minute is spent on: compiling, then each epoch's
+      // first shard read and first step; from the first step on, plain "Training…".
+      let awaitingStep = false;
+      const busy = () => this.current === 'starting' || this.current === 'running';
       for await (const e of run.run()) {
-        if (e.type === 'start' && !this.stopRequested) this.set('running');
+        if (e.type === 'start' && !this.stopRequested) this.set('running', t().run.compiling(e.ranks.length));
         if (e.type === 'restart' && this.current !== 'stopping') this.set('starting', t().run.restarting(e.rank));
-        if (e.type === 'epoch-start' && this.current === 'starting') this.set('running');
+        if (e.type === 'epoch-start' && busy() && !this.stopRequested) {
+          this.set('running', t().run.readingShard(e.epoch, e.shards.length, e.shards[0]?.length ?? 0));
+          awaitingStep = true;
+        }
+        if (e.type === 'step' && awaitingStep) {
+          awaitingStep = false;
+          if (this.current === 'running') this.set('running');
+        }
         this.sink.event(e);
         if (e.type !== 'step') continue;
         steps++;

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatDistBench, type DistBenchRow } from '../../src/throughput/dist-step.ts';
 import { describe, expect, it } from 'vitest';
 import { loadStateDict } from '../../src/checkpoint/state-dict.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
@@ -13,11 +14,18 @@ import { compareTensors } from '../../src/reference/compare.ts';
 import { jsonLines, webddp } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-colocate-'));
-const base = ['--store', join(dir, 'store'), '--test-limit', '8', '--json', '--batch-size', '4'];
+const base = ['--store', join(dir, 'store'), '--test-limit', '8', '--json'];
+/** The helper's defaults, each unless the test gives that flag (a flag given twice is refused). */
+const DEFAULTS = [
+  ['--batch-size', '4'],
+  ['--check-every', '1'],
+  ['--log-every', '0'],
+];
 
 async function train(name: string, ...args: string[]) {
   const file = join(dir, `${name}.safetensors`);
-  const r = await webddp('train', ...base, '--check-every', '1', '--log-every', '0', ...args, '--save', file);
+  const defaults = DEFAULTS.filter(([f]) => !args.includes(f ?? '')).flat();
+  const r = await webddp('train', ...base, ...defaults, ...args, '--save', file);
   expect(r.code, r.err).toBe(0);
   expect(jsonLines(r.out, 'check').every((c) => c.identical === true)).toBe(true);
   return { bytes: readFileSync(file), out: r.out };
@@ -63,25 +71,22 @@ describe('ranks sharing one device (--colocate)', () => {
   });
 
   it('webddp bench --workers measures both placements side by side where the mode runs both', async () => {
-    const r = await webddp('bench', '--workers', '2', '--modes', 'ddp,zero1', '--batch', '2', '--steps', '2');
+    const r = await webddp('bench', '--workers', '2', '--modes', 'ddp,zero1', '--batch', '2', '--steps', '2', '--json');
     expect(r.code, r.err).toBe(0);
     const [{ rows = [] } = {}] = r.out
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map(
-        (l) =>
-          JSON.parse(l) as {
-            rows?: { mode: string; placement: string; workers: number; steps: number; commMs: number }[];
-          },
-      );
+      .map((l) => JSON.parse(l) as { rows?: DistBenchRow[] });
     expect(rows.map((x) => [x.mode, x.workers, x.placement, x.steps])).toEqual([
       ['ddp', 2, 'own-devices', 2],
       ['ddp', 2, 'shared-device', 2],
       ['zero1', 2, 'own-devices', 2],
     ]);
     // the table: one line per mode and worker count, the two placements side by side
-    expect(r.out).toMatch(/^ddp\s+2\s+2(\s+[\d.]+){6}\s+[\d.]+x/m);
-    expect(r.out).toMatch(/^zero1\s+2\s+2(\s+[\d.]+){3}(\s+-){4}/m);
+    // (the table bench prints without --json)
+    const table = formatDistBench(rows);
+    expect(table).toMatch(/^ddp\s+2\s+2(\s+[\d.]+){6}\s+[\d.]+x/m);
+    expect(table).toMatch(/^zero1\s+2\s+2(\s+[\d.]+){3}(\s+-){4}/m);
     // the host ring's wait against a GPU sum's
     expect(rows[1]?.commMs ?? Infinity).toBeLessThan(rows[0]?.commMs ?? 0);
   });

@@ -1,9 +1,10 @@
 // The package as a user gets it: `npm pack` (prepack builds the pages, the CLI bundle and the type
 // declarations) in a copy of this checkout, the tarball installed into an empty folder from npm's
-// local cache (--offline: no registry), then there `npx webddp --version`, a real `npx webddp
-// check` subset on this machine's WebGPU, `import('webddp')`, and a TypeScript consumer compiled
-// against the shipped declarations. Nothing of the checkout is visible to the installed copy.
-import { execFileSync, spawnSync } from 'node:child_process';
+// local cache (--offline: no registry), then there `npx webddp --version`, -V and --help, a real
+// `npx webddp check` subset on this machine's WebGPU, `import('webddp')`, the README's library
+// snippet verbatim, `webddp serve` answering a browser's requests, and a TypeScript consumer
+// compiled against the shipped declarations. Nothing of the checkout is visible to the installed copy.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -52,18 +53,53 @@ export async function quick(): Promise<boolean> {
 const PACK_ENV = Object.fromEntries(
   Object.entries({ ...process.env, NO_UPDATE_NOTIFIER: '1' }).filter(([k]) => k !== 'WEBDDP_HARNESS'),
 );
-const run = (cmd: string, args: string[], cwd: string) =>
+const run = (cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = PACK_ENV) =>
   execFileSync(cmd, args, {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: PACK_ENV,
+    env,
   });
 
-const work = mkdtempSync(join(tmpdir(), 'webddp-pack-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+/** The README's code block after the marker comment `<!-- name -->`, as a user would copy it. */
+function readmeSnippet(name: string): string {
+  const text = readFileSync(join(repo, 'README.md'), 'utf8');
+  const m = new RegExp(`<!-- ${name} -->\\s*\`\`\`(?:js|sh)\\n([\\s\\S]*?)\`\`\``).exec(text);
+  if (!m?.[1]) throw new Error(`README.md has no code block after <!-- ${name} -->`);
+  return m[1];
+}
 
-it('npm pack, install into an empty folder offline, then npx webddp check and import("webddp") there', () => {
+/** `webddp serve --port 0` from the installed bin: its URL, then stopped with SIGTERM. */
+async function serveOnce(app: string, use: (url: string) => Promise<void>): Promise<number | null> {
+  const child = spawn(join(app, 'node_modules', '.bin', 'webddp'), ['serve', '--port', '0'], {
+    cwd: app,
+    env: PACK_ENV,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.on('exit', (code) => reject(new Error(`webddp serve exited ${code}: ${err}`)));
+    });
+    await use(url);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return exited;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'webddp-pack-'));
+// (the app's node_modules and the snippet's dataset store: more than the default 10 s on a loaded machine)
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
+
+it('npm pack, install into an empty folder offline, then npx webddp check and import("webddp") there', async () => {
   const copy = join(work, 'src');
   for (const e of readdirSync(repo))
     if (!SKIP.has(e) && !e.startsWith('.gpu')) cpSync(join(repo, e), join(copy, e), { recursive: true });
@@ -81,7 +117,18 @@ it('npm pack, install into an empty folder offline, then npx webddp check and im
   for (const f of ['dist/index.html', 'dist/check.html', 'dist-cli/webddp.mjs', 'fixtures/ddp_world2.safetensors'])
     expect(existsSync(join(installed, f)), f).toBe(true);
   expect(existsSync(join(installed, 'src'))).toBe(false);
+  expect(existsSync(join(installed, 'LICENSE'))).toBe(true);
+  const shipped = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? shipped(join(dir, e.name)) : [join(dir, e.name)],
+    );
+  expect(shipped(installed).filter((f) => f.endsWith('.map'))).toEqual([]); // no source maps
+  // what dist-cli imports at run time, and nothing else (the rest is bundled)
+  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, object>;
+  expect(Object.keys(manifest.dependencies ?? {})).toEqual(['webgpu']);
   expect(run('npx', ['webddp', '--version'], app).trim()).toBe(`webddp ${version}`);
+  expect(run('npx', ['webddp', '-V'], app).trim()).toBe(`webddp ${version}`);
+  expect(run('npx', ['webddp', 'train', '-h'], app)).toMatch(/--momentum <X>\s+SGD momentum \(default: 0\.9\)/);
   const check = JSON.parse(
     run('npx', ['webddp', 'check', '--only', 'kernels', '--kernels', 'scale', '--json'], app),
   ) as {
@@ -104,6 +151,37 @@ it('npm pack, install into an empty folder offline, then npx webddp check and im
   expect(lib.exports).toEqual(expect.arrayContaining(['check', 'train', 'parity', 'sampler', 'init', 'importDataset']));
   expect(lib.sampler).toEqual([1, 5, 9, 8, 2]); // torch 2.11's DistributedSampler(range(10), 2, rank=1, seed=0), epoch 0 (test/fixtures/sampler.json)
   expect(lib.params).toBe(545098);
+
+  // The README's library snippet, verbatim, as a user's quickstart.mjs (its store in a temp folder).
+  writeFileSync(join(app, 'quickstart.mjs'), readmeSnippet('library snippet'));
+  // (the 'registers' convolution kernels compile fastest on SwiftShader, as in the GPU tier)
+  const tuning = '{"convForward":"registers","convInput":"registers","convWeight":"registers"}';
+  const snippet = run('node', ['quickstart.mjs'], app, {
+    ...PACK_ENV,
+    WEBDDP_HOME: join(work, 'home'),
+    WEBDDP_TUNING: tuning,
+  });
+  expect(snippet).toContain('[ 1, 5, 9, 8, 2 ]');
+  expect(snippet).toMatch(/^check true/m);
+  expect(snippet).toMatch(/^parity true 43/m);
+  expect(snippet).toMatch(/^trained 545098 parameters/m);
+
+  // `webddp serve`: the teaching page and its scripts, with the right types and isolation headers.
+  const code = await serveOnce(app, async (url) => {
+    expect(url).toMatch(/^http:\/\/localhost:\d+\/$/);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
+    const html = await page.text();
+    const script = /<script[^>]+src="\.\/([^"]+\.js)"/.exec(html)?.[1];
+    expect(script, html.slice(0, 500)).toBeDefined();
+    const js = await fetch(new URL(script ?? '', url));
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await fetch(new URL('no-such-file', url))).status).toBe(404);
+  });
+  expect(code).toBe(0);
 
   // The shipped declarations type a consumer (typescript from this checkout; the app has none).
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

@@ -169,7 +169,7 @@ describe('--schedule', () => {
     await expect(trainCmd.run(['--deepspeed-config', seed], io)).rejects.toThrow(/needs the bundled rank worker/);
     let help = '';
     await trainCmd.run(['--help'], { out: (t) => (help += t), err: () => {} });
-    expect(help).toMatch(/--deepspeed-config FILE/);
-    expect(help).toMatch(/--schedule TYPE\[:name=value,\.\.\.\]/);
+    expect(help).toMatch(/--deepspeed-config <FILE>/);
+    expect(help).toMatch(/--schedule <TYPE\[:name=value,\.\.\.\]>/);
   });
 });

@@ -115,11 +115,11 @@ describe('importFromPath on hostile input', { timeout: 60_000 }, () => {
     expect(err).toContain(`webddp train: error: ${fifo} is a FIFO (named pipe), not cifar-10-binary.tar.gz`);
   });
 
-  it('webddp train --resume FIFO and webddp parity FIFO are refused at once, naming the FIFO', async () => {
+  it('webddp train --init-from FIFO and webddp parity FIFO are refused at once, naming the FIFO', async () => {
     const fifo = join(src, 'ckpt-pipe');
     execFileSync('mkfifo', [fifo]);
     for (const argv of [
-      ['train', '--resume', fifo, '--store', join(dir, 'cli-store')],
+      ['train', '--init-from', fifo, '--store', join(dir, 'cli-store')],
       ['parity', fifo],
     ]) {
       let err = '';

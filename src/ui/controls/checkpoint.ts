@@ -7,6 +7,7 @@ import { parseSafetensors } from '../../checkpoint/safetensors.ts';
 import { loadStateDict, saveStateDict } from '../../checkpoint/state-dict.ts';
 import { simpleCnnSpec } from '../../nn/spec.ts';
 import { h } from '../dom.ts';
+import { fileProblem, STATE_DICT } from './file-checks.ts';
 import { rich, t } from '../i18n/index.ts';
 
 export class CheckpointPanel {
@@ -68,6 +69,12 @@ export class CheckpointPanel {
   private async pick(): Promise<void> {
     const file = this.input.files?.[0];
     if (!file) return;
+    const problem = fileProblem(file, STATE_DICT);
+    if (problem !== null) {
+      this.loaded = null;
+      this.input.value = '';
+      return this.say(problem, true);
+    }
     const bytes = new Uint8Array(await file.arrayBuffer());
     try {
       // The width is read off conv1 (32 x width output channels); the run checks it against its own.

@@ -1,5 +1,6 @@
 // What the dataset panel does with picked, dropped or linked CIFAR-10 sources: decide which
 // importer to call, call it, and turn its results and errors into sentences for the page.
+import { CIFAR_ARCHIVE, CIFAR_LOOSE, sizeProblem } from './file-checks.ts';
 import { DataError, ImportAbortedError, NetworkError, describe } from '../../data/errors.ts';
 import { importArchive, importFiles, importFromUrl } from '../../data/import.ts';
 import { DEFAULT_DATASET, type ImportProgress, type ImportResult } from '../../data/import-types.ts';
@@ -36,9 +37,15 @@ export function planFiles(files: readonly File[]): ImportRequest | string {
   if (archive !== undefined && files.length > 1) {
     return t().dataset.bothKinds(files.length, archive.name);
   }
-  // A single file that is not a loose CIFAR file goes to the archive importer, which says what it is.
-  if (files.length === 1 && (archive !== undefined || !LOOSE_NAME.test(first.name)))
-    return { kind: 'archive', file: first };
+  // A single file that is not a loose CIFAR file goes to the archive importer, which reads it as a
+  // stream and says what it is; its size is checked first, as every loose file's is.
+  if (files.length === 1 && (archive !== undefined || !LOOSE_NAME.test(first.name))) {
+    return sizeProblem(first, CIFAR_ARCHIVE) ?? { kind: 'archive', file: first };
+  }
+  for (const f of files) {
+    const problem = sizeProblem(f, CIFAR_LOOSE);
+    if (problem !== null) return problem;
+  }
   return { kind: 'files', files };
 }
 

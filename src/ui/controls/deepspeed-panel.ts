@@ -3,6 +3,7 @@
 // count, optimizer, scheduler, fp16, ZeRO stage, clipping). What it sets is shown as a table; a
 // config with unsupported or inconsistent keys is refused with every problem by its path, and the
 // settings stay as they were.
+import { DEEPSPEED_CONFIG, fileProblem } from './file-checks.ts';
 import type { TrainConfig } from '../../config.ts';
 import { parseDeepSpeedConfig, type DeepSpeedFields } from '../../deepspeed/config.ts';
 import { parseConfigText } from '../../deepspeed/json-text.ts';
@@ -71,6 +72,11 @@ export class DeepSpeedPanel {
   private async load(): Promise<void> {
     const f = this.file.files?.[0];
     if (!f) return;
+    const problem = fileProblem(f, DEEPSPEED_CONFIG);
+    if (problem !== null) {
+      this.file.value = '';
+      return this.refuse([problem]);
+    }
     this.text.value = await f.text();
     this.apply();
   }

@@ -1,7 +1,7 @@
 // The run's life on the page: checkpoint cadence, how many to keep and torchrun's max restarts (the
 // CLI's --checkpoint-every, --keep, --max-restarts), the newest checkpoint stored in this browser's
 // IndexedDB (src/checkpoint/dir-idb.ts), "Resume from the last checkpoint" (the same exact resume
-// as `webddp train --resume-from`), its download as the three files --resume-from reads, and its
+// as `webddp train --resume`), its download as the three files --resume reads, and its
 // export as a torchrun project (the same files `webddp export-torchrun` writes, in one .tar).
 import { encodeCheckpoint, readCheckpoint, type Snapshot } from '../../checkpoint/checkpoint.ts';
 import type { DatasetRecord } from '../../checkpoint/dataset-record.ts';
@@ -202,7 +202,7 @@ export class RunLifePanel {
     this.clearButton.disabled = none;
   }
 
-  /** The three files, each its own download under the name --resume-from reads. */
+  /** The three files, each its own download under the name --resume reads. */
   private async download(): Promise<void> {
     try {
       const { entry, files } = await this.store.read();

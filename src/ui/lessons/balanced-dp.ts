@@ -28,7 +28,7 @@ export const balancedDp: Lesson = {
     en: {
       title: 'BalancedDataParallel: a smaller slice for device 0',
       intro: [
-        'The seed’s fix for DataParallel’s heavy device 0 is transformer-xl’s `BalancedDataParallel(gpu0_bsz, model)`: device 0 takes only `gpu0_bsz` samples of the global batch and the other devices share the rest.',
+        'A common fix for DataParallel’s heavy device 0 is transformer-xl’s `BalancedDataParallel(gpu0_bsz, model)`: device 0 takes only `gpu0_bsz` samples of the global batch and the other devices share the rest.',
         'Here the global batch is 3 × 2 = 6 and `gpu0_bsz` = 1: worker 0 runs forward and backward on 1 sample, the two others share the other 5.',
       ],
       look: [
@@ -46,7 +46,7 @@ export const balancedDp: Lesson = {
     zh: {
       title: 'BalancedDataParallel：给设备 0 更小的一片',
       intro: [
-        '种子文章针对 DataParallel 设备 0 过重的办法，是 transformer-xl 的 `BalancedDataParallel(gpu0_bsz, model)`：设备 0 只处理全局批次中的 `gpu0_bsz` 个样本，其余设备平分剩下的。',
+        '针对 DataParallel 设备 0 过重，常用的办法是 transformer-xl 的 `BalancedDataParallel(gpu0_bsz, model)`：设备 0 只处理全局批次中的 `gpu0_bsz` 个样本，其余设备平分剩下的。',
         '这里全局批次是 3 × 2 = 6，`gpu0_bsz` = 1：worker 0 只对 1 个样本做前向和反向，另外两个分担剩下的 5 个。',
       ],
       look: [

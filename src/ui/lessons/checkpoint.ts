@@ -16,7 +16,7 @@ export const checkpoint: Lesson = {
       intro: [
         'In DDP every rank holds the same parameters, so only rank 0 writes the checkpoint (`if rank == 0: torch.save(...)`), and then `dist.barrier()` makes every rank wait until it is written, so none reads a half-written file or races ahead.',
         'This run saves one every 2 steps and at each epoch’s end (**Checkpoints and restarts** in the settings) into this browser’s IndexedDB: the model under its `state_dict` names, the optimizer’s state under `torch.optim`’s names, and where the run is (epoch, step, the sampler’s epoch, the augmentation stream, the schedule’s position). The new one is written whole first; one swap of a pointer then makes it the current one, so a failed write leaves the previous checkpoint as it was.',
-        'Stop the run midway (it saves where it stopped), then press **Resume from the last checkpoint**: the run continues bit for bit as if it had never stopped. **Download the last checkpoint** gives the three files that `webddp train --resume-from` reads.',
+        'Stop the run midway (it saves where it stopped), then press **Resume from the last checkpoint**: the run continues bit for bit as if it had never stopped. **Download the last checkpoint** gives the three files that `webddp train --resume` reads.',
       ],
       look: [
         'In **Rank 0’s log**, a `checkpoint:` line per save, with the global step and where it went; after a resume, the `resuming` line and the steps continuing from there.',
@@ -39,7 +39,7 @@ export const checkpoint: Lesson = {
       intro: [
         '在 DDP 中每个 rank 的参数都相同，所以只由 rank 0 写检查点（`if rank == 0: torch.save(...)`），然后 `dist.barrier()` 让每个 rank 等到它写完，这样就没有 rank 会读到写了一半的文件或抢先往下跑。',
         '这次运行每 2 步以及每轮结束时（设置中的 **检查点与重启**）把检查点保存到本浏览器的 IndexedDB：按 `state_dict` 名称保存的模型、按 `torch.optim` 名称保存的优化器状态，以及训练进度（轮次、步数、采样器的 epoch、数据增强的随机流、学习率调度的位置）。新检查点先完整写入，再通过一次指针切换成为当前检查点，所以写入失败时上一个检查点保持原样。',
-        '在中途停止运行（停止的地方会保存检查点），然后按 **从最后一个检查点恢复**：训练逐位一致地继续，就像从未停过。**下载最后一个检查点** 给出 `webddp train --resume-from` 读取的三个文件。',
+        '在中途停止运行（停止的地方会保存检查点），然后按 **从最后一个检查点恢复**：训练逐位一致地继续，就像从未停过。**下载最后一个检查点** 给出 `webddp train --resume` 读取的三个文件。',
       ],
       look: [
         '在 **rank 0 的日志** 中，每次保存一行 `检查点：`，写明全局步数和保存位置；恢复之后是 `从 … 恢复` 一行，以及从那里继续的各步。',

@@ -15,12 +15,13 @@ export const dpPileup: Lesson = {
       title: 'DataParallel: device 0 carries the load',
       intro: [
         '`nn.DataParallel` is one process driving every GPU. Each step cuda:0 scatters the batch, copies the parameters to every replica, gathers all outputs back, computes the loss, sums the gradients and runs the only optimizer.',
-        'So device 0 holds things no other device holds: the optimizer state, the gathered outputs and the whole batch. The seed’s table of DataParallel on 4 GPUs reads 38, 22, 21 and 20 GB.',
+        'So device 0 holds things no other device holds: the optimizer state, the gathered outputs and the whole batch. Measured on 4 GPUs with a larger model, DataParallel’s memory reads like 38, 22, 21 and 20 GB.',
       ],
       look: [
         'In **Memory per worker**, worker 0’s bar is the longest: open “Numbers per category” and compare its optimizer state with the replicas’ (none).',
         'In **Ring**, there is no ring: a star of messages around device 0.',
         'Then set the batch to 8 and run again: the gap grows, because device 0 also gathers every replica’s outputs.',
+        'In **Compare two modes** (DataParallel against DDP), every DDP worker is taller than a DataParallel replica: its **communication** category holds the gradient buckets of the all-reduce and it keeps its own optimizer state. That is DDP’s even price per worker; DataParallel instead piles everything on worker 0.',
       ],
       questions: [
         {
@@ -38,12 +39,13 @@ export const dpPileup: Lesson = {
       title: 'DataParallel：设备 0 扛下了负担',
       intro: [
         '`nn.DataParallel` 是一个进程驱动所有 GPU。每一步 cuda:0 分发批次、把参数复制给每个副本、把所有输出收集回来、计算损失、对梯度求和，并运行唯一的优化器。',
-        '所以设备 0 持有其他设备没有的东西：优化器状态、收集来的输出和整个批次。种子文章中 4 卡 DataParallel 的显存表是 38、22、21、20 GB。',
+        '所以设备 0 持有其他设备没有的东西：优化器状态、收集来的输出和整个批次。用更大的模型在 4 卡上实测，DataParallel 的显存读数类似 38、22、21、20 GB。',
       ],
       look: [
         '在 **每个 worker 的显存** 中，worker 0 的条最长：展开“按类别的数字”，比较它和副本的优化器状态（副本没有）。',
         '在 **环** 视图中没有环：只有围绕设备 0 的星形消息。',
         '然后把批大小设为 8 再运行一次：差距变大，因为设备 0 还要收集每个副本的输出。',
+        '在 **对比两种模式**（DataParallel 对比 DDP）中，每个 DDP worker 都比 DataParallel 的副本高：它的 **通信** 类别里放着 all-reduce 的梯度桶，并且它保存自己的优化器状态。这是 DDP 在每个 worker 上均摊的代价；DataParallel 则把一切都堆在 worker 0 上。',
       ],
       questions: [
         {

@@ -23,7 +23,7 @@ export const fp16: Lesson = {
     en: {
       title: 'fp16 with loss scaling',
       intro: [
-        'The seed’s `ds_config.json` turns on `"fp16": { "enabled": true, "loss_scale": 0 }`: parameters, activations and gradients are stored in 16 bits (half their memory and half the all-reduce bytes), while an fp32 master copy of the weights and the optimizer state make the update.',
+        'A typical DeepSpeed `ds_config.json` turns on `"fp16": { "enabled": true, "loss_scale": 0 }`: parameters, activations and gradients are stored in 16 bits (half their memory and half the all-reduce bytes), while an fp32 master copy of the weights and the optimizer state make the update.',
         'fp16 cannot hold small gradients: many would round to zero. So the loss is multiplied by a scale (2^16 to start) before backward and the gradients divided by it before the step. `loss_scale: 0` means dynamic: on an overflow (inf or NaN) the step is skipped and the scale halved (after `hysteresis` overflows); after `loss_scale_window` good steps it doubles.',
       ],
       look: [
@@ -45,7 +45,7 @@ export const fp16: Lesson = {
     zh: {
       title: '带损失缩放的 fp16',
       intro: [
-        '种子文章的 `ds_config.json` 打开了 `"fp16": { "enabled": true, "loss_scale": 0 }`：参数、激活值和梯度以 16 位存储（它们的显存减半，all-reduce 的字节数也减半），而由 fp32 的主权重副本和优化器状态完成更新。',
+        '典型的 DeepSpeed `ds_config.json` 打开了 `"fp16": { "enabled": true, "loss_scale": 0 }`：参数、激活值和梯度以 16 位存储（它们的显存减半，all-reduce 的字节数也减半），而由 fp32 的主权重副本和优化器状态完成更新。',
         'fp16 装不下很小的梯度：很多会被舍入为零。所以反向传播之前把损失乘以一个缩放因子（初始为 2^16），更新之前再把梯度除以它。`loss_scale: 0` 表示动态缩放：出现溢出（inf 或 NaN）时跳过这一步并把缩放减半（在 `hysteresis` 次溢出之后）；连续 `loss_scale_window` 步正常后再翻倍。',
       ],
       look: [

@@ -23,7 +23,7 @@ export const zero: Lesson = {
       title: 'ZeRO-1, 2 and 3: each rank keeps only its share',
       intro: [
         'DDP keeps everything on every rank: parameters, gradients and optimizer state (Adam: two more copies). ZeRO partitions them. Stage 1: each rank keeps and updates the optimizer state of 1/W of the parameters, then all-gathers them. Stage 2: gradients too (reduce-scatter instead of all-reduce). Stage 3: parameters too; each layer is all-gathered just before it is used and dropped after.',
-        'This run is ZeRO-3 with Adam on 2 workers. The seed’s advice for a model that does not fit: change `stage` to 3.',
+        'This run is ZeRO-3 with Adam on 2 workers. DeepSpeed’s answer for a model whose states do not fit: change `stage` to 3.',
       ],
       look: [
         'In **Memory per worker**, parameters, gradients and optimizer state are each about half of DDP’s (DDP: 2.08 MiB of parameters, 4.16 MiB of Adam state).',
@@ -45,7 +45,7 @@ export const zero: Lesson = {
       title: 'ZeRO-1、2、3：每个 rank 只保留自己那一份',
       intro: [
         'DDP 在每个 rank 上保留全部内容：参数、梯度和优化器状态（Adam 还要两份）。ZeRO 把它们切分开。阶段 1：每个 rank 只保存并更新 1/W 参数的优化器状态，然后 all-gather 参数。阶段 2：再切分梯度（用 reduce-scatter 代替 all-reduce）。阶段 3：再切分参数；每一层在使用之前才 all-gather，用完即丢。',
-        '这次运行是 2 个 worker 上使用 Adam 的 ZeRO-3。种子文章对放不下的模型的建议：把 `stage` 改成 3。',
+        '这次运行是 2 个 worker 上使用 Adam 的 ZeRO-3。对模型状态放不下的模型，DeepSpeed 的办法是：把 `stage` 改成 3。',
       ],
       look: [
         '在 **每个 worker 的显存** 中，参数、梯度和优化器状态各约为 DDP 的一半（DDP：参数 2.08 MiB，Adam 状态 4.16 MiB）。',

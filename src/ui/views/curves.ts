@@ -35,6 +35,18 @@ function atEpochEnds(hist: History, pick: (e: History['epochs'][number]) => numb
   return out;
 }
 
+/**
+ * A scale's range: uPlot's padded one from the data, or [lo, hi] while there is no data yet, so
+ * that the axes are drawn from the first frame (before the first step, which can take a while).
+ */
+function orEmpty(lo: number, hi: number, pad: boolean): uPlot.Range.Function {
+  return (_u, min, max) => {
+    if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [lo, hi];
+    if (pad) return uPlot.rangeNum(min, max, 0.1, true);
+    return [min, max > min ? max : min + 1];
+  };
+}
+
 export class CurvesView implements View {
   readonly history = new History();
   private readonly stats: Record<'epoch' | 'step' | 'loss' | 'test' | 'ips' | 'ms' | 'lr', Stat>;
@@ -75,10 +87,10 @@ export class CurvesView implements View {
           height: 180,
           axes: axes(y),
           legend: { live: false },
-          scales: { x: { time: false }, ...(range ? { y: { range } } : {}) },
+          scales: { x: { time: false, range: orEmpty(1, 10, false) }, y: { range: range ?? orEmpty(0, 1, true) } },
           series: [{}, ...series],
         },
-        [[]],
+        [[], ...series.map(() => [])],
         holder,
       );
       this.charts.push(chart);

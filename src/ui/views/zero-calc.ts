@@ -1,7 +1,7 @@
 // The ZeRO memory calculator beside the measured bars: the paper's per-rank model states
 // (src/parallel/zero/memory-model.ts) first checked against what this run measured for SimpleCNN
 // (its mode as a stage, fp32, its optimizer), then for a model size the user types (7B on
-// 4 x 80 GB, the seed's example), every stage with a plain "fits" or "does not fit".
+// 4 x 80 GB, for example), every stage with a plain "fits" or "does not fit".
 import type { TrainConfig } from '../../config.ts';
 import type { MemorySnapshot } from '../../gpu/memory.ts';
 import { PARALLEL_MODES } from '../../parallel/index.ts';

@@ -65,6 +65,10 @@ export const enControls = {
     buttons: 'Run',
     startingWorkers: (n: number) =>
       `starting ${n} ${plural(n, 'worker')} (each acquires its own WebGPU device and compiles its kernels)`,
+    compiling: (n: number) =>
+      `${n} ${plural(n, 'worker')} ready; compiling the kernels (on a software adapter this takes a while)`,
+    readingShard: (epoch: number, w: number, samples: number) =>
+      `epoch ${epoch + 1}: reading shard 0 of ${w} (${samples.toLocaleString('en-US')} samples on rank 0; every rank reads its own) for the first step`,
     pausingDetail: 'finishing the steps already queued',
     pausedDetail: 'no step is running',
     stoppingDetail: 'stopping after the current step, then evaluating',

@@ -15,6 +15,7 @@ export const enExplain = {
         'Each worker counts every GPU buffer it creates, like `torch.cuda.memory_allocated()` and `max_memory_allocated()` (the light bar).',
         '`DataParallel` is one process: cuda:0 holds the model, scatters the batch, gathers every output back, computes the loss and owns the only optimizer state. So device 0 fills up first while the others wait. `BalancedDataParallel` gives device 0 a smaller slice (`gpu0_bsz`) to make room; the extra jobs stay.',
         '`DDP` runs one process per device, each a full replica with its own optimizer. After backward, gradients are averaged by all-reduce, so every replica takes the same step: memory is even.',
+        'So a DDP worker’s bar is taller than a DataParallel replica’s: it keeps its own optimizer state, and its **communication** category holds the gradient buckets it stages for the all-reduce (about twice the gradients’ bytes: the buckets leaving the GPU and the averaged ones coming back). DataParallel’s replicas keep neither, because their gradients go straight to device 0, and worker 0 is the one that piles up and runs out of memory first. Read the bars by category, not by height alone.',
         'ZeRO removes the copies DDP keeps: stage 1 partitions the optimizer state (each rank updates 1/W of the parameters, then all-gathers them); stage 2 also partitions the gradients (reduce-scatter instead of all-reduce; backward fills one small bucket at a time); stage 3 also partitions the parameters: each layer is all-gathered into a small working buffer just before its forward, and again before its backward, then dropped.',
       ],
     },
@@ -68,7 +69,7 @@ export const enExplain = {
       title: 'ZeRO memory calculator',
       body: [
         'The ZeRO paper’s per-rank model states for Ψ parameters on N ranks, with K bytes of optimizer state per parameter: DDP keeps (2 + 2 + K)Ψ in mixed precision; stage 1 divides the K part by N, stage 2 also the gradients, stage 3 everything.',
-        'The table checks the formula against the bytes this run measured for SimpleCNN; then type a model size (the seed’s example: 7B on 4 × 80 GB) to see whether its model states fit.',
+        'The table checks the formula against the bytes this run measured for SimpleCNN; then type a model size (for example 7B on 4 × 80 GB) to see whether its model states fit.',
       ],
     },
     lessons: {

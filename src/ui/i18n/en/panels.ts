@@ -2,6 +2,18 @@
 import { num } from '../numbers.ts';
 
 export const enPanels = {
+  files: {
+    tooLarge: (name: string, size: string, what: string, max: string) =>
+      `${name} is ${size}: too large for ${what} (at most ${max}). Nothing was read.`,
+    wrongType: (name: string, what: string, expected: string) =>
+      `${name} is not ${what} (expected ${expected}). Nothing was read.`,
+    kinds: {
+      deepspeed: 'a DeepSpeed config',
+      stateDict: 'a model state_dict',
+      archive: 'a CIFAR-10 archive',
+      loose: 'a CIFAR-10 batch file',
+    },
+  },
   checkpoint: {
     legend: 'Model checkpoint',
     startFrom: 'Start from',
@@ -43,7 +55,7 @@ export const enPanels = {
     exported: (file: string, files: number, workers: number) =>
       `Exported ${file} (${files} files). Unpack it and run: torchrun --standalone --nproc_per_node ${workers} train.py (its README.md says what to read first).`,
     downloadHint:
-      'The download is three files, `model.safetensors`, `optimizer.safetensors` and `trainer.json`: put them in one folder and continue with `webddp train --resume-from FOLDER`.',
+      'The download is three files, `model.safetensors`, `optimizer.safetensors` and `trainer.json`: put them in one folder and continue with `webddp train --resume FOLDER`.',
     none: 'No checkpoint is stored in this browser.',
     newest: (g: number, e: number, s: number, n: number, mode: string, w: number, mib: string) =>
       `Last checkpoint: global step ${g} (epoch ${e}, batch ${s} of ${n}), ${mode} on ${w} worker(s), ${mib} MiB.`,

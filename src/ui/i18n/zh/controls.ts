@@ -59,6 +59,9 @@ export const zhControls: typeof enControls = {
     stop: '停止',
     buttons: '运行',
     startingWorkers: (n) => `正在启动 ${n} 个 worker（每个获取自己的 WebGPU 设备并编译其内核）`,
+    compiling: (n) => `${n} 个 worker 已就绪；正在编译内核（在软件适配器上需要一些时间）`,
+    readingShard: (epoch, w, samples) =>
+      `第 ${epoch + 1} 轮：正在读取第 0 个分片，共 ${w} 个（rank 0 上 ${samples.toLocaleString('en-US')} 个样本；每个 rank 读取自己的分片），准备第一步`,
     pausingDetail: '正在完成已排队的步骤',
     pausedDetail: '没有步骤在运行',
     stoppingDetail: '当前步骤结束后停止，然后评估',

@@ -3,6 +3,18 @@ import type { enPanels } from '../en/panels.ts';
 import { zhNum as num } from '../numbers.ts';
 
 export const zhPanels: typeof enPanels = {
+  files: {
+    tooLarge: (name: string, size: string, what: string, max: string) =>
+      `${name} 有 ${size}，作为${what}太大了（最多 ${max}）。没有读取任何内容。`,
+    wrongType: (name: string, what: string, expected: string) =>
+      `${name} 不是${what}（应为 ${expected}）。没有读取任何内容。`,
+    kinds: {
+      deepspeed: ' DeepSpeed 配置文件',
+      stateDict: '模型 state_dict',
+      archive: ' CIFAR-10 压缩包',
+      loose: ' CIFAR-10 批次文件',
+    },
+  },
   checkpoint: {
     legend: '模型检查点',
     startFrom: '从此文件开始',
@@ -43,7 +55,7 @@ export const zhPanels: typeof enPanels = {
     exported: (file, files, workers) =>
       `已导出 ${file}（${files} 个文件）。解包后运行：torchrun --standalone --nproc_per_node ${workers} train.py（先读它的 README.md）。`,
     downloadHint:
-      '下载的是三个文件：`model.safetensors`、`optimizer.safetensors` 和 `trainer.json`。把它们放进同一个文件夹，然后用 `webddp train --resume-from 文件夹` 继续训练。',
+      '下载的是三个文件：`model.safetensors`、`optimizer.safetensors` 和 `trainer.json`。把它们放进同一个文件夹，然后用 `webddp train --resume 文件夹` 继续训练。',
     none: '本浏览器中没有保存检查点。',
     newest: (g, e, s, n, mode, w, mib) =>
       `最后一个检查点：全局第 ${g} 步（第 ${e} 轮，第 ${s}/${n} 批），${mode}，${w} 个 worker，${mib} MiB。`,
