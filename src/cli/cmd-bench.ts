@@ -2,7 +2,13 @@
 // into forward, backward and optimizer; with --workers, data-parallel step times (bench-dist.ts).
 // A table, then one JSON line.
 import { parseArgs } from 'node:util';
-import { benchmarkTraining, formatKernelProfile, formatTrainBench, type TrainBenchRow } from '../bench/train-step.ts';
+import {
+  benchmarkTraining,
+  formatKernelProfile,
+  formatTrainBench,
+  type Precision,
+  type TrainBenchRow,
+} from '../bench/train-step.ts';
 import { UsageError, type Command } from './command.ts';
 import { runChromiumBench } from './bench-chromium.ts';
 import { cliDevice, parseAdapter } from './device.ts';
@@ -12,7 +18,7 @@ import { intFlag, intListFlag, numberFlag, parseFlags } from './flags.ts';
 import { runDistBench } from './bench-dist.ts';
 import { defaultStoreDir } from './train-data.ts';
 
-const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--json]
+const usage = `webddp bench [--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--precision fp32|fp16|bf16] [--adapter auto|gpu|swiftshader] [--tuning JSON] [--profile] [--json]
 webddp bench --workers 1,2,4 [--modes ddp,dp] [--colocate] [--batch B] [--steps N] [--warmup N] [--store DIR] [--json]
 webddp bench --runtime chromium [--browser PATH] [--browser-flags="..."] [same options]   (the same benchmarks in headless Chromium, bench.html)
 webddp bench --runtime chromium --compare tfjs [--batch 64] [--steps 4] [--warmup 2] [--json]
@@ -26,6 +32,11 @@ With --workers: step time of data-parallel training for each mode and worker cou
 threads with their own devices, the synthetic dataset), and rank 0's time waiting in collectives;
 --colocate adds, beside each DDP row of 2 or more workers, the same run with the ranks sharing one
 device (webddp train --colocate).
+  --precision fp32 (default), fp16 or bf16: the step of a --fp16 / --bf16 run (halves as
+            parameters and saved activations, the optimizer on a float32 master). fp16 asks Node's
+            Dawn for shader-f16 and subgroup matrices (Dawn toggles where the adapter hides them) and,
+            where the device has them, computes conv2 and fc1 in f16 subgroup matrices with float32
+            accumulation; bf16 computes in float32 (WGSL has no bfloat16 type)
   --tuning  kernel override constants and split-K targets, e.g.
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'; default: the
             WEBDDP_TUNING environment variable (as for train and check)
@@ -68,6 +79,7 @@ export const command: Command = {
           browser: { type: 'string' },
           'browser-flags': { type: 'string' },
           colocate: { type: 'boolean', default: false },
+          precision: { type: 'string', default: 'fp32' },
         },
       }),
     );
@@ -76,6 +88,13 @@ export const command: Command = {
       return 0;
     }
     const width = values.width === undefined ? 1 : numberFlag('--width', values.width);
+    const precision = values.precision as Precision;
+    if (!['fp32', 'fp16', 'bf16'].includes(precision))
+      throw new UsageError(`--precision must be fp32, fp16 or bf16 (got '${values.precision}')`);
+    if (precision !== 'fp32' && (values.workers || values.runtime !== 'node'))
+      throw new UsageError(
+        '--precision fp16/bf16 goes with one worker in Node (not --workers, not --runtime chromium)',
+      );
     if (values.runtime !== 'node' && values.runtime !== 'chromium')
       throw new UsageError(`--runtime must be node or chromium (got '${values.runtime}')`);
     if (values.compare !== undefined && values.compare !== 'tfjs')
@@ -125,7 +144,7 @@ export const command: Command = {
         env,
       );
     }
-    const gpu = await cliDevice(parseAdapter(values.adapter), io, 'bench');
+    const gpu = await cliDevice(parseAdapter(values.adapter), io, 'bench', precision === 'fp16');
     try {
       const soft = gpu.adapter.fallback;
       const batches = values.batches ? intListFlag('--batches', values.batches) : soft ? [8, 32] : [32, 128, 512];
@@ -135,7 +154,7 @@ export const command: Command = {
       const tuning = json ? parseTuning(json, tuningFor(gpu.adapter)) : undefined;
       const rows: TrainBenchRow[] = await benchmarkTraining(
         gpu,
-        { batches, steps, warmup, width, profile: values.profile, ...(tuning ? { tuning } : {}) },
+        { batches, steps, warmup, width, precision, profile: values.profile, ...(tuning ? { tuning } : {}) },
         (r) => {
           if (!values.json)
             io.err(
@@ -149,6 +168,7 @@ export const command: Command = {
         width,
         steps,
         warmup,
+        precision,
         tuning: tuning ?? tuningFor(gpu.adapter),
         rows,
       };

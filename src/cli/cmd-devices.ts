@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatAdapters, listAdapters, type AdapterReport } from '../gpu/adapters.ts';
-import { nodeGpu, SWIFTSHADER_ICD } from '../gpu/device-node.ts';
+import { HALF_FEATURES, HALF_TOGGLES, nodeGpu, SWIFTSHADER_ICD, toggledGpu } from '../gpu/device-node.ts';
 import { runPage } from './browser.ts';
 import { UsageError, type Command } from './command.ts';
 import { parseFlags } from './flags.ts';
@@ -13,18 +13,32 @@ webddp devices --runtime chromium [--browser PATH] [--browser-flags="..."] [--js
 
 The WebGPU adapters this runtime sees, each with its vendor, architecture, device and description,
 whether it is a software (fallback) adapter, the requests that return it (high-performance,
-low-power, fallback), its features (shader-f16, subgroups and their sizes, timestamp-query, and
-all others) and the limits webddp raises (buffer sizes, workgroup storage and invocations).
-Node: Dawn on the system's Vulkan/Metal/D3D12 drivers, then on SwiftShader where its driver
+low-power, fallback), its features (shader-f16, subgroup matrices and their f16 shapes, subgroups
+and their sizes, timestamp-query, and all others) and the limits webddp raises (buffer sizes,
+workgroup storage and invocations).
+Node: Dawn on the system's Vulkan/Metal/D3D12 drivers (a hardware adapter is listed again with the
+Dawn toggles ${HALF_TOGGLES.join(', ')} where they add shader-f16 or subgroup matrices: what an
+fp16 run gets), then on SwiftShader where its driver
 (${SWIFTSHADER_ICD}) is installed. Chromium: the browser's navigator.gpu, with
-SwiftShader allowed (--browser-flags="--use-angle=vulkan --enable-features=Vulkan" adds flags).
+SwiftShader allowed (--browser-flags="--use-angle=vulkan --enable-features=Vulkan" adds flags;
+--browser-flags="--enable-dawn-features=${HALF_TOGGLES.join(',')}" the half-precision toggles).
   --json  one JSON object: {runtime, adapters: [...]}`;
 
 async function nodeAdapters(): Promise<AdapterReport[]> {
   const out: AdapterReport[] = [];
   // The system's drivers first: choosing SwiftShader sets VK_ICD_FILENAMES for this process.
   const system = await nodeGpu('gpu').catch(() => null);
-  if (system) out.push(...(await listAdapters(system.gpu)));
+  if (system) {
+    const plain = await listAdapters(system.gpu);
+    out.push(...plain);
+    // The same adapters with the half-precision toggles, where they add features.
+    const toggled = await listAdapters(await toggledGpu(), HALF_TOGGLES);
+    for (const t of toggled) {
+      const p = plain.find((a) => a.description === t.description && a.device === t.device);
+      const count = (a: AdapterReport) => HALF_FEATURES.filter((f) => a.features.includes(f)).length;
+      if (!t.fallback && (!p || count(t) > count(p))) out.push(t);
+    }
+  }
   if (existsSync(SWIFTSHADER_ICD) && !out.some((a) => a.fallback)) {
     const { gpu } = await nodeGpu('swiftshader');
     out.push(...(await listAdapters(gpu)));

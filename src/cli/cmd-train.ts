@@ -134,7 +134,12 @@ export const command: Command = {
       : [];
     if (values.colocate && devices.length > 0) throw new UsageError('--colocate shares one device: not with --devices');
     if (values.colocate) checkColocate(config);
-    const adapter = await settleWorkerAdapter(parseAdapter(values.adapter), devices[0]);
+    const adapter = await settleWorkerAdapter(
+      parseAdapter(values.adapter),
+      devices[0],
+      config.fp16,
+      values.json ? undefined : io,
+    );
     const run = new ElasticRun({
       config,
       data: prepared.data,

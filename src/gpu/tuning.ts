@@ -49,7 +49,16 @@ export interface Tuning {
    * conv2d_backward_weight_reduce, whose slice layout it shares).
    */
   readonly linearWeight: LinearKernel;
+  /**
+   * fp16 runs on a device with shader-f16 and f16 x f16 -> f32 subgroup matrices of 16x16x16
+   * (Gpu.halfMatrix): 'subgroup-matrix' computes conv2 (forward, input and weight gradients) and
+   * fc1 (forward, weight gradient) with the `*_sgmat` kernels (tensor cores, float32 accumulation);
+   * 'off' keeps the float32-arithmetic kernels. Other devices and runs ignore it.
+   */
+  readonly halfMatrix: HalfMatrixKernel;
 }
+
+export type HalfMatrixKernel = 'subgroup-matrix' | 'off';
 
 export type ConvKernel = 'registers' | 'tiled' | 'wide';
 export type ConvReduceKernel = 'lanes' | 'subgroup' | 'auto';
@@ -66,6 +75,7 @@ export const SOFTWARE_TUNING: Tuning = {
   convReduce: 'lanes',
   linearForward: 'registers',
   linearWeight: 'registers',
+  halfMatrix: 'off',
 };
 
 /**
@@ -130,6 +140,7 @@ export const GPU_TUNING: Tuning = {
   convReduce: 'auto',
   linearForward: 'tiled',
   linearWeight: 'tiled',
+  halfMatrix: 'subgroup-matrix',
 };
 
 export function tuningFor(adapter: AdapterSummary): Tuning {
@@ -139,7 +150,8 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
 /**
  * A Tuning from JSON (the CLI's --tuning): {"kernels": {"conv2d_forward": {"WG_X": 128}},
  * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers", "convForward": "tiled",
- * "convInput": "tiled", "convReduce": "subgroup", "linearForward": "tiled", "linearWeight": "tiled"}, over `base` for the fields it omits.
+ * "convInput": "tiled", "convReduce": "subgroup", "linearForward": "tiled", "linearWeight": "tiled",
+ * "halfMatrix": "off"}, over `base` for the fields it omits.
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
   let v: unknown;
@@ -163,6 +175,7 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     'convReduce',
     'linearForward',
     'linearWeight',
+    'halfMatrix',
   ];
   for (const k of Object.keys(o))
     if (!fields.includes(k)) throw new Error(`tuning has no setting '${k}' (settings: ${fields.join(', ')})`);
@@ -205,5 +218,6 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     convReduce: choice('convReduce', base.convReduce, ['lanes', 'subgroup', 'auto'] as const),
     linearForward: choice('linearForward', base.linearForward, ['registers', 'tiled'] as const),
     linearWeight: choice('linearWeight', base.linearWeight, ['registers', 'tiled'] as const),
+    halfMatrix: choice('halfMatrix', base.halfMatrix, ['subgroup-matrix', 'off'] as const),
   };
 }

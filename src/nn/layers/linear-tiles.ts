@@ -72,3 +72,25 @@ export function weightSplits(inputs: number, outputs: number, batch: number, tun
   const invocations = cdiv(inputs, t.TI) * cdiv(outputs, t.TO) * (t.TI / 4) * (t.TO / 4);
   return Math.max(1, Math.min(cdiv(batch, 64), cdiv(4 * tuning.targetThreads, invocations)));
 }
+
+/** Rows and columns of C per workgroup of the `*_sgmat` kernels (4 x 4 blocks of 16). */
+export const MATRIX_TILE = 64;
+
+/**
+ * Whether a layer with long sums computes in f16 subgroup matrices: an fp16 run (halves as
+ * parameters) where the tuning asks for it and the device has them (Gpu.halfMatrix).
+ */
+export function useHalfMatrix(inputs: number, tuning: Tuning, paramStorage: string, halfMatrix: boolean): boolean {
+  return tuning.halfMatrix === 'subgroup-matrix' && paramStorage === 'f16' && halfMatrix && inputs >= LONG_SUMS;
+}
+
+/** linear_forward_sgmat's split-K slices: about 1024 workgroups, slices of at least 64 inputs. */
+export function matrixForwardSplits(inputs: number, outputs: number, batch: number): number {
+  const perSlice = cdiv(batch, MATRIX_TILE) * cdiv(outputs, MATRIX_TILE);
+  return Math.max(1, Math.min(cdiv(inputs, 64), cdiv(1024, perSlice)));
+}
+
+/** linear_backward_weight_sgmat's split-K slices over the batch: slices of 64 samples. */
+export function matrixWeightSplits(batch: number): number {
+  return Math.max(1, cdiv(batch, 64));
+}

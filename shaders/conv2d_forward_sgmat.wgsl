@@ -1,0 +1,186 @@
+// conv2d_forward_sgmat: y[n,co,oh,ow] = act(b[co] + sum_{ci,kh,kw} w[co,ci,kh,kw] * x[n,ci,oh+kh-1,ow+kw-1])
+// (3x3, stride 1, zero padding 1, NCHW; act = ReLU when params.relu == 1) as an implicit GEMM:
+// rows m = the output pixels (n, oh, ow), columns = the output channels, depth k = ci*9 + kh*3 + kw;
+// A[m, k] = x at the pixel's window (zero outside the image), B[k, co] = w[co, k].
+// The f16 subgroup-matrix form for devices with shader-f16 and chromium-experimental-subgroup-matrix
+// (f16 x f16 -> f32 at 16x16x16: the tensor cores), chosen in fp16 runs only (src/nn/layers): a
+// GEMM C = A B with one subgroup per workgroup owning an MT x NT tile of C. For each KT-deep step it
+// stages A and B into workgroup memory as f16 (each operand read as float32, the way the kernel's
+// storage form gives it: packed halves through unpack2x16float, else float32, then rounded to f16,
+// exact for values that are halves already), then multiplies 16x16 blocks with
+// subgroupMatrixMultiplyAccumulate into float32 accumulators. Out-of-range rows, columns and depth
+// are staged as zeros, so every shape works; products of halves are exact in float32 and the sums
+// float32, so the result differs from the float32 kernel's on the same halves only by the order of
+// the float32 sums.
+// y is written only through y_store2, two pixels of a row at a time (H*W must be even).
+//
+// bindings (group 0):
+//   0 params  uniform     Params
+//   1 x       read        [N, CI, H, W]
+//   2 theta   read        flat parameters: weight [CO, CI, 3, 3] at w_off, bias [CO] at b_off
+//   3 y       read_write  [N, CO, H, W]
+// dispatch: (ceil(N*H*W / 64), ceil(CO / 64), 1); workgroup size SG (one subgroup)
+
+enable f16;
+enable chromium_experimental_subgroup_matrix;
+
+struct Params { n: u32, ci: u32, co: u32, h: u32, w: u32, w_off: u32, b_off: u32, relu: u32 }
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> theta: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+
+const MT: u32 = 64u; // rows of C per workgroup (4 matrices of 16)
+const NT: u32 = 64u; // columns of C per workgroup (4 matrices of 16)
+const KT: u32 = 32u; // depth staged per step (2 matrices of 16)
+override SG: u32 = 32; // the subgroup size: a workgroup is one subgroup
+
+// A: MT x KT, column-major (r, kk) at kk*MT + r
+var<workgroup> a_tile: array<f16, 2048>;
+// B: KT x NT, column-major (kk, c) at c*KT + kk
+var<workgroup> b_tile: array<f16, 2048>;
+// C: MT x NT float32, column-major (r, c) at c*MT + r
+var<workgroup> c_tile: array<f32, 4096>;
+
+// Stores the first n (1 or 2) of v at y[i], y[i + 1]: the only write of y, so that fp16 activations
+// (src/gpu/half-acts.ts) can replace it with one whole-word store of two halves.
+fn y_store2(i: u32, v: vec2f, n: u32) {
+  y[i] = v.x;
+  if (n > 1u) { y[i + 1u] = v.y; }
+}
+
+// A[m, k]: the input under output pixel m's window at k = ci*9 + kh*3 + kw (0 outside the image or the GEMM).
+fn a_value(m: u32, k: u32, ke: u32) -> f32 {
+  let hw = params.h * params.w;
+  let mm = min(m, params.n * hw - 1u);
+  let kc = min(k, ke - 1u);
+  let p = mm % hw;
+  let ih = i32(p / params.w) + i32(kc % 9u / 3u) - 1;
+  let iw = i32(p % params.w) + i32(kc % 3u) - 1;
+  let inside = m < params.n * hw && k < ke && ih >= 0 && ih < i32(params.h) && iw >= 0 && iw < i32(params.w);
+  let row = u32(clamp(ih, 0, i32(params.h) - 1));
+  let col = u32(clamp(iw, 0, i32(params.w) - 1));
+  return select(0.0, x[((mm / hw * params.ci + kc / 9u) * params.h + row) * params.w + col], inside);
+}
+
+// B[k, co] = w[co, k].
+fn b_value(k: u32, c: u32, ke: u32) -> f32 {
+  let kk = params.ci * 9u;
+  return select(0.0, theta[params.w_off + min(c, params.co - 1u) * kk + min(k, kk - 1u)], k < ke && c < params.co);
+}
+
+@compute @workgroup_size(SG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let m0 = wid.x * MT;
+  let n0 = wid.y * NT;
+  let kb = 0u;
+  let ke = params.ci * 9u;
+  var acc_0_0 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_0_1 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_0_2 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_0_3 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_1_0 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_1_1 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_1_2 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_1_3 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_2_0 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_2_1 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_2_2 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_2_3 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_3_0 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_3_1 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_3_2 = subgroup_matrix_result<f32, 16, 16>();
+  var acc_3_3 = subgroup_matrix_result<f32, 16, 16>();
+  for (var k0 = kb; k0 < ke; k0 += KT) {
+    for (var idx = lid; idx < MT * KT; idx += SG) {
+      let r = idx % MT;
+      let kk = idx / MT;
+      a_tile[idx] = f16(a_value(m0 + r, k0 + kk, ke));
+    }
+    for (var idx = lid; idx < KT * NT; idx += SG) {
+      let kk = idx % KT;
+      let c = idx / KT;
+      b_tile[idx] = f16(b_value(k0 + kk, n0 + c, ke));
+    }
+    workgroupBarrier();
+    let a0_0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 0u, true, MT);
+    let a0_1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 16u, true, MT);
+    let a0_2 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 32u, true, MT);
+    let a0_3 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 48u, true, MT);
+    let b0_0 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 0u, true, KT);
+    let b0_1 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 512u, true, KT);
+    let b0_2 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1024u, true, KT);
+    let b0_3 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1536u, true, KT);
+    acc_0_0 = subgroupMatrixMultiplyAccumulate(a0_0, b0_0, acc_0_0);
+    acc_0_1 = subgroupMatrixMultiplyAccumulate(a0_0, b0_1, acc_0_1);
+    acc_0_2 = subgroupMatrixMultiplyAccumulate(a0_0, b0_2, acc_0_2);
+    acc_0_3 = subgroupMatrixMultiplyAccumulate(a0_0, b0_3, acc_0_3);
+    acc_1_0 = subgroupMatrixMultiplyAccumulate(a0_1, b0_0, acc_1_0);
+    acc_1_1 = subgroupMatrixMultiplyAccumulate(a0_1, b0_1, acc_1_1);
+    acc_1_2 = subgroupMatrixMultiplyAccumulate(a0_1, b0_2, acc_1_2);
+    acc_1_3 = subgroupMatrixMultiplyAccumulate(a0_1, b0_3, acc_1_3);
+    acc_2_0 = subgroupMatrixMultiplyAccumulate(a0_2, b0_0, acc_2_0);
+    acc_2_1 = subgroupMatrixMultiplyAccumulate(a0_2, b0_1, acc_2_1);
+    acc_2_2 = subgroupMatrixMultiplyAccumulate(a0_2, b0_2, acc_2_2);
+    acc_2_3 = subgroupMatrixMultiplyAccumulate(a0_2, b0_3, acc_2_3);
+    acc_3_0 = subgroupMatrixMultiplyAccumulate(a0_3, b0_0, acc_3_0);
+    acc_3_1 = subgroupMatrixMultiplyAccumulate(a0_3, b0_1, acc_3_1);
+    acc_3_2 = subgroupMatrixMultiplyAccumulate(a0_3, b0_2, acc_3_2);
+    acc_3_3 = subgroupMatrixMultiplyAccumulate(a0_3, b0_3, acc_3_3);
+    let a1_0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1024u, true, MT);
+    let a1_1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1040u, true, MT);
+    let a1_2 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1056u, true, MT);
+    let a1_3 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1072u, true, MT);
+    let b1_0 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 16u, true, KT);
+    let b1_1 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 528u, true, KT);
+    let b1_2 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1040u, true, KT);
+    let b1_3 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1552u, true, KT);
+    acc_0_0 = subgroupMatrixMultiplyAccumulate(a1_0, b1_0, acc_0_0);
+    acc_0_1 = subgroupMatrixMultiplyAccumulate(a1_0, b1_1, acc_0_1);
+    acc_0_2 = subgroupMatrixMultiplyAccumulate(a1_0, b1_2, acc_0_2);
+    acc_0_3 = subgroupMatrixMultiplyAccumulate(a1_0, b1_3, acc_0_3);
+    acc_1_0 = subgroupMatrixMultiplyAccumulate(a1_1, b1_0, acc_1_0);
+    acc_1_1 = subgroupMatrixMultiplyAccumulate(a1_1, b1_1, acc_1_1);
+    acc_1_2 = subgroupMatrixMultiplyAccumulate(a1_1, b1_2, acc_1_2);
+    acc_1_3 = subgroupMatrixMultiplyAccumulate(a1_1, b1_3, acc_1_3);
+    acc_2_0 = subgroupMatrixMultiplyAccumulate(a1_2, b1_0, acc_2_0);
+    acc_2_1 = subgroupMatrixMultiplyAccumulate(a1_2, b1_1, acc_2_1);
+    acc_2_2 = subgroupMatrixMultiplyAccumulate(a1_2, b1_2, acc_2_2);
+    acc_2_3 = subgroupMatrixMultiplyAccumulate(a1_2, b1_3, acc_2_3);
+    acc_3_0 = subgroupMatrixMultiplyAccumulate(a1_3, b1_0, acc_3_0);
+    acc_3_1 = subgroupMatrixMultiplyAccumulate(a1_3, b1_1, acc_3_1);
+    acc_3_2 = subgroupMatrixMultiplyAccumulate(a1_3, b1_2, acc_3_2);
+    acc_3_3 = subgroupMatrixMultiplyAccumulate(a1_3, b1_3, acc_3_3);
+    workgroupBarrier();
+  }
+  subgroupMatrixStore(&c_tile, 0u, acc_0_0, true, MT);
+  subgroupMatrixStore(&c_tile, 1024u, acc_0_1, true, MT);
+  subgroupMatrixStore(&c_tile, 2048u, acc_0_2, true, MT);
+  subgroupMatrixStore(&c_tile, 3072u, acc_0_3, true, MT);
+  subgroupMatrixStore(&c_tile, 16u, acc_1_0, true, MT);
+  subgroupMatrixStore(&c_tile, 1040u, acc_1_1, true, MT);
+  subgroupMatrixStore(&c_tile, 2064u, acc_1_2, true, MT);
+  subgroupMatrixStore(&c_tile, 3088u, acc_1_3, true, MT);
+  subgroupMatrixStore(&c_tile, 32u, acc_2_0, true, MT);
+  subgroupMatrixStore(&c_tile, 1056u, acc_2_1, true, MT);
+  subgroupMatrixStore(&c_tile, 2080u, acc_2_2, true, MT);
+  subgroupMatrixStore(&c_tile, 3104u, acc_2_3, true, MT);
+  subgroupMatrixStore(&c_tile, 48u, acc_3_0, true, MT);
+  subgroupMatrixStore(&c_tile, 1072u, acc_3_1, true, MT);
+  subgroupMatrixStore(&c_tile, 2096u, acc_3_2, true, MT);
+  subgroupMatrixStore(&c_tile, 3120u, acc_3_3, true, MT);
+  workgroupBarrier();
+  let hw = params.h * params.w;
+  for (var idx = lid; idx < MT * NT / 2u; idx += SG) {
+    let c = idx / (MT / 2u);
+    let r = idx % (MT / 2u) * 2u;
+    let m = m0 + r;
+    let co = n0 + c;
+    if (m < params.n * hw && co < params.co) {
+      var v = vec2f(c_tile[c * MT + r], c_tile[c * MT + r + 1u]) + theta[params.b_off + co];
+      if (params.relu == 1u) { v = max(v, vec2f(0.0)); }
+      y_store2((m / hw * params.co + co) * hw + m % hw, v, 2u);
+    }
+  }
+}
