@@ -4,7 +4,7 @@
 // A[m, k] = x at the pixel's window (zero outside the image), B[k, co] = w[co, k].
 // The f16 subgroup-matrix form for devices with shader-f16 and chromium-experimental-subgroup-matrix
 // (f16 x f16 -> f32 at 16x16x16: the tensor cores), chosen in fp16 runs only (src/nn/layers): a
-// GEMM C = A B with one subgroup per workgroup owning an MT x NT tile of C. For each KT-deep step it
+// GEMM C = A B with four subgroups per workgroup owning an MT x NT tile of C (16 rows each). For each KT-deep step it
 // stages A and B into workgroup memory as f16 (each operand read as float32, the way the kernel's
 // storage form gives it: packed halves through unpack2x16float, else float32, then rounded to f16,
 // exact for values that are halves already), then multiplies 16x16 blocks with
@@ -19,10 +19,13 @@
 //   1 x       read        [N, CI, H, W]
 //   2 theta   read        flat parameters: weight [CO, CI, 3, 3] at w_off, bias [CO] at b_off
 //   3 y       read_write  [N, CO, H, W]
-// dispatch: (ceil(N*H*W / 64), ceil(CO / 64), 1); workgroup size SG (one subgroup)
+// dispatch: (ceil(N*H*W / 64), ceil(CO / 64), 1); workgroup size 128 (four subgroups of 32)
 
 enable f16;
 enable chromium_experimental_subgroup_matrix;
+// Subgroup s (lid / SG) loads its own rows of A: offsets differ between subgroups, which the
+// uniformity analysis would refuse; within a subgroup they are uniform, as the builtins need.
+diagnostic(off, chromium.subgroup_matrix_uniformity);
 
 struct Params { n: u32, ci: u32, co: u32, h: u32, w: u32, w_off: u32, b_off: u32, relu: u32 }
 
@@ -31,10 +34,11 @@ struct Params { n: u32, ci: u32, co: u32, h: u32, w: u32, w_off: u32, b_off: u32
 @group(0) @binding(2) var<storage, read> theta: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 
-const MT: u32 = 64u; // rows of C per workgroup (4 matrices of 16)
+const MT: u32 = 64u; // rows of C per workgroup: 16 per subgroup
 const NT: u32 = 64u; // columns of C per workgroup (4 matrices of 16)
 const KT: u32 = 32u; // depth staged per step (2 matrices of 16)
-override SG: u32 = 32; // the subgroup size: a workgroup is one subgroup
+override SG: u32 = 32; // the subgroup size
+const WG: u32 = 128u; // 4 subgroups of 32: SG must be 32
 
 // A: MT x KT, column-major (r, kk) at kk*MT + r
 var<workgroup> a_tile: array<f16, 2048>;
@@ -50,18 +54,17 @@ fn y_store2(i: u32, v: vec2f, n: u32) {
   if (n > 1u) { y[i + 1u] = v.y; }
 }
 
-// A[m, k]: the input under output pixel m's window at k = ci*9 + kh*3 + kw (0 outside the image or the GEMM).
-fn a_value(m: u32, k: u32, ke: u32) -> f32 {
-  let hw = params.h * params.w;
-  let mm = min(m, params.n * hw - 1u);
-  let kc = min(k, ke - 1u);
-  let p = mm % hw;
-  let ih = i32(p / params.w) + i32(kc % 9u / 3u) - 1;
-  let iw = i32(p % params.w) + i32(kc % 3u) - 1;
-  let inside = m < params.n * hw && k < ke && ih >= 0 && ih < i32(params.h) && iw >= 0 && iw < i32(params.w);
+// A[m, k]: the input under output pixel (oh, ow) of image offset img at k = ci*9 + kh*3 + kw (0
+// outside the image, past the pixels (ok false) or past the depth).
+fn a_value(k: u32, oh: i32, ow: i32, img: u32, ok: bool) -> f32 {
+  let kk = params.ci * 9u;
+  let kc = min(k, kk - 1u);
+  let ih = oh + i32(kc % 9u / 3u) - 1;
+  let iw = ow + i32(kc % 3u) - 1;
+  let inside = ok && k < kk && ih >= 0 && ih < i32(params.h) && iw >= 0 && iw < i32(params.w);
   let row = u32(clamp(ih, 0, i32(params.h) - 1));
   let col = u32(clamp(iw, 0, i32(params.w) - 1));
-  return select(0.0, x[((mm / hw * params.ci + kc / 9u) * params.h + row) * params.w + col], inside);
+  return select(0.0, x[img + (kc / 9u * params.h + row) * params.w + col], inside);
 }
 
 // B[k, co] = w[co, k].
@@ -70,109 +73,58 @@ fn b_value(k: u32, c: u32, ke: u32) -> f32 {
   return select(0.0, theta[params.w_off + min(c, params.co - 1u) * kk + min(k, kk - 1u)], k < ke && c < params.co);
 }
 
-@compute @workgroup_size(SG)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
   let m0 = wid.x * MT;
   let n0 = wid.y * NT;
+  // This invocation's subgroup (invocations are numbered subgroup by subgroup) and its rows of C.
+  let sg = lid / SG;
   let kb = 0u;
   let ke = params.ci * 9u;
-  var acc_0_0 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_0_1 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_0_2 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_0_3 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_1_0 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_1_1 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_1_2 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_1_3 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_2_0 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_2_1 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_2_2 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_2_3 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_3_0 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_3_1 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_3_2 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_3_3 = subgroup_matrix_result<f32, 16, 16>();
+  // Staging: A's row index is fixed per invocation (lid % 64), B's depth index too (lid % 32).
+  let a_fast = lid % 64u;
+  let b_fast = lid % 32u;
+  let hw = params.h * params.w;
+  let total = params.n * hw;
+  let m = m0 + a_fast;
+  let m_ok = m < total;
+  let mm = min(m, total - 1u);
+  let p = mm % hw;
+  let ph = i32(p / params.w);
+  let pw = i32(p % params.w);
+  let img = mm / hw * params.ci * hw;
+  var acc0 = subgroup_matrix_result<f32, 16, 16>();
+  var acc1 = subgroup_matrix_result<f32, 16, 16>();
+  var acc2 = subgroup_matrix_result<f32, 16, 16>();
+  var acc3 = subgroup_matrix_result<f32, 16, 16>();
   for (var k0 = kb; k0 < ke; k0 += KT) {
-    for (var idx = lid; idx < MT * KT; idx += SG) {
-      let r = idx % MT;
-      let kk = idx / MT;
-      a_tile[idx] = f16(a_value(m0 + r, k0 + kk, ke));
+    for (var t = 0u; t < 16u; t++) {
+      let a_slow = lid / 64u + 2u * t;
+      a_tile[a_slow * 64u + a_fast] = f16(a_value(k0 + a_slow, ph, pw, img, m_ok));
     }
-    for (var idx = lid; idx < KT * NT; idx += SG) {
-      let kk = idx % KT;
-      let c = idx / KT;
-      b_tile[idx] = f16(b_value(k0 + kk, n0 + c, ke));
+    for (var t = 0u; t < 16u; t++) {
+      let b_slow = lid / 32u + 4u * t;
+      b_tile[b_slow * 32u + b_fast] = f16(b_value(k0 + b_fast, n0 + b_slow, ke));
     }
     workgroupBarrier();
-    let a0_0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 0u, true, MT);
-    let a0_1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 16u, true, MT);
-    let a0_2 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 32u, true, MT);
-    let a0_3 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 48u, true, MT);
-    let b0_0 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 0u, true, KT);
-    let b0_1 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 512u, true, KT);
-    let b0_2 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1024u, true, KT);
-    let b0_3 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1536u, true, KT);
-    acc_0_0 = subgroupMatrixMultiplyAccumulate(a0_0, b0_0, acc_0_0);
-    acc_0_1 = subgroupMatrixMultiplyAccumulate(a0_0, b0_1, acc_0_1);
-    acc_0_2 = subgroupMatrixMultiplyAccumulate(a0_0, b0_2, acc_0_2);
-    acc_0_3 = subgroupMatrixMultiplyAccumulate(a0_0, b0_3, acc_0_3);
-    acc_1_0 = subgroupMatrixMultiplyAccumulate(a0_1, b0_0, acc_1_0);
-    acc_1_1 = subgroupMatrixMultiplyAccumulate(a0_1, b0_1, acc_1_1);
-    acc_1_2 = subgroupMatrixMultiplyAccumulate(a0_1, b0_2, acc_1_2);
-    acc_1_3 = subgroupMatrixMultiplyAccumulate(a0_1, b0_3, acc_1_3);
-    acc_2_0 = subgroupMatrixMultiplyAccumulate(a0_2, b0_0, acc_2_0);
-    acc_2_1 = subgroupMatrixMultiplyAccumulate(a0_2, b0_1, acc_2_1);
-    acc_2_2 = subgroupMatrixMultiplyAccumulate(a0_2, b0_2, acc_2_2);
-    acc_2_3 = subgroupMatrixMultiplyAccumulate(a0_2, b0_3, acc_2_3);
-    acc_3_0 = subgroupMatrixMultiplyAccumulate(a0_3, b0_0, acc_3_0);
-    acc_3_1 = subgroupMatrixMultiplyAccumulate(a0_3, b0_1, acc_3_1);
-    acc_3_2 = subgroupMatrixMultiplyAccumulate(a0_3, b0_2, acc_3_2);
-    acc_3_3 = subgroupMatrixMultiplyAccumulate(a0_3, b0_3, acc_3_3);
-    let a1_0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1024u, true, MT);
-    let a1_1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1040u, true, MT);
-    let a1_2 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1056u, true, MT);
-    let a1_3 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1072u, true, MT);
-    let b1_0 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 16u, true, KT);
-    let b1_1 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 528u, true, KT);
-    let b1_2 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1040u, true, KT);
-    let b1_3 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1552u, true, KT);
-    acc_0_0 = subgroupMatrixMultiplyAccumulate(a1_0, b1_0, acc_0_0);
-    acc_0_1 = subgroupMatrixMultiplyAccumulate(a1_0, b1_1, acc_0_1);
-    acc_0_2 = subgroupMatrixMultiplyAccumulate(a1_0, b1_2, acc_0_2);
-    acc_0_3 = subgroupMatrixMultiplyAccumulate(a1_0, b1_3, acc_0_3);
-    acc_1_0 = subgroupMatrixMultiplyAccumulate(a1_1, b1_0, acc_1_0);
-    acc_1_1 = subgroupMatrixMultiplyAccumulate(a1_1, b1_1, acc_1_1);
-    acc_1_2 = subgroupMatrixMultiplyAccumulate(a1_1, b1_2, acc_1_2);
-    acc_1_3 = subgroupMatrixMultiplyAccumulate(a1_1, b1_3, acc_1_3);
-    acc_2_0 = subgroupMatrixMultiplyAccumulate(a1_2, b1_0, acc_2_0);
-    acc_2_1 = subgroupMatrixMultiplyAccumulate(a1_2, b1_1, acc_2_1);
-    acc_2_2 = subgroupMatrixMultiplyAccumulate(a1_2, b1_2, acc_2_2);
-    acc_2_3 = subgroupMatrixMultiplyAccumulate(a1_2, b1_3, acc_2_3);
-    acc_3_0 = subgroupMatrixMultiplyAccumulate(a1_3, b1_0, acc_3_0);
-    acc_3_1 = subgroupMatrixMultiplyAccumulate(a1_3, b1_1, acc_3_1);
-    acc_3_2 = subgroupMatrixMultiplyAccumulate(a1_3, b1_2, acc_3_2);
-    acc_3_3 = subgroupMatrixMultiplyAccumulate(a1_3, b1_3, acc_3_3);
+    let a0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 0u + sg * 16u, true, MT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 0u, true, KT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 512u, true, KT), acc1);
+    acc2 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1024u, true, KT), acc2);
+    acc3 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1536u, true, KT), acc3);
+    let a1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1024u + sg * 16u, true, MT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 16u, true, KT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 528u, true, KT), acc1);
+    acc2 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1040u, true, KT), acc2);
+    acc3 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1552u, true, KT), acc3);
     workgroupBarrier();
   }
-  subgroupMatrixStore(&c_tile, 0u, acc_0_0, true, MT);
-  subgroupMatrixStore(&c_tile, 1024u, acc_0_1, true, MT);
-  subgroupMatrixStore(&c_tile, 2048u, acc_0_2, true, MT);
-  subgroupMatrixStore(&c_tile, 3072u, acc_0_3, true, MT);
-  subgroupMatrixStore(&c_tile, 16u, acc_1_0, true, MT);
-  subgroupMatrixStore(&c_tile, 1040u, acc_1_1, true, MT);
-  subgroupMatrixStore(&c_tile, 2064u, acc_1_2, true, MT);
-  subgroupMatrixStore(&c_tile, 3088u, acc_1_3, true, MT);
-  subgroupMatrixStore(&c_tile, 32u, acc_2_0, true, MT);
-  subgroupMatrixStore(&c_tile, 1056u, acc_2_1, true, MT);
-  subgroupMatrixStore(&c_tile, 2080u, acc_2_2, true, MT);
-  subgroupMatrixStore(&c_tile, 3104u, acc_2_3, true, MT);
-  subgroupMatrixStore(&c_tile, 48u, acc_3_0, true, MT);
-  subgroupMatrixStore(&c_tile, 1072u, acc_3_1, true, MT);
-  subgroupMatrixStore(&c_tile, 2096u, acc_3_2, true, MT);
-  subgroupMatrixStore(&c_tile, 3120u, acc_3_3, true, MT);
+  subgroupMatrixStore(&c_tile, 0u + sg * 16u, acc0, true, MT);
+  subgroupMatrixStore(&c_tile, 1024u + sg * 16u, acc1, true, MT);
+  subgroupMatrixStore(&c_tile, 2048u + sg * 16u, acc2, true, MT);
+  subgroupMatrixStore(&c_tile, 3072u + sg * 16u, acc3, true, MT);
   workgroupBarrier();
-  let hw = params.h * params.w;
-  for (var idx = lid; idx < MT * NT / 2u; idx += SG) {
+  for (var idx = lid; idx < MT * NT / 2u; idx += WG) {
     let c = idx / (MT / 2u);
     let r = idx % (MT / 2u) * 2u;
     let m = m0 + r;

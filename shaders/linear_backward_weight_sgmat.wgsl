@@ -5,7 +5,7 @@
 // samples of slice s: [s*N/S, (s+1)*N/S); A[o, n] = dy[n, o], B[n, i] = x[n, i].
 // The f16 subgroup-matrix form for devices with shader-f16 and chromium-experimental-subgroup-matrix
 // (f16 x f16 -> f32 at 16x16x16: the tensor cores), chosen in fp16 runs only (src/nn/layers): a
-// GEMM C = A B with one subgroup per workgroup owning an MT x NT tile of C. For each KT-deep step it
+// GEMM C = A B with four subgroups per workgroup owning an MT x NT tile of C (16 rows each). For each KT-deep step it
 // stages A and B into workgroup memory as f16 (each operand read as float32, the way the kernel's
 // storage form gives it: packed halves through unpack2x16float, else float32, then rounded to f16,
 // exact for values that are halves already), then multiplies 16x16 blocks with
@@ -21,10 +21,13 @@
 //   1 dy       read        [N, O] gradient of the pre-activation
 //   2 x        read        [N, I] the forward input
 //   3 partial  read_write  [S, O, I + 1]
-// dispatch: (ceil(O / 64), ceil((I + 1) / 64), S); workgroup size SG (one subgroup)
+// dispatch: (ceil(O / 64), ceil((I + 1) / 64), S); workgroup size 128 (four subgroups of 32)
 
 enable f16;
 enable chromium_experimental_subgroup_matrix;
+// Subgroup s (lid / SG) loads its own rows of A: offsets differ between subgroups, which the
+// uniformity analysis would refuse; within a subgroup they are uniform, as the builtins need.
+diagnostic(off, chromium.subgroup_matrix_uniformity);
 
 struct Params { n: u32, i: u32, o: u32, splits: u32 }
 
@@ -33,10 +36,11 @@ struct Params { n: u32, i: u32, o: u32, splits: u32 }
 @group(0) @binding(2) var<storage, read> x: array<f32>;
 @group(0) @binding(3) var<storage, read_write> partial: array<f32>;
 
-const MT: u32 = 64u; // rows of C per workgroup (4 matrices of 16)
+const MT: u32 = 64u; // rows of C per workgroup: 16 per subgroup
 const NT: u32 = 64u; // columns of C per workgroup (4 matrices of 16)
 const KT: u32 = 32u; // depth staged per step (2 matrices of 16)
-override SG: u32 = 32; // the subgroup size: a workgroup is one subgroup
+override SG: u32 = 32; // the subgroup size
+const WG: u32 = 128u; // 4 subgroups of 32: SG must be 32
 
 // A: MT x KT, column-major (r, kk) at kk*MT + r
 var<workgroup> a_tile: array<f16, 2048>;
@@ -56,109 +60,50 @@ fn b_value(n: u32, i: u32, ke: u32) -> f32 {
   return select(v, 1.0, n < ke && i == params.i);
 }
 
-@compute @workgroup_size(SG)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
   let m0 = wid.x * MT;
   let n0 = wid.y * NT;
+  // This invocation's subgroup (invocations are numbered subgroup by subgroup) and its rows of C.
+  let sg = lid / SG;
   let kb = wid.z * params.n / params.splits;
   let ke = (wid.z + 1u) * params.n / params.splits;
-  var acc_0_0 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_0_1 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_0_2 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_0_3 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_1_0 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_1_1 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_1_2 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_1_3 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_2_0 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_2_1 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_2_2 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_2_3 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_3_0 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_3_1 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_3_2 = subgroup_matrix_result<f32, 16, 16>();
-  var acc_3_3 = subgroup_matrix_result<f32, 16, 16>();
+  // Staging: A's row index is fixed per invocation (lid % 64), B's column index too (lid % 64).
+  let a_fast = lid % 64u;
+  let b_fast = lid % 64u;
+  var acc0 = subgroup_matrix_result<f32, 16, 16>();
+  var acc1 = subgroup_matrix_result<f32, 16, 16>();
+  var acc2 = subgroup_matrix_result<f32, 16, 16>();
+  var acc3 = subgroup_matrix_result<f32, 16, 16>();
   for (var k0 = kb; k0 < ke; k0 += KT) {
-    for (var idx = lid; idx < MT * KT; idx += SG) {
-      let r = idx % MT;
-      let kk = idx / MT;
-      a_tile[idx] = f16(a_value(m0 + r, k0 + kk, ke));
+    for (var t = 0u; t < 16u; t++) {
+      let a_slow = lid / 64u + 2u * t;
+      a_tile[a_slow * 64u + a_fast] = f16(a_value(m0 + a_fast, k0 + a_slow, ke));
     }
-    for (var idx = lid; idx < KT * NT; idx += SG) {
-      let kk = idx / NT;
-      let c = idx % NT;
-      b_tile[idx] = f16(b_value(k0 + kk, n0 + c, ke));
+    for (var t = 0u; t < 16u; t++) {
+      let b_slow = lid / 64u + 2u * t;
+      b_tile[b_slow * 64u + b_fast] = f16(b_value(k0 + b_slow, n0 + b_fast, ke));
     }
     workgroupBarrier();
-    let a0_0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 0u, true, MT);
-    let a0_1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 16u, true, MT);
-    let a0_2 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 32u, true, MT);
-    let a0_3 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 48u, true, MT);
-    let b0_0 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 0u, false, NT);
-    let b0_1 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 16u, false, NT);
-    let b0_2 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 32u, false, NT);
-    let b0_3 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 48u, false, NT);
-    acc_0_0 = subgroupMatrixMultiplyAccumulate(a0_0, b0_0, acc_0_0);
-    acc_0_1 = subgroupMatrixMultiplyAccumulate(a0_0, b0_1, acc_0_1);
-    acc_0_2 = subgroupMatrixMultiplyAccumulate(a0_0, b0_2, acc_0_2);
-    acc_0_3 = subgroupMatrixMultiplyAccumulate(a0_0, b0_3, acc_0_3);
-    acc_1_0 = subgroupMatrixMultiplyAccumulate(a0_1, b0_0, acc_1_0);
-    acc_1_1 = subgroupMatrixMultiplyAccumulate(a0_1, b0_1, acc_1_1);
-    acc_1_2 = subgroupMatrixMultiplyAccumulate(a0_1, b0_2, acc_1_2);
-    acc_1_3 = subgroupMatrixMultiplyAccumulate(a0_1, b0_3, acc_1_3);
-    acc_2_0 = subgroupMatrixMultiplyAccumulate(a0_2, b0_0, acc_2_0);
-    acc_2_1 = subgroupMatrixMultiplyAccumulate(a0_2, b0_1, acc_2_1);
-    acc_2_2 = subgroupMatrixMultiplyAccumulate(a0_2, b0_2, acc_2_2);
-    acc_2_3 = subgroupMatrixMultiplyAccumulate(a0_2, b0_3, acc_2_3);
-    acc_3_0 = subgroupMatrixMultiplyAccumulate(a0_3, b0_0, acc_3_0);
-    acc_3_1 = subgroupMatrixMultiplyAccumulate(a0_3, b0_1, acc_3_1);
-    acc_3_2 = subgroupMatrixMultiplyAccumulate(a0_3, b0_2, acc_3_2);
-    acc_3_3 = subgroupMatrixMultiplyAccumulate(a0_3, b0_3, acc_3_3);
-    let a1_0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1024u, true, MT);
-    let a1_1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1040u, true, MT);
-    let a1_2 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1056u, true, MT);
-    let a1_3 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1072u, true, MT);
-    let b1_0 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1024u, false, NT);
-    let b1_1 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1040u, false, NT);
-    let b1_2 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1056u, false, NT);
-    let b1_3 = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1072u, false, NT);
-    acc_0_0 = subgroupMatrixMultiplyAccumulate(a1_0, b1_0, acc_0_0);
-    acc_0_1 = subgroupMatrixMultiplyAccumulate(a1_0, b1_1, acc_0_1);
-    acc_0_2 = subgroupMatrixMultiplyAccumulate(a1_0, b1_2, acc_0_2);
-    acc_0_3 = subgroupMatrixMultiplyAccumulate(a1_0, b1_3, acc_0_3);
-    acc_1_0 = subgroupMatrixMultiplyAccumulate(a1_1, b1_0, acc_1_0);
-    acc_1_1 = subgroupMatrixMultiplyAccumulate(a1_1, b1_1, acc_1_1);
-    acc_1_2 = subgroupMatrixMultiplyAccumulate(a1_1, b1_2, acc_1_2);
-    acc_1_3 = subgroupMatrixMultiplyAccumulate(a1_1, b1_3, acc_1_3);
-    acc_2_0 = subgroupMatrixMultiplyAccumulate(a1_2, b1_0, acc_2_0);
-    acc_2_1 = subgroupMatrixMultiplyAccumulate(a1_2, b1_1, acc_2_1);
-    acc_2_2 = subgroupMatrixMultiplyAccumulate(a1_2, b1_2, acc_2_2);
-    acc_2_3 = subgroupMatrixMultiplyAccumulate(a1_2, b1_3, acc_2_3);
-    acc_3_0 = subgroupMatrixMultiplyAccumulate(a1_3, b1_0, acc_3_0);
-    acc_3_1 = subgroupMatrixMultiplyAccumulate(a1_3, b1_1, acc_3_1);
-    acc_3_2 = subgroupMatrixMultiplyAccumulate(a1_3, b1_2, acc_3_2);
-    acc_3_3 = subgroupMatrixMultiplyAccumulate(a1_3, b1_3, acc_3_3);
+    let a0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 0u + sg * 16u, true, MT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 0u, false, NT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 16u, false, NT), acc1);
+    acc2 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 32u, false, NT), acc2);
+    acc3 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 48u, false, NT), acc3);
+    let a1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1024u + sg * 16u, true, MT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1024u, false, NT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1040u, false, NT), acc1);
+    acc2 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1056u, false, NT), acc2);
+    acc3 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1072u, false, NT), acc3);
     workgroupBarrier();
   }
-  subgroupMatrixStore(&c_tile, 0u, acc_0_0, false, NT);
-  subgroupMatrixStore(&c_tile, 16u, acc_0_1, false, NT);
-  subgroupMatrixStore(&c_tile, 32u, acc_0_2, false, NT);
-  subgroupMatrixStore(&c_tile, 48u, acc_0_3, false, NT);
-  subgroupMatrixStore(&c_tile, 1024u, acc_1_0, false, NT);
-  subgroupMatrixStore(&c_tile, 1040u, acc_1_1, false, NT);
-  subgroupMatrixStore(&c_tile, 1056u, acc_1_2, false, NT);
-  subgroupMatrixStore(&c_tile, 1072u, acc_1_3, false, NT);
-  subgroupMatrixStore(&c_tile, 2048u, acc_2_0, false, NT);
-  subgroupMatrixStore(&c_tile, 2064u, acc_2_1, false, NT);
-  subgroupMatrixStore(&c_tile, 2080u, acc_2_2, false, NT);
-  subgroupMatrixStore(&c_tile, 2096u, acc_2_3, false, NT);
-  subgroupMatrixStore(&c_tile, 3072u, acc_3_0, false, NT);
-  subgroupMatrixStore(&c_tile, 3088u, acc_3_1, false, NT);
-  subgroupMatrixStore(&c_tile, 3104u, acc_3_2, false, NT);
-  subgroupMatrixStore(&c_tile, 3120u, acc_3_3, false, NT);
+  subgroupMatrixStore(&c_tile, sg * 1024u + 0u, acc0, false, NT);
+  subgroupMatrixStore(&c_tile, sg * 1024u + 16u, acc1, false, NT);
+  subgroupMatrixStore(&c_tile, sg * 1024u + 32u, acc2, false, NT);
+  subgroupMatrixStore(&c_tile, sg * 1024u + 48u, acc3, false, NT);
   workgroupBarrier();
   let cols = params.i + 1u;
-  for (var idx = lid; idx < MT * NT; idx += SG) {
+  for (var idx = lid; idx < MT * NT; idx += WG) {
     let r = idx / NT;
     let c = idx % NT;
     let o = m0 + r;

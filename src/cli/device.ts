@@ -56,7 +56,7 @@ export async function settleWorkerAdapter(
   if (half && io) {
     const a = await gpu.requestAdapter();
     if (a) {
-      const fixed = (a.info.subgroupMinSize ?? 0) > 0 && a.info.subgroupMinSize === a.info.subgroupMaxSize;
+      const fixed = a.info.subgroupMinSize === 32 && a.info.subgroupMaxSize === 32;
       const matrix =
         a.features.has('shader-f16') &&
         a.features.has('chromium-experimental-subgroup-matrix') &&

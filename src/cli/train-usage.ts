@@ -55,12 +55,16 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       fp32 master weights and optimizer state, dynamic loss scaling (DeepSpeed's defaults: 2^16,
       window 1000, hysteresis 2, min 1; the ds_config's fp16 section sets them); a step whose
       gradients overflow is skipped and logged as DeepSpeed logs it. The activations the backward
-      reads (input, conv and pool outputs) are stored as halves too. The kernels compute in float32:
-      it saves parameter, activation and communication memory, not time
+      reads (input, conv and pool outputs) are stored as halves too. Where the GPU has shader-f16 and
+      f16 subgroup matrices (Node enables Dawn's vulkan_enable_f16_on_nvidia and allow_unsafe_apis
+      toggles for an fp16 run where the adapter hides them; the log's 'half arithmetic' line says
+      what the run got), conv2's and fc1's matrix products multiply halves on the tensor cores with
+      float32 accumulation; the other kernels, and all of them elsewhere, compute in float32
   --bf16   bf16 mixed precision as DeepSpeed's bf16 section (ddp, zero1, zero2; the other modes refuse
       it): bfloat16 parameters and gradients stored as packed pairs (the upper 16 bits of a float32,
       rounded to nearest even), all-reduced / reduce-scattered as bf16, fp32 master weights and
-      optimizer state, no loss scaling (bf16 has float32's range). Not with --fp16
+      optimizer state, no loss scaling (bf16 has float32's range). Not with --fp16. The arithmetic
+      stays float32 (WGSL has no bfloat16 type): every kernel widens the pairs exactly to float32
 
   --trace FILE.json   write every rank's step timeline (data, upload, each layer's forward and backward
                       on the GPU, buckets, ring chunks, waits, optimizer, readbacks) in the Chrome trace

@@ -116,7 +116,8 @@ export class Gpu {
   /**
    * Whether the f16 subgroup-matrix kernels (`*_sgmat`: f16 x f16 -> f32 16x16x16 tiles, one
    * subgroup per workgroup) run here: the device has shader-f16 and
-   * chromium-experimental-subgroup-matrix, the adapter the 16x16x16 shape, and one subgroup size.
+   * chromium-experimental-subgroup-matrix, the adapter the 16x16x16 shape, and subgroups of 32
+   * (the kernels' workgroups are four subgroups of 32).
    */
   get halfMatrix(): boolean {
     const f = this.device.features;
@@ -124,7 +125,7 @@ export class Gpu {
       f.has('shader-f16') &&
       f.has('chromium-experimental-subgroup-matrix') &&
       (this.adapter.halfMatrixShapes ?? []).includes('16x16x16') &&
-      this.subgroupSize > 0
+      this.subgroupSize === 32
     );
   }
 
