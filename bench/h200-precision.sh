@@ -18,6 +18,18 @@ step() { echo "== $*" | tee -a "$log"; }
 # Dawn prints a warning per deprecated subgroup-matrix builtin as it compiles: left out here.
 F() { grep -vE "deprecated builtin|^ *\^+ *$|subgroupMatrix(Load|Store|MultiplyAccumulate)|warning|Compilation log|^$|^\{"; }
 export WEBDDP_DAWN_FLAGS=disable-dawn-features=timestamp_quantization
+if [ "$what" = fp16 ]; then
+  # fp16 kernels only: their check cases, then fp16 with and without the subgroup-matrix kernels and fp32, profiled
+  step "webddp check --adapter gpu --only kernels --kernels sgmat"
+  timeout 120 $W check --adapter gpu --only kernels --kernels sgmat --junit "$out/check-sgmat.xml" 2>&1 | F | tail -20 | tee -a "$log"
+  for t in '{}' '{"halfMatrix":[]}'; do
+    step "webddp bench --adapter gpu --precision fp16 --batches 128,512,2048 --steps 30 --warmup 5 --profile --tuning '$t'"
+    timeout 120 $W bench --adapter gpu --precision fp16 --batches 128,512,2048 --steps 30 --warmup 5 --profile --tuning "$t" 2>&1 | F | tee -a "$log"
+  done
+  step "webddp bench --adapter gpu --precision fp32 --batches 128,512,2048 --steps 30 --warmup 5"
+  timeout 120 $W bench --adapter gpu --precision fp32 --batches 128,512,2048 --steps 30 --warmup 5 2>&1 | F | tee -a "$log"
+  exit 0
+fi
 step "webddp devices"
 timeout 60 $W devices 2>&1 | grep -v XDG | tee -a "$log"
 step "node bench/matmul-ceiling.mjs --n 4096"
@@ -43,7 +55,15 @@ for run in 1 2; do
     timeout 60 python3 "$B/pytorch_simplecnn.py" --modes eager --batches 128,512,2048 --steps 30 --warmup 5 $ac 2>&1 | F | tee -a "$log"
   done
 done
-step "webddp bench --adapter gpu --precision fp16 --batches 128,512,2048 --steps 30 --warmup 5 --tuning '{\"halfMatrix\":\"off\"}' (halves stored, float32 arithmetic)"
-timeout 90 $W bench --adapter gpu --precision fp16 --batches 128,512,2048 --steps 30 --warmup 5 --tuning '{"halfMatrix":"off"}' 2>&1 | F | tee -a "$log"
+for t in '{"halfMatrix":[]}' '{"halfMatrix":["conv-forward","conv-input","conv-weight","linear-forward","linear-weight"]}'; do
+  step "webddp bench --adapter gpu --precision fp16 --batches 128,512,2048 --steps 30 --warmup 5 --tuning '$t'"
+  timeout 90 $W bench --adapter gpu --precision fp16 --batches 128,512,2048 --steps 30 --warmup 5 --tuning "$t" 2>&1 | F | tee -a "$log"
+done
+# Accuracy: the synthetic set (learnable), 3 epochs, same seed, fp32 against fp16.
+for p in "" --fp16; do
+  step "webddp train --data synthetic --adapter gpu --epochs 3 --seed 0 --batch-size 128 $p --json (epoch lines)"
+  timeout 120 $W train --data synthetic --store /tmp/store --adapter gpu --epochs 3 --seed 0 --batch-size 128 $p --json 2>&1 |
+    grep -E '"type":"epoch"|rror|half arithmetic' | cut -c1-400 | tee -a "$log"
+done
 step "webddp bench --adapter gpu --precision fp16 --batches 512,2048 --steps 20 --warmup 5 --profile"
 timeout 90 $W bench --adapter gpu --precision fp16 --batches 512,2048 --steps 20 --warmup 5 --profile 2>&1 | F | tee -a "$log"

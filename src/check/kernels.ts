@@ -27,7 +27,14 @@ export function selectedKernels(tuning: Tuning, subgroupSize: number, halfMatrix
   const all = Object.keys(KERNEL_CASES) as KernelName[];
   const chosen = (k: KernelName) => k.startsWith('conv2d_') || /^linear_(forward|backward_weight)/.test(k);
   // The subgroup-matrix kernels: fp16 runs on a device with them (Gpu.halfMatrix), this tuning willing.
-  const matrix = tuning.halfMatrix === 'subgroup-matrix' && halfMatrix ? all.filter((k) => k.endsWith('_sgmat')) : [];
+  const sgmat: Record<Tuning['halfMatrix'][number], KernelName[]> = {
+    'conv-forward': ['conv2d_forward_sgmat'],
+    'conv-input': ['conv2d_backward_input_sgmat'],
+    'conv-weight': ['conv2d_backward_weight_sgmat'],
+    'linear-forward': ['linear_forward_sgmat', 'linear_forward_reduce'],
+    'linear-weight': ['linear_backward_weight_sgmat'],
+  };
+  const matrix = halfMatrix ? tuning.halfMatrix.flatMap((u) => sgmat[u]) : [];
   return new Set([
     ...all.filter((k) => !chosen(k)),
     ...matrix,

@@ -35,8 +35,10 @@ device (webddp train --colocate).
   --precision fp32 (default), fp16 or bf16: the step of a --fp16 / --bf16 run (halves as
             parameters and saved activations, the optimizer on a float32 master). fp16 asks Node's
             Dawn for shader-f16 and subgroup matrices (Dawn toggles where the adapter hides them) and,
-            where the device has them, computes conv2 and fc1 in f16 subgroup matrices with float32
-            accumulation; bf16 computes in float32 (WGSL has no bfloat16 type)
+            where the device has them, computes the products the tuning's halfMatrix names
+            (conv-forward, conv-input, conv-weight, linear-forward, linear-weight; default
+            linear-forward) in f16 subgroup matrices with float32 accumulation; bf16 computes in
+            float32 (WGSL has no bfloat16 type)
   --tuning  kernel override constants and split-K targets, e.g.
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'; default: the
             WEBDDP_TUNING environment variable (as for train and check)

@@ -1,6 +1,7 @@
 // Node only: the CLI's device, from Dawn on the machine's GPU or SwiftShader (--adapter), with a
 // line on stderr saying which adapter is in use.
 import { acquireDevice, halfMatrixShapes, type Gpu } from '../gpu/device.ts';
+import { GPU_TUNING } from '../gpu/tuning.ts';
 import { HALF_FEATURES, nodeGpu, wantHalfFeatures, type AdapterChoice } from '../gpu/device-node.ts';
 import { UsageError, type CliIO } from './command.ts';
 
@@ -23,7 +24,9 @@ export function halfArithmeticLine(
   const via = toggles.length > 0 ? ` (through the Dawn toggles ${toggles.join(', ')})` : '';
   const list = has.length > 0 ? `${has.join(', ')}${via}` : 'no shader-f16, no subgroup matrices';
   const how = halfMatrix
-    ? 'fp16 runs: convolutions and fc1 in f16 subgroup matrices (tensor cores) with float32 accumulation'
+    ? `fp16 runs: f16 subgroup matrices (tensor cores, float32 accumulation) for the products the tuning's ` +
+      `halfMatrix names (${GPU_TUNING.halfMatrix.join(', ') || 'none'} unless --tuning says otherwise), float32 ` +
+      `arithmetic on the unpacked halves elsewhere`
     : 'fp16 runs: halves stored, arithmetic in float32';
   return `half arithmetic: ${list}; ${how}\n`;
 }

@@ -135,9 +135,9 @@ export function describeFp16(c: TrainConfig): string {
     `fp16 mixed precision: fp16 parameters, gradients and saved activations (the input, conv and pool outputs) ` +
     `stored as packed halves (pack2x16float), gradients all-reduced as fp16; fp32 master weights and optimizer; ` +
     `${scale}. Arithmetic: where the device has shader-f16 and f16 x f16 -> f32 subgroup matrices (the ` +
-    `'half arithmetic' line), conv2 and fc1 multiply halves with float32 accumulation; every other kernel, and ` +
-    `all of them elsewhere, computes in float32 on the unpacked halves; activation gradients, fc1's output and ` +
-    `the logits stay float32, softmax, the loss and the optimizer are float32`
+    `'half arithmetic' line), the products the tuning's halfMatrix names multiply halves with float32 ` +
+    `accumulation; every other kernel, and all of them elsewhere, computes in float32 on the unpacked halves; ` +
+    `activation gradients, fc1's output and the logits stay float32, softmax, the loss and the optimizer are float32`
   );
 }
 

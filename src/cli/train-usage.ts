@@ -58,8 +58,9 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       reads (input, conv and pool outputs) are stored as halves too. Where the GPU has shader-f16 and
       f16 subgroup matrices (Node enables Dawn's vulkan_enable_f16_on_nvidia and allow_unsafe_apis
       toggles for an fp16 run where the adapter hides them; the log's 'half arithmetic' line says
-      what the run got), conv2's and fc1's matrix products multiply halves on the tensor cores with
-      float32 accumulation; the other kernels, and all of them elsewhere, compute in float32
+      what the run got), the matrix products the tuning's halfMatrix names (default: fc1's forward,
+      the one measured faster on an H200) multiply halves on the tensor cores with float32
+      accumulation; the other kernels, and all of them elsewhere, compute in float32
   --bf16   bf16 mixed precision as DeepSpeed's bf16 section (ddp, zero1, zero2; the other modes refuse
       it): bfloat16 parameters and gradients stored as packed pairs (the upper 16 bits of a float32,
       rounded to nearest even), all-reduced / reduce-scattered as bf16, fp32 master weights and

@@ -69,7 +69,9 @@ export class Conv2dLayer implements Layer {
   /** Room for the split-K slices of any kernel (which one runs depends on the device). */
   workspaceBytes(batch: number, tuning: Tuning): number {
     const tiled = weightTileChoices(this.ci, tuning).map((t) => this.splits(batch, tuning, t));
-    const matrix = useHalfMatrix(this.ci * 9, tuning, 'f16', true) ? [this.matrixSplits(batch, tuning)] : [];
+    const matrix = useHalfMatrix('conv-weight', this.ci * 9, tuning, 'f16', true)
+      ? [this.matrixSplits(batch, tuning)]
+      : [];
     const splits = Math.max(this.splits(batch, tuning, null), ...tiled, ...matrix);
     return splits * this.co * (this.ci * 9 + 1) * 4;
   }
@@ -78,8 +80,8 @@ export class Conv2dLayer implements Layer {
    * Whether this layer computes in f16 subgroup matrices (fp16 runs on a device with them, layers
    * whose sums are long enough: conv2's 288, not conv1's 27).
    */
-  private halfMatrix(ctx: BuildContext): boolean {
-    return useHalfMatrix(this.ci * 9, ctx.tuning, ctx.paramStorage, ctx.gpu.halfMatrix);
+  private halfMatrix(ctx: BuildContext, use: 'conv-forward' | 'conv-input' | 'conv-weight'): boolean {
+    return useHalfMatrix(use, this.ci * 9, ctx.tuning, ctx.paramStorage, ctx.gpu.halfMatrix);
   }
 
   /** conv2d_backward_weight_sgmat's split-K slices over the pixels: at least 512 pixels each, at most 256. */
@@ -105,7 +107,7 @@ export class Conv2dLayer implements Layer {
     if (isHalfBuffer(y) && this.w % 2 !== 0)
       throw new Error(`${this.name}: an fp16 activation output needs an even image width (got ${this.w})`);
     const halves = halvesOf({ x, y });
-    if (this.halfMatrix(ctx)) {
+    if (this.halfMatrix(ctx, 'conv-forward')) {
       if ((this.h * this.w) % 2 !== 0)
         throw new Error(
           `${this.name}: the f16 subgroup-matrix forward needs an even pixel count (got ${this.h}x${this.w})`,
@@ -134,7 +136,7 @@ export class Conv2dLayer implements Layer {
     const ops: Op[] = [];
     const g = ctx.gpu;
     if (io.dx) ops.push(await this.backwardInput(ctx, io.dy, io.dx, batch));
-    if (this.halfMatrix(ctx)) {
+    if (this.halfMatrix(ctx, 'conv-weight')) {
       const splits = this.matrixSplits(batch, ctx.tuning);
       const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
       const k = await g.kernels.get(
@@ -190,7 +192,7 @@ export class Conv2dLayer implements Layer {
     const g = ctx.gpu;
     const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, w_off: ctx.paramOffset(this.weight) };
     const label = `${this.name}.backward_input`;
-    if (this.halfMatrix(ctx)) {
+    if (this.halfMatrix(ctx, 'conv-input')) {
       const k = await g.kernels.get('conv2d_backward_input_sgmat', { SG: g.subgroupSize }, ctx.paramStorage);
       const wg = [cdiv(batch * this.h * this.w, MATRIX_TILE), cdiv(this.ci, MATRIX_TILE / 2), 1] as const;
       return makeOp(g, k, label, shape, { dy, theta: ctx.params, dx }, wg);

@@ -4,7 +4,7 @@
 // limits hold the tile. Bad tile constants (from --tuning) are an error naming them.
 import { KERNELS } from '../../gpu/kernels.ts';
 import { cdiv } from '../../gpu/op.ts';
-import type { Tuning } from '../../gpu/tuning.ts';
+import type { HalfMatrixUse, Tuning } from '../../gpu/tuning.ts';
 
 /** Override constants of linear_forward_tiled: TN samples x TO features per workgroup, TK inputs a step. */
 export interface ForwardTiles {
@@ -80,8 +80,14 @@ export const MATRIX_TILE = 64;
  * Whether a layer with long sums computes in f16 subgroup matrices: an fp16 run (halves as
  * parameters) where the tuning asks for it and the device has them (Gpu.halfMatrix).
  */
-export function useHalfMatrix(inputs: number, tuning: Tuning, paramStorage: string, halfMatrix: boolean): boolean {
-  return tuning.halfMatrix === 'subgroup-matrix' && paramStorage === 'f16' && halfMatrix && inputs >= LONG_SUMS;
+export function useHalfMatrix(
+  use: HalfMatrixUse,
+  inputs: number,
+  tuning: Tuning,
+  paramStorage: string,
+  halfMatrix: boolean,
+): boolean {
+  return tuning.halfMatrix.includes(use) && paramStorage === 'f16' && halfMatrix && inputs >= LONG_SUMS;
 }
 
 /** linear_forward_sgmat's split-K slices: about 1024 workgroups, slices of at least 64 inputs. */

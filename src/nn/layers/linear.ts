@@ -56,22 +56,22 @@ export class LinearLayer implements Layer {
     const forward = f ? forwardSplits(this.i, this.o, batch, tuning, f) * batch * this.o : 0;
     const weight = w ? weightSplits(this.i, this.o, batch, tuning, w) * this.o * (this.i + 1) : 0;
     // fp16 runs may take the subgroup-matrix kernels (which depends on the device)
-    const matrix = useHalfMatrix(this.i, tuning, 'f16', true)
-      ? Math.max(
-          matrixForwardSplits(this.i, this.o, batch) * batch * this.o,
-          matrixWeightSplits(batch) * this.o * (this.i + 1),
-        )
-      : 0;
+    const mf = useHalfMatrix('linear-forward', this.i, tuning, 'f16', true);
+    const mw = useHalfMatrix('linear-weight', this.i, tuning, 'f16', true);
+    const matrix = Math.max(
+      mf ? matrixForwardSplits(this.i, this.o, batch) * batch * this.o : 0,
+      mw ? matrixWeightSplits(batch) * this.o * (this.i + 1) : 0,
+    );
     return 4 * Math.max(forward, weight, matrix);
   }
 
-  private halfMatrix(ctx: BuildContext): boolean {
-    return useHalfMatrix(this.i, ctx.tuning, ctx.paramStorage, ctx.gpu.halfMatrix);
+  private halfMatrix(ctx: BuildContext, use: 'linear-forward' | 'linear-weight'): boolean {
+    return useHalfMatrix(use, this.i, ctx.tuning, ctx.paramStorage, ctx.gpu.halfMatrix);
   }
 
   // x [N, i] -> y [N, o] = relu?(x W^T + b)
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
-    if (this.halfMatrix(ctx)) return this.forwardMatrix(ctx, x, y, batch);
+    if (this.halfMatrix(ctx, 'linear-forward')) return this.forwardMatrix(ctx, x, y, batch);
     const t = forwardTiles(this.i, ctx.tuning, ctx.gpu.device.limits);
     if (t) return this.forwardTiled(ctx, x, y, batch, t);
     const k = await ctx.gpu.kernels.get('linear_forward', {}, ctx.paramStorage, halvesOf({ x, y }));
@@ -172,7 +172,7 @@ export class LinearLayer implements Layer {
         ),
       );
     }
-    if (this.halfMatrix(ctx)) return [...ops, ...(await this.backwardWeightMatrix(ctx, io, batch))];
+    if (this.halfMatrix(ctx, 'linear-weight')) return [...ops, ...(await this.backwardWeightMatrix(ctx, io, batch))];
     const t = weightTiles(this.i, ctx.tuning, g.device.limits);
     if (t) return [...ops, ...(await this.backwardWeightTiled(ctx, io, batch, t))];
     const k = await g.kernels.get('linear_backward_weight', {}, 'f32', halvesOf({ x: io.x }));
