@@ -57,10 +57,12 @@ function createInstance(create: DawnModule['create'], device?: string, toggles: 
 /**
  * Asks every later nodeGpu() of this process, and of the worker threads it starts afterwards (they
  * copy process.env), for the half-precision features: a run in fp16 calls it before it acquires
- * devices. Where the adapter lacks them, nodeGpu tries the HALF_TOGGLES.
+ * devices. Where the adapter lacks them, nodeGpu tries the HALF_TOGGLES. The environment variable
+ * WEBDDP_HALF_FEATURES=0 turns this off.
  */
 export function wantHalfFeatures(): void {
-  process.env.WEBDDP_HALF_FEATURES = '1';
+  // WEBDDP_HALF_FEATURES=0 keeps Dawn's defaults (no toggles) for every run of the process.
+  if (process.env.WEBDDP_HALF_FEATURES !== '0') process.env.WEBDDP_HALF_FEATURES = '1';
 }
 
 function halfWanted(): boolean {
