@@ -21,7 +21,9 @@ const gpu = create(['enable-dawn-features=vulkan_enable_f16_on_nvidia,allow_unsa
 globalThis.webddpKeepGpu = gpu;
 const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
 if (!adapter) throw new Error('no adapter');
-const want = ['shader-f16', 'chromium-experimental-subgroup-matrix', 'subgroups'].filter((f) => adapter.features.has(f));
+const want = ['shader-f16', 'chromium-experimental-subgroup-matrix', 'subgroups'].filter((f) =>
+  adapter.features.has(f),
+);
 const device = await adapter.requestDevice({
   requiredFeatures: want,
   requiredLimits: {
@@ -74,11 +76,11 @@ fn main(@builtin(workgroup_id) wid: vec3u) {
   let r0 = wid.y * 64u; let c0 = wid.x * 64u;
 ${acc.map(([i, q]) => `  var acc_${i}_${q} = subgroup_matrix_result<f32, 16, 16>();`).join('\n')}
   for (var k0 = 0u; k0 < N; k0 += 16u) {
-${[0, 1, 2, 3].map((i) => `    let a${i} = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a, (r0 + ${16 * i}u) * N + k0, false, N);`).join('\n')}
-${[0, 1, 2, 3].map((q) => `    let b${q} = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b, k0 * N + c0 + ${16 * q}u, false, N);`).join('\n')}
+${[0, 1, 2, 3].map((i) => `    let a${i} = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&a, (r0 + ${16 * i}u) * N + k0, N);`).join('\n')}
+${[0, 1, 2, 3].map((q) => `    let b${q} = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b, k0 * N + c0 + ${16 * q}u, N);`).join('\n')}
 ${acc.map(([i, q]) => `    acc_${i}_${q} = subgroupMatrixMultiplyAccumulate(a${i}, b${q}, acc_${i}_${q});`).join('\n')}
   }
-${acc.map(([i, q]) => `  subgroupMatrixStore(&c, (r0 + ${16 * i}u) * N + c0 + ${16 * q}u, acc_${i}_${q}, false, N);`).join('\n')}
+${acc.map(([i, q]) => `  subgroupMatrixStore<row_major>(&c, (r0 + ${16 * i}u) * N + c0 + ${16 * q}u, acc_${i}_${q}, N);`).join('\n')}
 }`;
 
 async function time(name, code, bytesPer, wg) {
@@ -118,6 +120,8 @@ if (want.includes('chromium-experimental-subgroup-matrix') && want.includes('sha
   rows.push(await time('f16 subgroup matrices 16x16x16 -> f32 (4x4 per subgroup)', SGMAT, 2, [n / 64, n / 64, 1]));
 else rows.push({ name: 'f16 subgroup matrices', error: 'the adapter offers no shader-f16 + subgroup matrices' });
 for (const r of rows)
-  console.log(r.error ? `${r.name}: ${r.error}` : `${r.name}: ${n}^3 in ${r.ms.toFixed(3)} ms, ${r.tflops.toFixed(1)} TFLOP/s`);
+  console.log(
+    r.error ? `${r.name}: ${r.error}` : `${r.name}: ${n}^3 in ${r.ms.toFixed(3)} ms, ${r.tflops.toFixed(1)} TFLOP/s`,
+  );
 console.log(JSON.stringify({ adapter: adapter.info.description, features: want, rows }));
 device.destroy();

@@ -99,16 +99,16 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
       b_tile[b_slow * 32u + b_fast] = f16(b_value(k0 + b_fast, n0 + b_slow, ke));
     }
     workgroupBarrier();
-    let a0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 0u + sg * 16u, true, MT);
-    acc0 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 0u, true, KT), acc0);
-    acc1 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 512u, true, KT), acc1);
-    let a1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1024u + sg * 16u, true, MT);
-    acc0 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 16u, true, KT), acc0);
-    acc1 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 528u, true, KT), acc1);
+    let a0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>(&a_tile, 0u + sg * 16u, MT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 0u, KT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 512u, KT), acc1);
+    let a1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>(&a_tile, 1024u + sg * 16u, MT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 16u, KT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 528u, KT), acc1);
     workgroupBarrier();
   }
-  subgroupMatrixStore(&c_tile, 0u + sg * 16u, acc0, true, MT);
-  subgroupMatrixStore(&c_tile, 1024u + sg * 16u, acc1, true, MT);
+  subgroupMatrixStore<col_major>(&c_tile, 0u + sg * 16u, acc0, MT);
+  subgroupMatrixStore<col_major>(&c_tile, 1024u + sg * 16u, acc1, MT);
   workgroupBarrier();
   for (var idx = lid; idx < MT * NT; idx += WG) {
     let c = idx / MT;

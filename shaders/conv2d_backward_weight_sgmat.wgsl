@@ -100,22 +100,22 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
       b_tile[b_slow * 32u + b_fast] = f16(b_value(n0 + b_slow, ph, pw, img, m_ok));
     }
     workgroupBarrier();
-    let a0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, sg * 512u + 0u, false, KT);
-    acc0 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 0u, true, KT), acc0);
-    acc1 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 512u, true, KT), acc1);
-    acc2 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1024u, true, KT), acc2);
-    acc3 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1536u, true, KT), acc3);
-    let a1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, sg * 512u + 16u, false, KT);
-    acc0 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 16u, true, KT), acc0);
-    acc1 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 528u, true, KT), acc1);
-    acc2 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1040u, true, KT), acc2);
-    acc3 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1552u, true, KT), acc3);
+    let a0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&a_tile, sg * 512u + 0u, KT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 0u, KT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 512u, KT), acc1);
+    acc2 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 1024u, KT), acc2);
+    acc3 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 1536u, KT), acc3);
+    let a1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&a_tile, sg * 512u + 16u, KT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 16u, KT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 528u, KT), acc1);
+    acc2 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 1040u, KT), acc2);
+    acc3 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b_tile, 1552u, KT), acc3);
     workgroupBarrier();
   }
-  subgroupMatrixStore(&c_tile, sg * 1024u + 0u, acc0, false, NT);
-  subgroupMatrixStore(&c_tile, sg * 1024u + 16u, acc1, false, NT);
-  subgroupMatrixStore(&c_tile, sg * 1024u + 32u, acc2, false, NT);
-  subgroupMatrixStore(&c_tile, sg * 1024u + 48u, acc3, false, NT);
+  subgroupMatrixStore<row_major>(&c_tile, sg * 1024u + 0u, acc0, NT);
+  subgroupMatrixStore<row_major>(&c_tile, sg * 1024u + 16u, acc1, NT);
+  subgroupMatrixStore<row_major>(&c_tile, sg * 1024u + 32u, acc2, NT);
+  subgroupMatrixStore<row_major>(&c_tile, sg * 1024u + 48u, acc3, NT);
   workgroupBarrier();
   let cols = params.ci * 9u + 1u;
   for (var idx = lid; idx < MT * NT; idx += WG) {

@@ -85,22 +85,22 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid:
       b_tile[b_slow * 64u + b_fast] = f16(b_value(k0 + b_slow, n0 + b_fast, ke));
     }
     workgroupBarrier();
-    let a0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 0u + sg * 16u, true, MT);
-    acc0 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 0u, false, NT), acc0);
-    acc1 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 16u, false, NT), acc1);
-    acc2 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 32u, false, NT), acc2);
-    acc3 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 48u, false, NT), acc3);
-    let a1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>>(&a_tile, 1024u + sg * 16u, true, MT);
-    acc0 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1024u, false, NT), acc0);
-    acc1 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1040u, false, NT), acc1);
-    acc2 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1056u, false, NT), acc2);
-    acc3 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>>(&b_tile, 1072u, false, NT), acc3);
+    let a0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>(&a_tile, 0u + sg * 16u, MT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b_tile, 0u, NT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b_tile, 16u, NT), acc1);
+    acc2 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b_tile, 32u, NT), acc2);
+    acc3 = subgroupMatrixMultiplyAccumulate(a0, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b_tile, 48u, NT), acc3);
+    let a1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>(&a_tile, 1024u + sg * 16u, MT);
+    acc0 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b_tile, 1024u, NT), acc0);
+    acc1 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b_tile, 1040u, NT), acc1);
+    acc2 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b_tile, 1056u, NT), acc2);
+    acc3 = subgroupMatrixMultiplyAccumulate(a1, subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b_tile, 1072u, NT), acc3);
     workgroupBarrier();
   }
-  subgroupMatrixStore(&c_tile, sg * 1024u + 0u, acc0, false, NT);
-  subgroupMatrixStore(&c_tile, sg * 1024u + 16u, acc1, false, NT);
-  subgroupMatrixStore(&c_tile, sg * 1024u + 32u, acc2, false, NT);
-  subgroupMatrixStore(&c_tile, sg * 1024u + 48u, acc3, false, NT);
+  subgroupMatrixStore<row_major>(&c_tile, sg * 1024u + 0u, acc0, NT);
+  subgroupMatrixStore<row_major>(&c_tile, sg * 1024u + 16u, acc1, NT);
+  subgroupMatrixStore<row_major>(&c_tile, sg * 1024u + 32u, acc2, NT);
+  subgroupMatrixStore<row_major>(&c_tile, sg * 1024u + 48u, acc3, NT);
   workgroupBarrier();
   let cols = params.i + 1u;
   for (var idx = lid; idx < MT * NT; idx += WG) {
