@@ -7,9 +7,11 @@
 //     from storage (the Dawn toggles vulkan_enable_f16_on_nvidia,allow_unsafe_apis are asked for).
 // Prints one line per form and one JSON line. Mean of --reps timed dispatches after 3 warm-ups.
 //   node bench/matmul-ceiling.mjs [--n 4096] [--reps 20]
+/* global console, performance, process, GPUBufferUsage */
 import { create, globals } from 'webgpu';
 
 Object.assign(globalThis, globals);
+/** @type {(k: string, d: number) => number} */
 const arg = (k, d) => {
   const i = process.argv.indexOf(k);
   return i > 0 ? Number(process.argv[i + 1]) : d;
@@ -21,9 +23,12 @@ const gpu = create(['enable-dawn-features=vulkan_enable_f16_on_nvidia,allow_unsa
 globalThis.webddpKeepGpu = gpu;
 const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
 if (!adapter) throw new Error('no adapter');
-const want = ['shader-f16', 'chromium-experimental-subgroup-matrix', 'subgroups'].filter((f) =>
-  adapter.features.has(f),
-);
+/** @type {GPUFeatureName[]} */
+const want = /** @type {GPUFeatureName[]} */ ([
+  'shader-f16',
+  'chromium-experimental-subgroup-matrix',
+  'subgroups',
+]).filter((f) => adapter.features.has(f));
 const device = await adapter.requestDevice({
   requiredFeatures: want,
   requiredLimits: {
@@ -63,6 +68,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
   }
 }`;
 
+/** @type {[number, number][]} */
 const acc = [];
 for (let i = 0; i < 4; i++) for (let q = 0; q < 4; q++) acc.push([i, q]);
 const SGMAT = `enable f16;
@@ -83,18 +89,28 @@ ${acc.map(([i, q]) => `    acc_${i}_${q} = subgroupMatrixMultiplyAccumulate(a${i
 ${acc.map(([i, q]) => `  subgroupMatrixStore<row_major>(&c, (r0 + ${16 * i}u) * N + c0 + ${16 * q}u, acc_${i}_${q}, N);`).join('\n')}
 }`;
 
+/**
+ * Mean ms of one dispatch of `code` over n x n matrices of `bytesPer`-byte elements.
+ * @param {string} name
+ * @param {string} code
+ * @param {number} bytesPer
+ * @param {[number, number, number]} wg
+ * @returns {Promise<{ name: string, n?: number, ms?: number, tflops?: number, error?: string }>}
+ */
 async function time(name, code, bytesPer, wg) {
   const module = device.createShaderModule({ code });
   const info = await module.getCompilationInfo();
   const errs = info.messages.filter((m) => m.type === 'error');
   if (errs.length) return { name, error: errs.map((e) => `${e.lineNum}:${e.linePos} ${e.message}`).join('; ') };
   const pipeline = await device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  /** @type {(size: number) => GPUBuffer} */
   const buf = (size) => device.createBuffer({ size, usage: GPUBufferUsage.STORAGE });
   const bufs = [buf(n * n * bytesPer), buf(n * n * bytesPer), buf(n * n * 4)];
   const bg = device.createBindGroup({
     layout: pipeline.getBindGroupLayout(0),
     entries: bufs.map((buffer, binding) => ({ binding, resource: { buffer } })),
   });
+  /** @type {(k: number) => Promise<void>} */
   const run = async (k) => {
     const enc = device.createCommandEncoder();
     for (let i = 0; i < k; i++) {
@@ -116,12 +132,14 @@ async function time(name, code, bytesPer, wg) {
 }
 
 const rows = [await time('fp32 WGSL matmul (64x64 tiles, 4x4 per invocation)', FP32, 4, [n / 64, n / 64, 1])];
-if (want.includes('chromium-experimental-subgroup-matrix') && want.includes('shader-f16'))
+if (device.features.has('chromium-experimental-subgroup-matrix') && device.features.has('shader-f16'))
   rows.push(await time('f16 subgroup matrices 16x16x16 -> f32 (4x4 per subgroup)', SGMAT, 2, [n / 64, n / 64, 1]));
 else rows.push({ name: 'f16 subgroup matrices', error: 'the adapter offers no shader-f16 + subgroup matrices' });
 for (const r of rows)
   console.log(
-    r.error ? `${r.name}: ${r.error}` : `${r.name}: ${n}^3 in ${r.ms.toFixed(3)} ms, ${r.tflops.toFixed(1)} TFLOP/s`,
+    r.error
+      ? `${r.name}: ${r.error}`
+      : `${r.name}: ${n}^3 in ${(r.ms ?? 0).toFixed(3)} ms, ${(r.tflops ?? 0).toFixed(1)} TFLOP/s`,
   );
 console.log(JSON.stringify({ adapter: adapter.info.description, features: want, rows }));
 device.destroy();
