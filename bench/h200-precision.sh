@@ -15,7 +15,8 @@ mkdir -p "$B/node_modules/webgpu/dist/linux-x64" && cp .gpu/dawn.node "$B/node_m
 W="node $B/bin/webddp.mjs"
 log=$out/h200-precision.txt
 step() { echo "== $*" | tee -a "$log"; }
-# Dawn prints a warning per deprecated subgroup-matrix builtin as it compiles: left out here.
+# Shader compilation warnings Dawn prints (the deprecated subgroupMatrixLoad form, before the kernels
+# moved to the new one) are left out here.
 F() { grep -vE "deprecated builtin|^ *\^+ *$|subgroupMatrix(Load|Store|MultiplyAccumulate)|warning|Compilation log|^$|^\{"; }
 export WEBDDP_DAWN_FLAGS=disable-dawn-features=timestamp_quantization
 if [ "$what" = fp16 ]; then
