@@ -5,7 +5,10 @@ SGD (lr 0.01, momentum 0.9), fp32, random images and labels already on the devic
 bench does after its upload), timed with torch.cuda.synchronize() around STEPS steps after WARMUP,
 in PyTorch eager and torch.compile of the model (--modes). PyTorch's defaults are kept
 (cuDNN may use TF32 for convolutions: torch.backends.cudnn.allow_tf32 is printed); --strict-fp32
-turns TF32 off everywhere. Prints one line per (mode, batch) and a JSON line at the end.
+turns TF32 off everywhere. --autocast fp16|bf16 runs the forward and the loss under
+torch.autocast (convolutions and linear layers in that type with float32 accumulation, softmax and
+the loss in float32; fp16 with a torch.amp.GradScaler, as mixed-precision training does). Prints
+one line per (mode, batch) and a JSON line at the end.
 
   python3 bench/pytorch_simplecnn.py --batches 128,512,2048 --steps 30 --warmup 5 [--modes eager,compile]
 """
@@ -35,8 +38,10 @@ class SimpleCNN(nn.Module):
         return self.fc2(F.relu(self.fc1(x.view(x.size(0), -1))))
 
 
-def images_per_s(model, batch, steps, warmup, dev):
+def images_per_s(model, batch, steps, warmup, dev, autocast=None):
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(autocast)
+    scaler = torch.amp.GradScaler("cuda") if autocast == "fp16" else None
     g = torch.Generator(device=dev).manual_seed(0)
     data = [
         (torch.randn(batch, 3, 32, 32, device=dev, generator=g), torch.randint(0, 10, (batch,), device=dev, generator=g))
@@ -46,9 +51,20 @@ def images_per_s(model, batch, steps, warmup, dev):
     def step(i):
         x, y = data[i % 2]
         opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
+        if dtype is None:
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return
+        with torch.autocast("cuda", dtype=dtype):
+            loss = F.cross_entropy(model(x), y)
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
 
     for i in range(warmup):
         step(i)
@@ -68,6 +84,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--modes", default="eager,compile", help="eager, compile (torch.compile), or both")
     ap.add_argument("--strict-fp32", action="store_true", help="no TF32 in cuDNN or matmuls")
+    ap.add_argument("--autocast", choices=["fp16", "bf16"], help="mixed precision through torch.autocast")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("pytorch_simplecnn.py: no CUDA device (torch.cuda.is_available() is False)")
@@ -91,10 +108,12 @@ def main():
             run = torch.compile(model) if mode == "compile" else model
             # A compiled model compiles in its first (warm-up) steps; give it a few more.
             warm = a.warmup + (5 if mode == "compile" else 0)
-            ips, ms = images_per_s(run, batch, a.steps, warm, dev)
-            rows.append({"mode": mode, "batch": batch, "imagesPerSec": ips, "stepMs": ms})
-            print(f"{mode:8s} batch {batch:5d}: {ips:10.1f} images/s  {ms:7.3f} ms/step", flush=True)
-    print(json.dumps({"torch": torch.__version__, "tf32": torch.backends.cudnn.allow_tf32, "rows": rows}))
+            ips, ms = images_per_s(run, batch, a.steps, warm, dev, a.autocast)
+            rows.append({"mode": mode, "autocast": a.autocast, "batch": batch, "imagesPerSec": ips, "stepMs": ms})
+            label = f"{mode}+{a.autocast}" if a.autocast else mode
+            print(f"{label:13s} batch {batch:5d}: {ips:10.1f} images/s  {ms:7.3f} ms/step", flush=True)
+    out = {"torch": torch.__version__, "tf32": torch.backends.cudnn.allow_tf32, "autocast": a.autocast, "rows": rows}
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

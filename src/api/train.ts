@@ -43,7 +43,7 @@ export async function trainWith(rankWorkerUrl: URL, o: TrainOptions = {}): Promi
   const config = parseConfig({ ...o.config });
   const silent = { out: () => {}, err: () => {} };
   const { data } = await prepareData(o.data ?? 'synthetic', o.store ?? defaultStoreDir(), silent, true);
-  const adapter = await settleWorkerAdapter(o.adapter ?? 'auto');
+  const adapter = await settleWorkerAdapter(o.adapter ?? 'auto', undefined, config.fp16);
   const tuning = tuningOption(o.tuning);
   const c = await Coordinator.start({
     config,

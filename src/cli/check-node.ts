@@ -1,14 +1,16 @@
 // Node only: `webddp check`'s environment: a Dawn device on the chosen adapter (a real GPU asks for
-// the high-performance one), worker threads for the ranks on the same adapter, and the fixtures from
-// the package's fixtures/ folder.
+// the high-performance one, with the half-precision features: Dawn toggles where the adapter hides
+// them), worker threads for the ranks on the same adapter, and the fixtures from the package's
+// fixtures/ folder.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckEnvironment } from '../check/check-env.ts';
 import { acquireDevice } from '../gpu/device.ts';
-import { nodeGpu, type AdapterChoice } from '../gpu/device-node.ts';
+import { nodeGpu, wantHalfFeatures, type AdapterChoice } from '../gpu/device-node.ts';
 import { nodeSpawner } from '../runtime/spawn-node.ts';
 import { packageRoot } from './browser.ts';
 import type { CliEnv, CliIO } from './command.ts';
+import { halfArithmeticLine } from './device.ts';
 
 export async function nodeCheckEnvironment(
   env: CliEnv,
@@ -16,7 +18,9 @@ export async function nodeCheckEnvironment(
   choice: AdapterChoice,
   device?: string,
 ): Promise<CheckEnvironment> {
-  const { gpu, software } = await nodeGpu(choice, device);
+  // The check covers every kernel, the half-precision ones too: ask for their features.
+  wantHalfFeatures();
+  const { gpu, software, toggles } = await nodeGpu(choice, device);
   const fixtures = join(packageRoot(env), 'fixtures');
   return {
     runtime: 'node-dawn',
@@ -29,6 +33,7 @@ export async function nodeCheckEnvironment(
       io.err(
         `adapter: ${a.description || a.device || a.architecture} (${a.vendor}${a.fallback ? ', software' : ''})\n`,
       );
+      io.err(halfArithmeticLine(g.device.features, g.halfMatrix, toggles));
       return g;
     },
     spawn: nodeSpawner(env.rankWorkerUrl, software ? 'swiftshader' : 'gpu', device ? [device] : []),

@@ -5,6 +5,7 @@ import {
   benchmarkTraining,
   formatKernelProfile,
   formatTrainBench,
+  type Precision,
   type TrainBenchRow,
 } from '../throughput/train-step.ts';
 import { UsageError } from './command.ts';
@@ -54,6 +55,18 @@ export const command = defineCommand({
     { flags: '--steps <N>', help: 'measured steps per row (software adapter: 3; --workers: 10)', default: 50 },
     { flags: '--warmup <N>', help: 'steps before measuring (software adapter: 1; --workers: 2)', default: 10 },
     { flags: '--width <W>', help: 'model width multiplier', default: 1 },
+    {
+      flags: '--precision <P>',
+      help:
+        'fp32, fp16 or bf16: the step of a --fp16 / --bf16 run (halves as parameters and saved activations, the ' +
+        "optimizer on a float32 master). fp16 asks Node's Dawn for shader-f16 and subgroup matrices (Dawn toggles " +
+        "where the adapter hides them) and, where the device has them, computes the products the tuning's " +
+        'halfMatrix names (conv-forward, conv-input, conv-weight, linear-forward, linear-weight; default ' +
+        'linear-forward) in f16 subgroup matrices with float32 accumulation; bf16 computes in float32 (WGSL has ' +
+        'no bfloat16 type). One worker in Node only',
+      default: 'fp32',
+      choices: ['fp32', 'fp16', 'bf16'],
+    },
     RUNTIME_ADAPTER_FLAG,
     TUNING_FLAG,
     {
@@ -92,6 +105,11 @@ export const command = defineCommand({
     const width = flag('width') === undefined ? 1 : numberFlag('--width', flag('width') ?? '');
     if (flag('compare') && runtime !== 'chromium')
       throw new UsageError('--compare tfjs runs in the browser: add --runtime chromium');
+    const precision = (flag('precision') ?? 'fp32') as Precision;
+    if (precision !== 'fp32' && (workers || runtime !== 'node'))
+      throw new UsageError(
+        '--precision fp16/bf16 goes with one worker in Node (not --workers, not --runtime chromium)',
+      );
     if (runtime === 'chromium') {
       if (!env) throw new Error('--runtime chromium needs the bundled CLI (bin/webddp.mjs)');
       const q = new URLSearchParams();
@@ -143,7 +161,7 @@ export const command = defineCommand({
     const givenSteps = steps ? intFlag('--steps', steps, 1) : undefined;
     const givenWarmup = warmup ? intFlag('--warmup', warmup, 0) : undefined;
     const tuningJson = tuningOption(flag('tuning'));
-    const gpu = await cliDevice(parseAdapter(flag('adapter')), io, 'bench');
+    const gpu = await cliDevice(parseAdapter(flag('adapter')), io, 'bench', precision === 'fp16');
     try {
       const soft = gpu.adapter.fallback;
       const batches = givenBatches ?? (soft ? [8, 32] : [32, 128, 512]);
@@ -152,7 +170,7 @@ export const command = defineCommand({
       const tuning = tuningJson ? parseTuning(tuningJson, tuningFor(gpu.adapter)) : undefined;
       const rows: TrainBenchRow[] = await benchmarkTraining(
         gpu,
-        { batches, steps: stepCount, warmup: warmupCount, width, profile, ...(tuning ? { tuning } : {}) },
+        { batches, steps: stepCount, warmup: warmupCount, width, precision, profile, ...(tuning ? { tuning } : {}) },
         (r) => {
           if (!json)
             io.err(
@@ -167,6 +185,7 @@ export const command = defineCommand({
           width,
           steps: stepCount,
           warmup: warmupCount,
+          precision,
           tuning: tuning ?? tuningFor(gpu.adapter),
           rows,
         };

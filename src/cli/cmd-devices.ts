@@ -2,7 +2,7 @@
 // SwiftShader where its driver is installed), or a headless browser's navigator.gpu.
 import { existsSync } from 'node:fs';
 import { formatAdapters, listAdapters, type AdapterReport } from '../gpu/adapters.ts';
-import { nodeGpu, SWIFTSHADER_ICD } from '../gpu/device-node.ts';
+import { HALF_FEATURES, HALF_TOGGLES, nodeGpu, SWIFTSHADER_ICD, toggledGpu } from '../gpu/device-node.ts';
 import { runPage } from './browser.ts';
 import { UsageError } from './command.ts';
 import { BROWSER_FLAG, BROWSER_FLAGS_FLAG, RUNTIME_FLAG } from './common-flags.ts';
@@ -13,7 +13,17 @@ async function nodeAdapters(): Promise<AdapterReport[]> {
   const out: AdapterReport[] = [];
   // The system's drivers first: choosing SwiftShader sets VK_ICD_FILENAMES for this process.
   const system = await nodeGpu('gpu').catch(() => null);
-  if (system) out.push(...(await listAdapters(system.gpu)));
+  if (system) {
+    const plain = await listAdapters(system.gpu);
+    out.push(...plain);
+    // The same adapters with the half-precision toggles, where they add features.
+    const toggled = await listAdapters(await toggledGpu(), HALF_TOGGLES);
+    for (const t of toggled) {
+      const p = plain.find((a) => a.description === t.description && a.device === t.device);
+      const count = (a: AdapterReport) => HALF_FEATURES.filter((f) => a.features.includes(f)).length;
+      if (!t.fallback && (!p || count(t) > count(p))) out.push(t);
+    }
+  }
   if (existsSync(SWIFTSHADER_ICD) && !out.some((a) => a.fallback)) {
     const { gpu } = await nodeGpu('swiftshader');
     out.push(...(await listAdapters(gpu)));
@@ -28,10 +38,14 @@ export const command = defineCommand({
   description:
     'The WebGPU adapters this runtime sees, each with its vendor, architecture, device and description,\n' +
     'whether it is a software (fallback) adapter, the requests that return it (high-performance,\n' +
-    'low-power, fallback), its features (shader-f16, subgroups and their sizes, timestamp-query, and\n' +
-    'all others) and the limits webddp raises (buffer sizes, workgroup storage and invocations).\n' +
-    "Node: Dawn on the system's Vulkan/Metal/D3D12 drivers, then on SwiftShader where its driver\n" +
-    `(${SWIFTSHADER_ICD}) is installed. Chromium: the browser's navigator.gpu, with SwiftShader allowed.`,
+    'low-power, fallback), its features (shader-f16, subgroup matrices and their f16 shapes, subgroups\n' +
+    'and their sizes, timestamp-query, and all others) and the limits webddp raises (buffer sizes,\n' +
+    'workgroup storage and invocations).\n' +
+    "Node: Dawn on the system's Vulkan/Metal/D3D12 drivers (a hardware adapter is listed again with the\n" +
+    `Dawn toggles ${HALF_TOGGLES.join(', ')} where they add shader-f16 or subgroup matrices: what an\n` +
+    `fp16 run gets), then on SwiftShader where its driver (${SWIFTSHADER_ICD}) is installed.\n` +
+    'Chromium: the browser\'s navigator.gpu, with SwiftShader allowed (--browser-flags="--enable-dawn-features=' +
+    `${HALF_TOGGLES.join(',')}" adds the half-precision toggles).`,
   flags: [
     RUNTIME_FLAG,
     BROWSER_FLAG,

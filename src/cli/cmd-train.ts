@@ -99,7 +99,12 @@ export const command = defineCommand({
       : [];
     if (values.colocate && devices.length > 0) throw new UsageError('--colocate shares one device: not with --devices');
     if (values.colocate) checkColocate(config);
-    const adapter = await settleWorkerAdapter(parseAdapter(str(values.adapter)), devices[0]);
+    const adapter = await settleWorkerAdapter(
+      parseAdapter(str(values.adapter)),
+      devices[0],
+      config.fp16,
+      json ? undefined : io,
+    );
     // One run at a time in a checkpoint directory; what a killed run left there is removed.
     const lock = checkpointDir ? await asUsage(() => lockCheckpointDir(checkpointDir)) : null;
     if (lock && lock.removed.length > 0 && !json)

@@ -125,7 +125,7 @@ async function readDeepSpeed(file: string, world: number): Promise<DeepSpeedRead
   return { fields: s.fields, defaulted: s.defaulted, notes };
 }
 
-/** What fp16 does in this run, said plainly (storage only: the arithmetic stays float32). */
+/** What fp16 does in this run, said plainly (which arithmetic the device gives: the `half arithmetic` line). */
 export function describeFp16(c: TrainConfig): string {
   const scale =
     c.fp16LossScale > 0
@@ -135,8 +135,10 @@ export function describeFp16(c: TrainConfig): string {
   return (
     `fp16 mixed precision: fp16 parameters, gradients and saved activations (the input, conv and pool outputs) ` +
     `stored as packed halves (pack2x16float), gradients all-reduced as fp16; fp32 master weights and optimizer; ` +
-    `${scale}. Storage only: the kernels compute in float32 (shader-f16 is not used); activation gradients, ` +
-    `fc1's output and the logits stay float32`
+    `${scale}. Arithmetic: where the device has shader-f16 and f16 x f16 -> f32 subgroup matrices (the ` +
+    `'half arithmetic' line), the products the tuning's halfMatrix names multiply halves with float32 ` +
+    `accumulation; every other kernel, and all of them elsewhere, computes in float32 on the unpacked halves; ` +
+    `activation gradients, fc1's output and the logits stay float32, softmax, the loss and the optimizer are float32`
   );
 }
 

@@ -94,13 +94,18 @@ export function trainFlags(): FlagSpec[] {
         "fp16 mixed precision as DeepSpeed's fp16 section, in every mode: fp16 parameters, gradients and saved " +
         'activations stored as halves, communicated as fp16 (half the bytes), fp32 master weights and optimizer ' +
         "state, dynamic loss scaling with DeepSpeed's defaults (2^16, window 1000, hysteresis 2, min 1). The " +
-        'kernels compute in float32: it saves memory and communication, not time (docs/precision.md)',
+        'activations the backward reads are halves too. Where the GPU has shader-f16 and f16 subgroup matrices ' +
+        "(Node enables Dawn's vulkan_enable_f16_on_nvidia and allow_unsafe_apis toggles for an fp16 run where the " +
+        "adapter hides them; the log's 'half arithmetic' line says what the run got), the matrix products the " +
+        "tuning's halfMatrix names (default: fc1's forward) multiply halves on the tensor cores with float32 " +
+        'sums; the other kernels, and all of them elsewhere, compute in float32 (docs/precision.md)',
     },
     {
       flags: '--bf16',
       help:
         "bf16 mixed precision as DeepSpeed's bf16 section (ddp, zero1, zero2): bfloat16 parameters and gradients, " +
-        'communicated as bf16, fp32 master weights and optimizer state, no loss scaling. Not with --fp16',
+        'communicated as bf16, fp32 master weights and optimizer state, no loss scaling. Not with --fp16. The ' +
+        'arithmetic stays float32 (WGSL has no bfloat16 type): every kernel widens the pairs exactly to float32',
     },
     ADAPTER_FLAG,
     {

@@ -1,7 +1,8 @@
 // What a WebGPU implementation offers, for `webddp devices`: every distinct adapter it returns for
 // the high-performance, low-power and fallback requests, with its identity, the features that
-// matter here (shader-f16, subgroups, timestamp-query; all are listed) and the limits the engine
-// raises. Works on navigator.gpu and on Dawn's GPU object alike.
+// matter here (shader-f16, subgroup matrices and their f16 shapes, subgroups, timestamp-query; all
+// are listed) and the limits the engine raises. Works on navigator.gpu and on Dawn's GPU object alike.
+import { halfMatrixShapes } from './device.ts';
 
 export interface AdapterReport {
   /** The request(s) that returned this adapter. */
@@ -15,6 +16,10 @@ export interface AdapterReport {
   readonly limits: Readonly<Record<string, number>>;
   readonly subgroupMinSize: number;
   readonly subgroupMaxSize: number;
+  /** f16 x f16 -> f32 subgroup-matrix shapes ('MxNxK'), where it offers chromium-experimental-subgroup-matrix. */
+  readonly halfMatrixShapes: readonly string[];
+  /** The Dawn toggles (enable-dawn-features) of the instance that returned it; empty: none. */
+  readonly toggles: readonly string[];
 }
 
 export const KEY_LIMITS = [
@@ -33,7 +38,7 @@ const REQUESTS: readonly [string, GPURequestAdapterOptions][] = [
   ['fallback', { forceFallbackAdapter: true }],
 ];
 
-function describe(adapter: GPUAdapter, request: string): AdapterReport {
+function describe(adapter: GPUAdapter, request: string, toggles: readonly string[]): AdapterReport {
   const info = adapter.info;
   const limits: Record<string, number> = {};
   for (const k of KEY_LIMITS) limits[k] = adapter.limits[k];
@@ -48,23 +53,29 @@ function describe(adapter: GPUAdapter, request: string): AdapterReport {
     limits,
     subgroupMinSize: info.subgroupMinSize ?? 0,
     subgroupMaxSize: info.subgroupMaxSize ?? 0,
+    halfMatrixShapes: adapter.features.has('chromium-experimental-subgroup-matrix') ? halfMatrixShapes(info) : [],
+    toggles,
   };
 }
 
-/** The distinct adapters `gpu` returns for each kind of request (none: an empty list). */
-export async function listAdapters(gpu: GPU): Promise<AdapterReport[]> {
+/**
+ * The distinct adapters `gpu` returns for each kind of request (none: an empty list); `toggles`:
+ * the Dawn toggles `gpu` was created with, recorded in each report.
+ */
+export async function listAdapters(gpu: GPU, toggles: readonly string[] = []): Promise<AdapterReport[]> {
   const out: AdapterReport[] = [];
   for (const [name, options] of REQUESTS) {
     const a = await gpu.requestAdapter(options).catch(() => null);
     if (!a) continue;
-    const r = describe(a, name);
+    const r = describe(a, name, toggles);
     const same = out.findIndex(
       (o) =>
         o.vendor === r.vendor &&
         o.architecture === r.architecture &&
         o.device === r.device &&
         o.description === r.description &&
-        o.fallback === r.fallback,
+        o.fallback === r.fallback &&
+        o.toggles.join() === r.toggles.join(),
     );
     const prev = out[same];
     if (prev) out[same] = { ...prev, requests: [...prev.requests, name] };
@@ -83,11 +94,12 @@ export function formatAdapters(adapters: readonly AdapterReport[], runtime: stri
         a.features.includes('subgroups') && a.subgroupMinSize > 0
           ? ` (sizes ${a.subgroupMinSize}-${a.subgroupMaxSize})`
           : '';
+      const matrix = a.halfMatrixShapes.length > 0 ? ` (f16 x f16 -> f32: ${a.halfMatrixShapes.join(', ')})` : '';
       return [
-        `${runtime}: ${a.description || a.device || a.architecture || '(no description)'}`,
+        `${runtime}: ${a.description || a.device || a.architecture || '(no description)'}${a.toggles.length > 0 ? `, with the Dawn toggles ${a.toggles.join(', ')}` : ''}`,
         `  vendor ${a.vendor || '?'}, architecture ${a.architecture || '?'}, device ${a.device || '?'}, ${a.fallback ? 'software (fallback)' : 'hardware'}`,
         `  returned for: ${a.requests.join(', ')}`,
-        `  shader-f16 ${has('shader-f16')}, subgroups ${has('subgroups')}${subgroups}, timestamp-query ${has('timestamp-query')}`,
+        `  shader-f16 ${has('shader-f16')}, subgroup matrices ${has('chromium-experimental-subgroup-matrix')}${matrix}, subgroups ${has('subgroups')}${subgroups}, timestamp-query ${has('timestamp-query')}`,
         `  features: ${a.features.join(' ') || '(none)'}`,
         ...KEY_LIMITS.map((k) => `  ${k} ${a.limits[k]}`),
       ].join('\n');

@@ -25,16 +25,34 @@ let dawn: DawnModule | null = null;
 const instances: GPU[] = [];
 
 /**
- * Dawn's own flags from WEBDDP_DAWN_FLAGS, space-separated, e.g.
- * `disable-dawn-features=timestamp_quantization` for profiles finer than Dawn's default 65.5 us.
+ * The Dawn toggles that expose half-precision arithmetic where the driver supports it but Dawn
+ * hides it: `vulkan_enable_f16_on_nvidia` (Dawn turns `shader-f16` off on NVIDIA's Vulkan driver
+ * before 615.71, a guard against old drivers) and `allow_unsafe_apis` (the experimental
+ * `chromium-experimental-subgroup-matrix`: the tensor cores). Chromium takes the same as
+ * `--enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia`.
  */
-function dawnFlags(): string[] {
-  return (process.env.WEBDDP_DAWN_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
+export const HALF_TOGGLES = ['vulkan_enable_f16_on_nvidia', 'allow_unsafe_apis'] as const;
+
+/** The device features of half-precision arithmetic (f16 in WGSL; f16 x f16 -> f32 subgroup matrices). */
+export const HALF_FEATURES = ['shader-f16', 'chromium-experimental-subgroup-matrix'] as const;
+
+/**
+ * Dawn's own flags from WEBDDP_DAWN_FLAGS, space-separated, e.g.
+ * `disable-dawn-features=timestamp_quantization` for profiles finer than Dawn's default 65.5 us;
+ * `toggles` are added to its `enable-dawn-features` list (one flag: Dawn keeps the last of a kind).
+ */
+export function dawnFlags(toggles: readonly string[] = []): string[] {
+  const flags = (process.env.WEBDDP_DAWN_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
+  if (toggles.length === 0) return flags;
+  const key = 'enable-dawn-features=';
+  const given = flags.filter((f) => f.startsWith(key)).flatMap((f) => f.slice(key.length).split(','));
+  const merged = [...new Set([...given, ...toggles])].filter((t) => t !== '');
+  return [...flags.filter((f) => !f.startsWith(key)), `${key}${merged.join(',')}`];
 }
 
-function createInstance(create: DawnModule['create'], device?: string): GPU {
+function createInstance(create: DawnModule['create'], device?: string, toggles: readonly string[] = []): GPU {
   // Dawn's node binding picks the first adapter whose device name contains `adapter=`.
-  const gpu = create([...(device ? [`adapter=${device}`] : []), ...dawnFlags()]);
+  const gpu = create([...(device ? [`adapter=${device}`] : []), ...dawnFlags(toggles)]);
   instances.push(gpu);
   return gpu;
 }
@@ -83,6 +101,23 @@ function quietDisplayProbe(): void {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
+/**
+ * Asks every later nodeGpu() of this process, and of the worker threads it starts afterwards (they
+ * copy process.env), for the half-precision features: a run in fp16 calls it before it acquires
+ * devices. Where the adapter lacks them, nodeGpu tries the HALF_TOGGLES. The environment variable
+ * WEBDDP_HALF_FEATURES=0 turns this off.
+ */
+export function wantHalfFeatures(): void {
+  // WEBDDP_HALF_FEATURES=0 keeps Dawn's defaults (no toggles) for every run of the process.
+  if (process.env.WEBDDP_HALF_FEATURES !== '0') process.env.WEBDDP_HALF_FEATURES = '1';
+}
+
+function halfWanted(): boolean {
+  return process.env.WEBDDP_HALF_FEATURES === '1';
+}
+
+const halfCount = (a: GPUAdapter) => HALF_FEATURES.filter((f) => a.features.has(f)).length;
+
 async function loadDawn(): Promise<DawnModule> {
   if (!dawn) {
     quietDisplayProbe();
@@ -103,32 +138,49 @@ function useSwiftShader(): void {
   delete process.env.VK_DRIVER_FILES;
 }
 
+/** Dawn's GPU object on the system's drivers created with the HALF_TOGGLES (`webddp devices` shows what they add). */
+export async function toggledGpu(): Promise<GPU> {
+  const { create } = await loadDawn();
+  return createInstance(create, undefined, HALF_TOGGLES);
+}
+
 /**
  * Returns Dawn's GPU object with an adapter behind it. Environment: WEBDDP_ADAPTER overrides
  * `choice`; VK_ICD_FILENAMES / VK_DRIVER_FILES, when set, are respected as given. `device`
  * narrows the adapter to one whose device name contains it (Dawn cannot tell identical GPUs apart).
+ * After wantHalfFeatures(), a hardware adapter without shader-f16 or subgroup matrices is asked
+ * again through an instance with the HALF_TOGGLES, taken where it offers more of them; `toggles`
+ * says which were used.
  */
 export async function nodeGpu(
   choice: AdapterChoice = 'auto',
   device?: string,
-): Promise<{ gpu: GPU; software: boolean }> {
+): Promise<{ gpu: GPU; software: boolean; toggles: readonly string[] }> {
   const env = process.env.WEBDDP_ADAPTER;
   if (env === 'auto' || env === 'gpu' || env === 'swiftshader') choice = env;
   else if (env) throw new Error(`WEBDDP_ADAPTER must be auto, gpu or swiftshader (got '${env}')`);
   const { create } = await loadDawn();
   if (choice === 'swiftshader') {
     useSwiftShader();
-    return { gpu: createInstance(create, device), software: true };
+    return { gpu: createInstance(create, device), software: true, toggles: [] };
   }
   const gpu = linuxVulkanDrivers() ? createInstance(create, device) : null;
   const adapter = gpu ? await gpu.requestAdapter() : null;
-  if (gpu && adapter)
-    return { gpu, software: adapter.info.isFallbackAdapter || adapter.info.architecture === 'swiftshader' };
+  if (gpu && adapter) {
+    const software = adapter.info.isFallbackAdapter || adapter.info.architecture === 'swiftshader';
+    // A run in fp16 on a hardware adapter that hides half arithmetic: the toggles, where they add it.
+    if (!software && halfWanted() && halfCount(adapter) < HALF_FEATURES.length) {
+      const toggled = createInstance(create, device, HALF_TOGGLES);
+      const a = await toggled.requestAdapter();
+      if (a && halfCount(a) > halfCount(adapter)) return { gpu: toggled, software, toggles: HALF_TOGGLES };
+    }
+    return { gpu, software, toggles: [] };
+  }
   if (choice === 'gpu')
     throw new Error(
       `no GPU adapter found through Dawn (Vulkan/Metal/D3D12${linuxVulkanDrivers() ? '' : '; no Vulkan driver is installed'}); ` +
         'check the GPU driver, or use --adapter swiftshader',
     );
   useSwiftShader();
-  return { gpu: createInstance(create, device), software: true };
+  return { gpu: createInstance(create, device), software: true, toggles: [] };
 }

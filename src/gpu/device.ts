@@ -18,7 +18,38 @@ export interface AdapterSummary {
   /** The adapter's subgroup sizes (0 where it does not say). */
   subgroupMinSize: number;
   subgroupMaxSize: number;
+  /**
+   * The adapter's f16 x f16 -> f32 subgroup-matrix shapes ('MxNxK', `adapter.info.subgroupMatrixConfigs`,
+   * only where it offers `chromium-experimental-subgroup-matrix`); absent or empty: none.
+   */
+  halfMatrixShapes?: readonly string[];
 }
+
+/** One entry of `adapter.info.subgroupMatrixConfigs` (chromium-experimental-subgroup-matrix). */
+interface SubgroupMatrixConfig {
+  readonly componentType?: string;
+  readonly resultComponentType?: string;
+  readonly M?: number;
+  readonly N?: number;
+  readonly K?: number;
+}
+
+/** The f16 x f16 -> f32 shapes among an adapter's subgroup-matrix configs, as 'MxNxK'. */
+export function halfMatrixShapes(info: GPUAdapterInfo): string[] {
+  const configs = (info as GPUAdapterInfo & { subgroupMatrixConfigs?: readonly SubgroupMatrixConfig[] })
+    .subgroupMatrixConfigs;
+  return [...(configs ?? [])]
+    .filter((c) => c.componentType === 'f16' && c.resultComponentType === 'f32')
+    .map((c) => `${c.M}x${c.N}x${c.K}`);
+}
+
+/** The features a device asks for where its adapter has them (timestamps, subgroups, half arithmetic). */
+const WANTED_FEATURES = [
+  'timestamp-query',
+  'subgroups',
+  'shader-f16',
+  'chromium-experimental-subgroup-matrix',
+] as const;
 
 export interface AcquireOptions {
   /** Names the device in labels and errors, e.g. "rank 0". */
@@ -82,6 +113,22 @@ export class Gpu {
     return this.device.features.has('subgroups') && lo > 0 && lo === hi ? lo : 0;
   }
 
+  /**
+   * Whether the f16 subgroup-matrix kernels (`*_sgmat`: f16 x f16 -> f32 16x16x16 tiles, one
+   * subgroup per workgroup) run here: the device has shader-f16 and
+   * chromium-experimental-subgroup-matrix, the adapter the 16x16x16 shape, and subgroups of 32
+   * (the kernels' workgroups are four subgroups of 32).
+   */
+  get halfMatrix(): boolean {
+    const f = this.device.features;
+    return (
+      f.has('shader-f16') &&
+      f.has('chromium-experimental-subgroup-matrix') &&
+      (this.adapter.halfMatrixShapes ?? []).includes('16x16x16') &&
+      this.subgroupSize === 32
+    );
+  }
+
   /** Throws the DeviceLostError if the device is gone. Call before recording work. */
   assertAlive(): void {
     if (this.lostError) throw this.lostError;
@@ -124,8 +171,9 @@ export async function acquireDevice(gpu: GPU, opts: AcquireOptions): Promise<Gpu
   }
   const requiredLimits: Record<string, number> = {};
   for (const k of RAISED_LIMITS) requiredLimits[k] = adapter.limits[k];
-  // Timestamps for the profiler; subgroups for the kernels that have a subgroup variant (tuning.ts).
-  const requiredFeatures = (['timestamp-query', 'subgroups'] as const).filter((f) => adapter.features.has(f));
+  // Timestamps for the profiler; subgroups, shader-f16 and subgroup matrices for the kernels that
+  // have such a variant (tuning.ts).
+  const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f)) as GPUFeatureName[];
   const device = await adapter.requestDevice({ label: opts.label, requiredLimits, requiredFeatures });
   const info = adapter.info;
   const summary: AdapterSummary = {
@@ -136,6 +184,7 @@ export async function acquireDevice(gpu: GPU, opts: AcquireOptions): Promise<Gpu
     fallback: info.isFallbackAdapter || info.architecture === 'swiftshader',
     subgroupMinSize: info.subgroupMinSize ?? 0,
     subgroupMaxSize: info.subgroupMaxSize ?? 0,
+    halfMatrixShapes: adapter.features.has('chromium-experimental-subgroup-matrix') ? halfMatrixShapes(info) : [],
   };
   return new Gpu(device, opts.label, summary, gpu);
 }

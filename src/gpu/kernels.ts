@@ -12,14 +12,18 @@ export interface KernelSpec {
   readonly params: Readonly<Record<string, FieldType>>;
   /** Overridable constants and their defaults (workgroup sizes). */
   readonly overrides: Readonly<Record<string, number>>;
-  /** A device feature the WGSL enables (`enable subgroups;`); only devices that have it compile it. */
-  readonly requires?: 'subgroups';
+  /**
+   * A device feature the WGSL enables (`enable subgroups;`; the `*_sgmat` kernels: `enable f16;` and
+   * `enable chromium_experimental_subgroup_matrix;`); only devices that have it compile it.
+   */
+  readonly requires?: 'subgroups' | 'chromium-experimental-subgroup-matrix';
 }
 
 const u = 'u32' as const;
 const f = 'f32' as const;
 const WG64 = { WG: 64 } as const;
 const P = ['params', 'uniform'] as const;
+const SGMAT = 'chromium-experimental-subgroup-matrix' as const;
 
 export const KERNELS = {
   conv2d_forward: {
@@ -31,6 +35,36 @@ export const KERNELS = {
     bindings: [P, ['x', 'read'], ['theta', 'read'], ['y', 'read_write']],
     params: { n: u, ci: u, co: u, h: u, w: u, w_off: u, b_off: u, relu: u },
     overrides: { TCO: 32, TCI: 8, ROWS: 4, TW: 16 },
+  },
+  conv2d_forward_sgmat: {
+    bindings: [P, ['x', 'read'], ['theta', 'read'], ['y', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, w_off: u, b_off: u, relu: u },
+    overrides: { SG: 32 },
+    requires: SGMAT,
+  },
+  conv2d_backward_input_sgmat: {
+    bindings: [P, ['dy', 'read'], ['theta', 'read'], ['dx', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, w_off: u },
+    overrides: { SG: 32 },
+    requires: SGMAT,
+  },
+  conv2d_backward_weight_sgmat: {
+    bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
+    params: { n: u, ci: u, co: u, h: u, w: u, splits: u },
+    overrides: { SG: 32 },
+    requires: SGMAT,
+  },
+  linear_forward_sgmat: {
+    bindings: [P, ['x', 'read'], ['theta', 'read'], ['partial', 'read_write']],
+    params: { n: u, i: u, o: u, w_off: u, splits: u },
+    overrides: { SG: 32 },
+    requires: SGMAT,
+  },
+  linear_backward_weight_sgmat: {
+    bindings: [P, ['dy', 'read'], ['x', 'read'], ['partial', 'read_write']],
+    params: { n: u, i: u, o: u, splits: u },
+    overrides: { SG: 32 },
+    requires: SGMAT,
   },
   conv2d_backward_input: {
     bindings: [P, ['dy', 'read'], ['theta', 'read'], ['dx', 'read_write']],

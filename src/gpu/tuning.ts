@@ -50,7 +50,24 @@ export interface Tuning {
    * conv2d_backward_weight_reduce, whose slice layout it shares).
    */
   readonly linearWeight: LinearKernel;
+  /**
+   * fp16 runs on a device with shader-f16 and f16 x f16 -> f32 subgroup matrices of 16x16x16
+   * (Gpu.halfMatrix): which products of the layers with long sums (conv2, fc1) use the `*_sgmat`
+   * kernels (tensor cores, float32 accumulation) instead of the float32-arithmetic ones. Other
+   * devices and runs ignore it.
+   */
+  readonly halfMatrix: readonly HalfMatrixUse[];
 }
+
+/** The layer products that have a subgroup-matrix kernel (conv2d_*_sgmat, linear_*_sgmat). */
+export const HALF_MATRIX_USES = [
+  'conv-forward',
+  'conv-input',
+  'conv-weight',
+  'linear-forward',
+  'linear-weight',
+] as const;
+export type HalfMatrixUse = (typeof HALF_MATRIX_USES)[number];
 
 export type ConvKernel = 'registers' | 'tiled' | 'wide';
 export type ConvReduceKernel = 'lanes' | 'subgroup' | 'auto';
@@ -67,6 +84,7 @@ export const SOFTWARE_TUNING: Tuning = {
   convReduce: 'lanes',
   linearForward: 'registers',
   linearWeight: 'registers',
+  halfMatrix: [],
 };
 
 /**
@@ -97,6 +115,12 @@ export const SOFTWARE_TUNING: Tuning = {
  * (linear_forward_tiled, linear_backward_weight_tiled) took them from 0.38 to 0.15 ms and from 0.43
  * to 0.15 ms (+ 0.05 for its reduce) at batch 2048, 5 -> 14 TFLOP/s, the kernels of a step from
  * 4.9 to 4.45 ms (bench/results/h200-2026-12-04-linear-tiled.txt).
+ * fp16 runs with f16 subgroup matrices (halfMatrix): only fc1's forward, the one subgroup-matrix
+ * kernel measured faster than its float32-arithmetic form on the H200 (0.101 against 0.137 ms at
+ * batch 2048, 0.020 against 0.051 at 128); conv2's three (1.02, 1.06, 0.98 ms against 0.80, 0.80,
+ * 0.91) and fc1's weight gradient (0.22 + 0.04 against 0.15 + 0.01) are slower: they stage and
+ * convert every operand through workgroup memory, 18-21 TFLOP/s against the 66-74 of a plain f16
+ * subgroup-matrix matmul (bench/results/h200-2026-12-04-precision*.txt).
  */
 export const GPU_TUNING: Tuning = {
   kernels: {
@@ -131,7 +155,17 @@ export const GPU_TUNING: Tuning = {
   convReduce: 'auto',
   linearForward: 'tiled',
   linearWeight: 'tiled',
+  halfMatrix: ['linear-forward'],
 };
+
+function halfMatrixUses(v: unknown): readonly HalfMatrixUse[] {
+  const ok = (x: unknown): x is HalfMatrixUse => HALF_MATRIX_USES.includes(x as HalfMatrixUse);
+  if (!Array.isArray(v) || !v.every(ok))
+    throw new Error(
+      `tuning halfMatrix must be a list of ${HALF_MATRIX_USES.map((u) => `"${u}"`).join(', ')} (got ${JSON.stringify(v)})`,
+    );
+  return [...new Set(v)];
+}
 
 export function tuningFor(adapter: AdapterSummary): Tuning {
   return adapter.fallback ? SOFTWARE_TUNING : GPU_TUNING;
@@ -140,7 +174,8 @@ export function tuningFor(adapter: AdapterSummary): Tuning {
 /**
  * A Tuning from JSON (the CLI's --tuning): {"kernels": {"conv2d_forward": {"WG_X": 128}},
  * "targetThreads": 65536, "normWorkgroups": 256, "convWeight": "registers", "convForward": "tiled",
- * "convInput": "tiled", "convReduce": "subgroup", "linearForward": "tiled", "linearWeight": "tiled"}, over `base` for the fields it omits.
+ * "convInput": "tiled", "convReduce": "subgroup", "linearForward": "tiled", "linearWeight": "tiled",
+ * "halfMatrix": ["conv-forward", "linear-forward"]}, over `base` for the fields it omits.
  */
 export function parseTuning(json: string, base: Tuning): Tuning {
   const v = readJson(json, (issue) => new Error(`tuning is not JSON: ${issue}`));
@@ -159,6 +194,7 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     'convReduce',
     'linearForward',
     'linearWeight',
+    'halfMatrix',
   ];
   for (const k of Object.keys(o))
     if (!fields.includes(k)) throw new Error(`tuning has no setting '${k}' (settings: ${fields.join(', ')})`);
@@ -201,5 +237,6 @@ export function parseTuning(json: string, base: Tuning): Tuning {
     convReduce: choice('convReduce', base.convReduce, ['lanes', 'subgroup', 'auto'] as const),
     linearForward: choice('linearForward', base.linearForward, ['registers', 'tiled'] as const),
     linearWeight: choice('linearWeight', base.linearWeight, ['registers', 'tiled'] as const),
+    halfMatrix: halfMatrixUses(o.halfMatrix ?? base.halfMatrix),
   };
 }

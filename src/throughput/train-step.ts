@@ -24,7 +24,15 @@ export interface TrainBenchOptions {
   readonly tuning?: Tuning;
   /** Also time every kernel separately (needs timestamp queries). */
   readonly profile?: boolean;
+  /**
+   * fp32 (default), or the trainer's fp16 / bf16 mixed precision: halves as parameters and saved
+   * activations, the optimizer on the float32 master (the step a run's worker takes, without the
+   * loss scaler's gradient checks, which the DDP runner adds).
+   */
+  readonly precision?: Precision;
 }
+
+export type Precision = 'fp32' | 'fp16' | 'bf16';
 
 export interface TrainBenchRow {
   readonly batch: number;
@@ -120,6 +128,7 @@ export async function benchmarkTraining(
       maxBatch: batch,
       optimizer: o.optimizer ?? { name: 'sgd', lr: 0.01, momentum: 0.9 },
       ...(o.tuning ? { tuning: o.tuning } : {}),
+      ...(o.precision === 'fp16' ? { fp16: true } : o.precision === 'bf16' ? { bf16: true } : {}),
     });
     try {
       const data = [randomBatch(batch, g), randomBatch(batch, g)];

@@ -116,6 +116,7 @@ export function layOut(
       h('h1', {}, 'webddp'),
       h('p', {}, w.tagline),
       h('p', { class: 'adapter' }, w.adapter(adapter, software)),
+      ...(gpu.halfArithmetic ? [h('p', { class: 'adapter' }, w.halfArithmetic(gpu.halfArithmetic))] : []),
       languageSwitch(),
     ),
     nav,

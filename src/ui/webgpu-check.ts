@@ -11,6 +11,12 @@ export interface AdapterSummary {
   readonly vendor: string;
   readonly architecture: string;
   readonly fallback: boolean;
+  /**
+   * What an fp16 run computes in on this adapter: 'matrix' (shader-f16 and f16 subgroup matrices of
+   * 16x16x16: tensor cores for the products the tuning names), 'f16' (shader-f16 only) or 'f32'
+   * (halves stored, float32 arithmetic). Absent: not asked.
+   */
+  readonly halfArithmetic?: 'matrix' | 'f16' | 'f32';
 }
 
 /** What the page is given when WebGPU works (same as AdapterSummary). */
@@ -43,6 +49,29 @@ export function isSoftwareAdapter(info: AdapterInfoLike): boolean {
   return [info.description, info.vendor, info.architecture, info.device].some(
     (s) => s !== undefined && SOFTWARE.test(s),
   );
+}
+
+/** What an fp16 run computes in on `adapter` (AdapterSummary.halfArithmetic; src/gpu/device.ts decides alike). */
+function halfArithmetic(adapter: GPUAdapter): 'matrix' | 'f16' | 'f32' {
+  if (!adapter.features.has('shader-f16')) return 'f32';
+  const info = adapter.info as GPUAdapterInfo & {
+    subgroupMatrixConfigs?: readonly {
+      componentType?: string;
+      resultComponentType?: string;
+      M?: number;
+      N?: number;
+      K?: number;
+    }[];
+  };
+  const sixteen = (info.subgroupMatrixConfigs ?? []).some(
+    (c) => c.componentType === 'f16' && c.resultComponentType === 'f32' && c.M === 16 && c.N === 16 && c.K === 16,
+  );
+  const matrix =
+    adapter.features.has('chromium-experimental-subgroup-matrix') &&
+    sixteen &&
+    info.subgroupMinSize === 32 &&
+    info.subgroupMaxSize === 32;
+  return matrix ? 'matrix' : 'f16';
 }
 
 /**
@@ -83,6 +112,7 @@ export async function checkWebGpu(): Promise<WebGpuCheck> {
     vendor: info?.vendor ?? '',
     architecture: info?.architecture ?? '',
     fallback: info?.isFallbackAdapter ?? legacy ?? false,
+    halfArithmetic: halfArithmetic(adapter),
   };
   const coi = globalThis.crossOriginIsolated;
   const notes: string[] = [];

@@ -161,6 +161,10 @@ describe('webddp devices and --version', () => {
     expect(a?.features.length).toBeGreaterThan(0);
     expect(Object.keys(a?.limits ?? {}).sort()).toEqual([...KEY_LIMITS].sort());
     expect(a?.limits.maxComputeInvocationsPerWorkgroup).toBeGreaterThanOrEqual(256);
+    // SwiftShader: no shader-f16 and no subgroup matrices, with or without Dawn's toggles, so listed once
+    expect(a?.toggles).toEqual([]);
+    expect(a?.halfMatrixShapes).toEqual([]);
+    expect(adapters.filter((x) => x.toggles.length > 0)).toEqual([]);
     const v = await webddp('--version');
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     expect(v.out).toBe(`webddp ${pkg.version}\n`);

@@ -56,7 +56,7 @@ describe('--deepspeed-config', () => {
       describeFp16(r.config),
     ]);
     expect(describeFp16(r.config)).toMatch(
-      /^fp16 mixed precision: .*dynamic loss scale from 2\^16 \(window 1000, hysteresis 2, min 1\)\. Storage only: the kernels compute in float32/,
+      /^fp16 mixed precision: .*dynamic loss scale from 2\^16 \(window 1000, hysteresis 2, min 1\)\. Arithmetic: where the device has shader-f16 and f16 x f16 -> f32 subgroup matrices/,
     );
   });
 

@@ -32,4 +32,16 @@ describe('selectedKernels', () => {
     ] as const)
       expect(s.has(k), k).toBe(true);
   });
+
+  it('f16 subgroup matrices: the kernels the tuning names, only on a device that has them', () => {
+    expect(selectedKernels(GPU_TUNING, 32, false).has('linear_forward_sgmat')).toBe(false);
+    const s = selectedKernels(GPU_TUNING, 32, true);
+    expect(s.has('linear_forward_sgmat')).toBe(true);
+    for (const k of ['conv2d_forward_sgmat', 'conv2d_backward_input_sgmat', 'linear_backward_weight_sgmat'] as const)
+      expect(s.has(k), k).toBe(false);
+    const all = selectedKernels({ ...GPU_TUNING, halfMatrix: ['conv-forward', 'conv-weight'] }, 32, true);
+    expect(all.has('conv2d_forward_sgmat')).toBe(true);
+    expect(all.has('conv2d_backward_weight_sgmat')).toBe(true);
+    expect(all.has('linear_forward_sgmat')).toBe(false);
+  });
 });

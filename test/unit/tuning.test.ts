@@ -5,6 +5,19 @@ import { GPU_TUNING, SOFTWARE_TUNING, parseTuning } from '../../src/gpu/tuning.t
 import { tuningOption } from '../../src/cli/tuning-option.ts';
 
 describe('parseTuning', () => {
+  it('halfMatrix: a list of layer products, anything else refused by name', () => {
+    expect(parseTuning('{"halfMatrix": ["conv-forward", "linear-weight"]}', GPU_TUNING).halfMatrix).toEqual([
+      'conv-forward',
+      'linear-weight',
+    ]);
+    expect(parseTuning('{"halfMatrix": []}', GPU_TUNING).halfMatrix).toEqual([]);
+    expect(parseTuning('{}', SOFTWARE_TUNING).halfMatrix).toEqual([]);
+    expect(() => parseTuning('{"halfMatrix": "off"}', GPU_TUNING)).toThrow(
+      /tuning halfMatrix must be a list of "conv-forward"/,
+    );
+    expect(() => parseTuning('{"halfMatrix": ["conv2"]}', GPU_TUNING)).toThrow(/got \["conv2"\]/);
+  });
+
   it('overrides only the fields it names, kernel constants merged per kernel', () => {
     const t = parseTuning(
       '{"kernels": {"conv2d_backward_weight_tiled": {"TCI": 16}}, "targetThreads": 4096, "convWeight": "registers"}',

@@ -6,8 +6,11 @@ import type { Gpu } from '../../gpu/device.ts';
 
 export interface OpCase {
   readonly name: string;
-  /** Runs only where the device has this feature with one fixed size (skipped elsewhere, said so). */
-  readonly requires?: 'subgroups';
+  /**
+   * Runs only where the device has this feature: 'subgroups' with one fixed size, 'subgroup-matrix'
+   * the f16 subgroup matrices of the `*_sgmat` kernels (Gpu.halfMatrix); skipped elsewhere, said so.
+   */
+  readonly requires?: 'subgroups' | 'subgroup-matrix';
   run(gpu: Gpu): Promise<void>;
 }
 

@@ -13,6 +13,7 @@ import { halfActCases } from './half-acts.ts';
 import { halfActDenseCases } from './half-acts-dense.ts';
 import { optimCases } from './optim.ts';
 import { reduceCases } from './reduce.ts';
+import { sgmatCases } from './sgmat.ts';
 
 export type { OpCase } from './case.ts';
 
@@ -25,6 +26,7 @@ const FP32_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = {
   ...fp16Cases,
   ...optimCases,
   ...reduceCases,
+  ...sgmatCases,
 };
 
 const HALF_ACT_CASES: Partial<Record<KernelName, readonly OpCase[]>> = {

@@ -13,6 +13,7 @@ import {
   weightTiles,
   type WeightTiles,
 } from './conv2d-tiles.ts';
+import { MATRIX_TILE, useHalfMatrix } from './linear-tiles.ts';
 
 export class Conv2dLayer implements Layer {
   readonly inShape: Shape;
@@ -68,8 +69,24 @@ export class Conv2dLayer implements Layer {
   /** Room for the split-K slices of any kernel (which one runs depends on the device). */
   workspaceBytes(batch: number, tuning: Tuning): number {
     const tiled = weightTileChoices(this.ci, tuning).map((t) => this.splits(batch, tuning, t));
-    const splits = Math.max(this.splits(batch, tuning, null), ...tiled);
+    const matrix = useHalfMatrix('conv-weight', this.ci * 9, tuning, 'f16', true)
+      ? [this.matrixSplits(batch, tuning)]
+      : [];
+    const splits = Math.max(this.splits(batch, tuning, null), ...tiled, ...matrix);
     return splits * this.co * (this.ci * 9 + 1) * 4;
+  }
+
+  /**
+   * Whether this layer computes in f16 subgroup matrices (fp16 runs on a device with them, layers
+   * whose sums are long enough: conv2's 288, not conv1's 27).
+   */
+  private halfMatrix(ctx: BuildContext, use: 'conv-forward' | 'conv-input' | 'conv-weight'): boolean {
+    return useHalfMatrix(use, this.ci * 9, ctx.tuning, ctx.paramStorage, ctx.gpu.halfMatrix);
+  }
+
+  /** conv2d_backward_weight_sgmat's split-K slices over the pixels: at least 512 pixels each, at most 256. */
+  private matrixSplits(batch: number, tuning: Tuning): number {
+    return Math.max(1, Math.min(256, tuning.maxSplits, cdiv(batch * this.h * this.w, 512)));
   }
 
   // x [N, ci, h, w] -> y [N, co, h, w] = relu?(conv(x, weight) + bias)
@@ -90,6 +107,16 @@ export class Conv2dLayer implements Layer {
     if (isHalfBuffer(y) && this.w % 2 !== 0)
       throw new Error(`${this.name}: an fp16 activation output needs an even image width (got ${this.w})`);
     const halves = halvesOf({ x, y });
+    if (this.halfMatrix(ctx, 'conv-forward')) {
+      if ((this.h * this.w) % 2 !== 0)
+        throw new Error(
+          `${this.name}: the f16 subgroup-matrix forward needs an even pixel count (got ${this.h}x${this.w})`,
+        );
+      const g = ctx.gpu;
+      const k = await g.kernels.get('conv2d_forward_sgmat', { SG: g.subgroupSize }, ctx.paramStorage, halves);
+      const wg = [cdiv(batch * this.h * this.w, MATRIX_TILE), cdiv(this.co, MATRIX_TILE), 1] as const;
+      return [makeOp(g, k, label, shape, operands, wg)];
+    }
     const t = forwardTiles(this.ci, ctx.tuning, ctx.gpu.device.limits);
     if (t) {
       const k = await ctx.gpu.kernels.get('conv2d_forward_tiled', { ...t }, ctx.paramStorage, halves);
@@ -109,6 +136,20 @@ export class Conv2dLayer implements Layer {
     const ops: Op[] = [];
     const g = ctx.gpu;
     if (io.dx) ops.push(await this.backwardInput(ctx, io.dy, io.dx, batch));
+    if (this.halfMatrix(ctx, 'conv-weight')) {
+      const splits = this.matrixSplits(batch, ctx.tuning);
+      const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
+      const k = await g.kernels.get(
+        'conv2d_backward_weight_sgmat',
+        { SG: g.subgroupSize },
+        'f32',
+        halvesOf({ x: io.x }),
+      );
+      const wg = [cdiv(this.co, MATRIX_TILE), cdiv(this.ci * 9 + 1, MATRIX_TILE), splits] as const;
+      ops.push(makeOp(g, k, `${this.name}.backward_weight`, shape, { dy: io.dy, x: io.x, partial: ctx.workspace }, wg));
+      ops.push(await this.reduceOp(ctx, splits));
+      return ops;
+    }
     const tiles = this.tiles(ctx.tuning, g.device.limits);
     const splits = this.splits(batch, ctx.tuning, tiles);
     const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
@@ -151,6 +192,11 @@ export class Conv2dLayer implements Layer {
     const g = ctx.gpu;
     const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, w_off: ctx.paramOffset(this.weight) };
     const label = `${this.name}.backward_input`;
+    if (this.halfMatrix(ctx, 'conv-input')) {
+      const k = await g.kernels.get('conv2d_backward_input_sgmat', { SG: g.subgroupSize }, ctx.paramStorage);
+      const wg = [cdiv(batch * this.h * this.w, MATRIX_TILE), cdiv(this.ci, MATRIX_TILE / 2), 1] as const;
+      return makeOp(g, k, label, shape, { dy, theta: ctx.params, dx }, wg);
+    }
     const t = inputTiles(this.co, ctx.tuning, g.device.limits);
     if (t) {
       const k = await g.kernels.get('conv2d_backward_input_tiled', { ...t }, ctx.paramStorage);

@@ -4,7 +4,7 @@
 // limits hold the tile. Bad tile constants (from --tuning) are an error naming them.
 import { KERNELS } from '../../gpu/kernels.ts';
 import { cdiv } from '../../gpu/op.ts';
-import type { Tuning } from '../../gpu/tuning.ts';
+import type { HalfMatrixUse, Tuning } from '../../gpu/tuning.ts';
 
 /** Override constants of linear_forward_tiled: TN samples x TO features per workgroup, TK inputs a step. */
 export interface ForwardTiles {
@@ -71,4 +71,32 @@ export function weightTiles(inputs: number, tuning: Tuning, limits?: Limits): We
 export function weightSplits(inputs: number, outputs: number, batch: number, tuning: Tuning, t: WeightTiles): number {
   const invocations = cdiv(inputs, t.TI) * cdiv(outputs, t.TO) * (t.TI / 4) * (t.TO / 4);
   return Math.max(1, Math.min(cdiv(batch, 64), cdiv(4 * tuning.targetThreads, invocations)));
+}
+
+/** Rows and columns of C per workgroup of the `*_sgmat` kernels (4 x 4 blocks of 16). */
+export const MATRIX_TILE = 64;
+
+/**
+ * Whether a layer with long sums computes in f16 subgroup matrices: an fp16 run (halves as
+ * parameters) where the tuning asks for it and the device has them (Gpu.halfMatrix).
+ */
+export function useHalfMatrix(
+  use: HalfMatrixUse,
+  inputs: number,
+  tuning: Tuning,
+  paramStorage: string,
+  halfMatrix: boolean,
+): boolean {
+  return tuning.halfMatrix.includes(use) && paramStorage === 'f16' && halfMatrix && inputs >= LONG_SUMS;
+}
+
+/** linear_forward_sgmat's split-K slices: about 1024 workgroups, slices of at least 64 inputs. */
+export function matrixForwardSplits(inputs: number, outputs: number, batch: number): number {
+  const perSlice = cdiv(batch, MATRIX_TILE) * cdiv(outputs, MATRIX_TILE);
+  return Math.max(1, Math.min(cdiv(inputs, 64), cdiv(1024, perSlice)));
+}
+
+/** linear_backward_weight_sgmat's split-K slices over the batch: slices of 64 samples. */
+export function matrixWeightSplits(batch: number): number {
+  return Math.max(1, cdiv(batch, 64));
 }

@@ -11,6 +11,10 @@ import type { ParamSpec } from '../spec.ts';
 import {
   forwardSplits,
   forwardTiles,
+  MATRIX_TILE,
+  matrixForwardSplits,
+  matrixWeightSplits,
+  useHalfMatrix,
   WEIGHT_REDUCE,
   weightSplits,
   weightTiles,
@@ -51,11 +55,23 @@ export class LinearLayer implements Layer {
     const w = weightTiles(this.i, tuning);
     const forward = f ? forwardSplits(this.i, this.o, batch, tuning, f) * batch * this.o : 0;
     const weight = w ? weightSplits(this.i, this.o, batch, tuning, w) * this.o * (this.i + 1) : 0;
-    return 4 * Math.max(forward, weight);
+    // fp16 runs may take the subgroup-matrix kernels (which depends on the device)
+    const mf = useHalfMatrix('linear-forward', this.i, tuning, 'f16', true);
+    const mw = useHalfMatrix('linear-weight', this.i, tuning, 'f16', true);
+    const matrix = Math.max(
+      mf ? matrixForwardSplits(this.i, this.o, batch) * batch * this.o : 0,
+      mw ? matrixWeightSplits(batch) * this.o * (this.i + 1) : 0,
+    );
+    return 4 * Math.max(forward, weight, matrix);
+  }
+
+  private halfMatrix(ctx: BuildContext, use: 'linear-forward' | 'linear-weight'): boolean {
+    return useHalfMatrix(use, this.i, ctx.tuning, ctx.paramStorage, ctx.gpu.halfMatrix);
   }
 
   // x [N, i] -> y [N, o] = relu?(x W^T + b)
   async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
+    if (this.halfMatrix(ctx, 'linear-forward')) return this.forwardMatrix(ctx, x, y, batch);
     const t = forwardTiles(this.i, ctx.tuning, ctx.gpu.device.limits);
     if (t) return this.forwardTiled(ctx, x, y, batch, t);
     const k = await ctx.gpu.kernels.get('linear_forward', {}, ctx.paramStorage, halvesOf({ x, y }));
@@ -106,6 +122,32 @@ export class LinearLayer implements Layer {
     ];
   }
 
+  // fp16 on subgroup matrices: split-K partial sums in f16 x f16 -> f32 tiles, then the same reduce.
+  private async forwardMatrix(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number) {
+    const g = ctx.gpu;
+    const splits = matrixForwardSplits(this.i, this.o, batch);
+    const km = await g.kernels.get('linear_forward_sgmat', { SG: g.subgroupSize }, ctx.paramStorage, halvesOf({ x }));
+    const kr = await g.kernels.get('linear_forward_reduce', {}, ctx.paramStorage);
+    return [
+      makeOp(
+        g,
+        km,
+        `${this.name}.forward`,
+        { n: batch, i: this.i, o: this.o, w_off: ctx.paramOffset(this.weight), splits },
+        { x, theta: ctx.params, partial: ctx.workspace },
+        [cdiv(batch, MATRIX_TILE), cdiv(this.o, MATRIX_TILE), splits],
+      ),
+      makeOp(
+        g,
+        kr,
+        `${this.name}.forward_reduce`,
+        { n: batch, o: this.o, b_off: ctx.paramOffset(this.bias), relu: this.relu ? 1 : 0, splits },
+        { partial: ctx.workspace, theta: ctx.params, y },
+        grid1d(batch * this.o, kr.overrides.WG ?? 64),
+      ),
+    ];
+  }
+
   // dy [N, o] (pre-activation gradient) -> dx [N, i] = dy W (masked by x > 0); dW += dy^T x; db += sum_n dy
   async backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
     const g = ctx.gpu;
@@ -130,6 +172,7 @@ export class LinearLayer implements Layer {
         ),
       );
     }
+    if (this.halfMatrix(ctx, 'linear-weight')) return [...ops, ...(await this.backwardWeightMatrix(ctx, io, batch))];
     const t = weightTiles(this.i, ctx.tuning, g.device.limits);
     if (t) return [...ops, ...(await this.backwardWeightTiled(ctx, io, batch, t))];
     const k = await g.kernels.get('linear_backward_weight', {}, 'f32', halvesOf({ x: io.x }));
@@ -151,6 +194,42 @@ export class LinearLayer implements Layer {
       ),
     );
     return ops;
+  }
+
+  // fp16 on subgroup matrices: the weight gradient's slices ([S, o, i + 1], as the tiled kernel's) in
+  // f16 x f16 -> f32 tiles, summed by the same reduce.
+  private async backwardWeightMatrix(ctx: BuildContext, io: BackwardIO, batch: number) {
+    const g = ctx.gpu;
+    const splits = matrixWeightSplits(batch);
+    const km = await g.kernels.get(
+      'linear_backward_weight_sgmat',
+      { SG: g.subgroupSize },
+      'f32',
+      halvesOf({ x: io.x }),
+    );
+    const kr = await g.kernels.get('conv2d_backward_weight_reduce', WEIGHT_REDUCE);
+    const reduce = {
+      co: this.o,
+      k: this.i,
+      splits,
+      w_off: ctx.gradOffset(this.weight),
+      b_off: ctx.gradOffset(this.bias),
+    };
+    return [
+      makeOp(
+        g,
+        km,
+        `${this.name}.backward_weight`,
+        { n: batch, i: this.i, o: this.o, splits },
+        { dy: io.dy, x: io.x, partial: ctx.workspace },
+        [cdiv(this.o, MATRIX_TILE), cdiv(this.i + 1, MATRIX_TILE), splits],
+      ),
+      makeOp(g, kr, `${this.name}.backward_weight_reduce`, reduce, { partial: ctx.workspace, grad: ctx.grads }, [
+        cdiv(this.o * (this.i + 1), kr.overrides.OUTS ?? 64),
+        1,
+        1,
+      ]),
+    ];
   }
 
   // The tiled weight gradient: split-K slices over the batch into the workspace ([S, o, i + 1], the

@@ -14,6 +14,12 @@ export const enControls = {
     adapter: (name: string, software: boolean) =>
       `GPU: ${name}${software ? ' (software renderer: small defaults, expect a few images per second)' : ''}`,
     anAdapter: 'a WebGPU adapter',
+    halfArithmetic: (kind: 'matrix' | 'f16' | 'f32'): string =>
+      kind === 'matrix'
+        ? 'fp16 runs: tensor cores (f16 subgroup matrices, float32 sums) for fc1, float32 arithmetic elsewhere; bf16 runs: float32 arithmetic'
+        : kind === 'f16'
+          ? 'fp16 runs: shader-f16 but no f16 subgroup matrices: float32 arithmetic on stored halves; bf16 runs: float32 arithmetic'
+          : 'fp16 and bf16 runs: halves stored, float32 arithmetic (no shader-f16; Chrome: --enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia may add it)',
     settings: 'Settings',
     nav: {
       lessons: 'Lessons',

@@ -10,6 +10,12 @@ export const zhControls: typeof enControls = {
     adapter: (name, software) =>
       `GPU：${name}${software ? '（软件渲染器：使用较小的默认设置，每秒只有几张图像）' : ''}`,
     anAdapter: '一个 WebGPU 适配器',
+    halfArithmetic: (kind) =>
+      kind === 'matrix'
+        ? 'fp16 运行：fc1 使用张量核心（f16 子组矩阵，float32 累加），其余为 float32 运算；bf16 运行：float32 运算'
+        : kind === 'f16'
+          ? 'fp16 运行：有 shader-f16 但没有 f16 子组矩阵：以 float32 计算存储的半精度值；bf16 运行：float32 运算'
+          : 'fp16 和 bf16 运行：以半精度存储，float32 运算（没有 shader-f16；Chrome 可用 --enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia 启用）',
     settings: '设置',
     nav: {
       lessons: '课程',
