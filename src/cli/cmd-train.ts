@@ -205,7 +205,7 @@ export const command: Command = {
   },
 };
 
-/** --colocate's rules as a usage error (ranks sharing a device run float32 DDP). */
+/** --colocate's rules (the mode table's placements) as a usage error. */
 function checkColocate(config: Parameters<typeof checkSharable>[0]): void {
   try {
     checkSharable(config);
