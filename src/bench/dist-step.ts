@@ -1,6 +1,6 @@
 // Data-parallel step time: for each mode and worker count, a short run on the synthetic dataset
-// (one worker thread or Web Worker per rank, each with its own device; where asked, each run also
-// with the ranks sharing one device, --colocate, side by side); the median step time after
+// (one worker thread or Web Worker per rank, each with its own device; where asked, DDP also with
+// the ranks sharing one device, --colocate, side by side); the median step time after
 // warm-up, images/s over all ranks, and how much of rank 0's step was spent waiting in collectives.
 // Runs wherever a Coordinator can spawn ranks (Node + Dawn, or a browser page).
 import type { Mode } from '../config.ts';
@@ -19,7 +19,7 @@ export interface DistBenchOptions {
   readonly spawn: SpawnWorker;
   readonly width?: number;
   /**
-   * Also every run of two or more ranks with the ranks sharing one device (webddp train
+   * Also every DDP run of two or more ranks with the ranks sharing one device (webddp train
    * --colocate), started by this spawner for W ranks: a row beside each own-devices row.
    */
   readonly colocated?: (world: number) => SpawnWorker;

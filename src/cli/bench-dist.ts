@@ -1,5 +1,5 @@
 // `webddp bench --workers 1,2,4 [--modes ddp,dp] [--colocate]`: data-parallel step times in Node
-// (worker threads, each with its own Dawn device; --colocate adds each run with the ranks sharing one
+// (worker threads, each with its own Dawn device; --colocate adds DDP with the ranks sharing one
 // device) on the synthetic dataset.
 import { MODES, type Mode } from '../config.ts';
 import { colocatedSpawner, nodeSpawner } from '../runtime/spawn-node.ts';
@@ -19,7 +19,7 @@ export interface DistBenchArgs {
   readonly store: string;
   readonly adapter: AdapterChoice;
   readonly json: boolean;
-  /** Every row of 2 or more workers also with the ranks sharing one device (--colocate). */
+  /** DDP rows also with the ranks sharing one device (--colocate). */
   readonly colocate: boolean;
 }
 

@@ -24,7 +24,7 @@ worker, and how a PyTorch loop runs), and the step time split into forward, back
 adapter (SwiftShader) the default batches are 8,32 with fewer steps.
 With --workers: step time of data-parallel training for each mode and worker count (worker
 threads with their own devices, the synthetic dataset), and rank 0's time waiting in collectives;
---colocate adds, beside each row of 2 or more workers, the same run with the ranks sharing one
+--colocate adds, beside each DDP row of 2 or more workers, the same run with the ranks sharing one
 device (webddp train --colocate).
   --tuning  kernel override constants and split-K targets, e.g.
             '{"kernels":{"conv2d_forward":{"WG_X":128}},"targetThreads":65536}'; default: the
