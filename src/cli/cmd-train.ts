@@ -205,7 +205,7 @@ export const command: Command = {
   },
 };
 
-/** --colocate's rules (the mode table's placements) as a usage error. */
+/** --colocate's rules as a usage error (ranks sharing a device run float32 DDP). */
 function checkColocate(config: Parameters<typeof checkSharable>[0]): void {
   try {
     checkSharable(config);

@@ -17,9 +17,8 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --reduce-bucket-size N                ZeRO's bucket in elements (DeepSpeed's reduce_bucket_size; default
       65536, DeepSpeed's is 5e8): a layer's gradients larger than it pass through it in row pieces
   --store DIR (default ${defaultStoreDir()})  --adapter auto|gpu|swiftshader  --devices NAME,...
-  --colocate   every rank in one worker thread sharing one device, each with its own buffers; float32
-      DDP's buckets summed on the GPU (no readback, no host ring): how W workers on one GPU can be
-      fast; other modes and precisions pass their state around the ring as with a device each
+  --colocate   every rank in one worker thread sharing one device, DDP's buckets summed on the GPU
+      (no readback, no host ring; float32 DDP only): how W workers on one GPU can be fast
   --step-timeout SECONDS  --log-every N (rank-0 log lines, default 50 or steps_per_print)  --json (JSON lines)
   --save FILE.safetensors (final parameters, PyTorch names)  --resume FILE.safetensors (start from them,
       with a fresh optimizer at epoch 0; --resume-from continues a full checkpoint exactly)
