@@ -1,8 +1,9 @@
 // Ranks of one worker sharing one GPUDevice (webddp train --colocate): each rank gets a view of the
-// device (its own allocations, memory tracker and kernel cache; gpu/device.ts Gpu.view), DDP sums
-// the ranks' gradient buckets on the device (train/device-reduce.ts), and the last rank to
-// finish destroys the device. Float32 DDP only: the other modes and fp16/bf16 move their state
-// through the ring between workers, which this does not replace.
+// device (its own allocations, memory tracker and kernel cache; gpu/device.ts Gpu.view), so each
+// keeps its own buffers and memory counters; float32 DDP sums the ranks' gradient buckets on the
+// device (train/device-reduce.ts), every other mode and precision moves its state through the
+// ring between the ranks as with a device each; the last rank to finish destroys the device.
+// Which modes and precisions may share a device is the mode table's (placements).
 import type { TrainConfig } from '../config.ts';
 import { placedRuns, runsPlaced } from '../parallel/index.ts';
 import { acquireDevice, type Gpu } from '../gpu/device.ts';

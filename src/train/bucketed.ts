@@ -99,6 +99,11 @@ export class BucketedBackward {
     return this.half !== null;
   }
 
+  /** Whether the buckets are summed on the device the ranks share (no host round trip). */
+  get onDevice(): boolean {
+    return this.shared !== null;
+  }
+
   /** Records the packing of every bucket into halves (fp16 / bf16 on one worker: their precision and overflow). */
   readonly packAll = (rec: Recorder): void => {
     if (this.half) for (const k of this.buckets.keys()) this.half.recordPack(rec, k);

@@ -1,8 +1,9 @@
-// --colocate: every rank in one worker thread sharing one device, DDP's buckets summed on the GPU
-// (allreduce_sum.wgsl) instead of read back and passed around the ring. Two ranks end bit for bit
-// where two workers with their own devices end (a + b = b + a); three ranks with gradient
+// --colocate: every rank in one worker thread sharing one device, float32 DDP's buckets summed on
+// the GPU (allreduce_sum.wgsl) instead of read back and passed around the ring. Two ranks end bit
+// for bit where two workers with their own devices end (a + b = b + a); three ranks with gradient
 // accumulation within float tolerance (the ring adds in another order), replicas identical; each
-// rank still reports its own memory; the other modes and fp16 are refused by name.
+// rank still reports its own memory. Every other mode and precision shares the device too, its
+// state going around the ring as with a device each: the same bytes and the same memory per rank.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,12 +92,35 @@ describe('ranks sharing one device (--colocate)', () => {
     expect(rows[1]?.commMs ?? Infinity).toBeLessThan(rows[0]?.commMs ?? 0);
   });
 
+  it('every mode and precision ends bit for bit where it ends with a device per rank, each rank with its own memory', async () => {
+    const runs = [
+      ['--mode', 'ddp', '--fp16'],
+      ['--mode', 'zero1', '--bf16'],
+      ['--mode', 'zero2'],
+      ['--mode', 'zero3', '--fp16'],
+      ['--mode', 'dp', '--fp16'],
+      ['--mode', 'balanced-dp', '--gpu0-bsz', '1'],
+    ];
+    const flags = ['--workers', '2', '--batch-size', '2', '--train-limit', '8', '--epochs', '1', '--log-every', '0'];
+    const run = async (name: string, ...args: string[]) => {
+      const file = join(dir, `${name}.safetensors`);
+      const r = await webddp('train', ...base, ...flags, ...args, '--save', file);
+      expect(r.code, r.err).toBe(0);
+      const [epoch] = jsonLines(r.out, 'epoch');
+      const workers = (epoch?.workers ?? []) as { rank: number; max_memory_allocated: number }[];
+      return { bytes: readFileSync(file), memory: workers.map((w) => [w.rank, w.max_memory_allocated]) };
+    };
+    for (const args of runs) {
+      const name = args.join('').replace(/-/g, '');
+      const own = await run(`own-${name}`, ...args);
+      const shared = await run(`shared-${name}`, ...args, '--colocate');
+      expect(Buffer.compare(shared.bytes, own.bytes), args.join(' ')).toBe(0);
+      expect(shared.memory, args.join(' ')).toEqual(own.memory);
+      expect(shared.memory).toHaveLength(2);
+    }
+  });
+
   it('refuses what it cannot run, by name', async () => {
-    const zero = await webddp('train', ...base, '--workers', '2', '--colocate', '--mode', 'zero2');
-    expect(zero.code).toBe(2);
-    expect(zero.err).toMatch(/--colocate\) run float32 DDP, not zero2/);
-    const fp16 = await webddp('train', ...base, '--workers', '2', '--colocate', '--fp16');
-    expect(fp16.err).toMatch(/not ddp with fp16/);
     const devices = await webddp('train', ...base, '--workers', '2', '--colocate', '--devices', 'a,b');
     expect(devices.err).toMatch(/--colocate shares one device: not with --devices/);
   });

@@ -25,7 +25,7 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean, title: string
       'device 0 reads, splits and sums a global batch, which no torchrun (one process per rank, each with its own ' +
       'DistributedSampler shard) reproduces',
     precisions: ['fp32', 'fp16'], // device 0's exchanges with its replicas move fp16 or float32 only
-    placements: { 'own-devices': ['fp32', 'fp16'] },
+    placements: { 'own-devices': ['fp32', 'fp16'], 'shared-device': ['fp32', 'fp16'] },
     validate: (c) => {
       const issues: ConfigIssue[] = [];
       if (!usesGpu0Bsz) return issues;

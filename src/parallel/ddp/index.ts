@@ -13,8 +13,9 @@ export const ddp: ParallelMode = {
   title: 'DistributedDataParallel',
   torchrunRefusal: null,
   precisions: ['fp32', 'fp16', 'bf16'],
-  // ranks sharing a device sum their float32 buckets there (train/device-reduce.ts)
-  placements: { 'own-devices': ['fp32', 'fp16', 'bf16'], 'shared-device': ['fp32'] },
+  // ranks sharing a device sum their float32 buckets there (train/device-reduce.ts); fp16 and
+  // bf16 buckets, summed in 16 bits in ring order, still go around the host ring
+  placements: { 'own-devices': ['fp32', 'fp16', 'bf16'], 'shared-device': ['fp32', 'fp16', 'bf16'] },
   validate: () => [],
   // One worker, or ranks sharing a device: a step is submits only (no host collective);
   // accumulation would interleave micro-batches; fp16 reads the overflow flag back before its update.

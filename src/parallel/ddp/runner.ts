@@ -34,7 +34,8 @@ export class DdpRunner implements ModeRunner {
     const buckets = await BucketedBackward.create(trainer, computeBuckets(trainer.spec.params, config.bucketCapMB), {
       world,
       format,
-      shared: ctx.colocated ? { reduce: ctx.colocated, rank } : null,
+      // float32 buckets of ranks sharing the device are summed there; 16-bit ones go around the ring
+      shared: ctx.colocated && format === null ? { reduce: ctx.colocated, rank } : null,
     });
     return new DdpRunner(ctx, buckets, format === 'f16' ? lossScalerOf(config) : null);
   }
@@ -89,7 +90,7 @@ export class DdpRunner implements ModeRunner {
     const alone = world === 1 && micro.length === 1 && !buckets.mixed;
     // Ranks sharing a device, one micro-batch: the update is queued as soon as every bucket's sum
     // is, and the next step (ParallelMode.pipelines) may start before this step's loss is back.
-    const queued = world > 1 && this.ctx.colocated !== undefined && micro.length === 1 && !buckets.mixed;
+    const queued = world > 1 && buckets.onDevice && micro.length === 1;
     for (const [m, mb] of micro.entries()) {
       const last = m === micro.length - 1;
       // 1. data

@@ -15,7 +15,7 @@ function zeroStage(stage: 1 | 2): ParallelMode {
     title: `ZeRO-${stage}`,
     torchrunRefusal: null,
     precisions: ['fp32', 'fp16', 'bf16'],
-    placements: { 'own-devices': ['fp32', 'fp16', 'bf16'] },
+    placements: { 'own-devices': ['fp32', 'fp16', 'bf16'], 'shared-device': ['fp32', 'fp16', 'bf16'] },
     validate: () => [],
     trainerOptions: (spec, c, rank, world) => {
       const p = zeroPartition(rank, world, spec.total, c.fp16 || c.bf16);
@@ -50,7 +50,7 @@ export const zero3: ParallelMode = {
   title: 'ZeRO-3',
   torchrunRefusal: null,
   precisions: ['fp32', 'fp16'], // its per-layer gathers and reduce-scatters move fp16 or float32 only
-  placements: { 'own-devices': ['fp32', 'fp16'] },
+  placements: { 'own-devices': ['fp32', 'fp16'], 'shared-device': ['fp32', 'fp16'] },
   validate: () => [],
   trainerOptions: (spec, c) => ({
     spec,
