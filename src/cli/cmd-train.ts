@@ -211,7 +211,7 @@ async function asUsage<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-/** --colocate's rules as a usage error (ranks sharing a device run float32 DDP). */
+/** --colocate's rules (the mode table's shared-device placements) as a usage error. */
 function checkColocate(config: Parameters<typeof checkSharable>[0]): void {
   try {
     checkSharable(config);

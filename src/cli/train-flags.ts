@@ -115,8 +115,9 @@ export function trainFlags(): FlagSpec[] {
     {
       flags: '--colocate',
       help:
-        "every rank in one worker thread sharing one device, DDP's buckets summed on the GPU (no readback, no host " +
-        'ring; float32 DDP only): how W workers on one GPU can be fast',
+        'every rank in one worker thread sharing one device, each rank with its own buffers and memory counters; ' +
+        'every mode and precision the mode table allows. Float32 DDP sums its buckets on the GPU (no readback, no ' +
+        'host ring); the other modes and precisions pass their state around the ring as with a device each',
     },
     {
       flags: '--step-timeout <SECONDS>',
