@@ -13,6 +13,11 @@ still compute what PyTorch computes, and as fast as before? Runs, on one adapter
            gradient, two steps of SGD, Adam and AdamW, clip_grad_norm_ (rtol 1e-4, atol 1e-5)
   ddp      a 2-worker DistributedDataParallel run against PyTorch's (fixtures/ddp_world2.safetensors):
            final parameters, each rank's DistributedSampler shard and per-step losses
+  equivalence  ddp, zero1, zero2, zero3, dp and balanced-dp on 4 ranks (batch 2 each; balanced-dp
+           1 + 3 + 2 + 2) and 2 micro-batches of 4 on one worker, 3 SGD steps, each against one
+           worker at batch 8 from the same initial parameters and samples: the largest parameter
+           difference, relative to the largest change, within 3 x n x 2^-24 (n = 8 x 32 x 32 + 4
+           terms, the longest float32 sum of a step); --quick: 2 ranks of 4, 2 steps
   learn    one epoch on 2048 records of the built-in synthetic dataset (batch 32, SGD) must reach
            test accuracy > 30% (chance: 10%); --quick: 1024 records at lr 0.05, > 25%
   bench    one worker's training throughput (images/s) per batch size: on a GPU batches 128, 512,
@@ -30,8 +35,8 @@ Prints one line per check and exits 0 only when every check holds (one that chec
   --browser-flags="..."  extra browser flags, space-separated; write them with '=' since they
                  begin with dashes, e.g. --browser-flags="--use-angle=vulkan --enable-features=Vulkan
                  --ignore-gpu-blocklist" for a GPU on Linux
-  --quick        a shorter learning check and bench (CI on a software adapter)
-  --only GROUPS  comma-separated subset of kernels,model,ddp,learn,bench
+  --quick        shorter learning and equivalence checks and bench (CI on a software adapter)
+  --only GROUPS  comma-separated subset of kernels,model,ddp,equivalence,learn,bench
   --kernels NAMES  only the kernels whose name contains one of NAMES (comma-separated)
   --tuning JSON  the kernel tuning over the adapter's (as webddp bench --tuning; default: WEBDDP_TUNING)
   --shaders DIR  node: DIR/<kernel>.wgsl replaces the bundled kernel in the kernel and model checks
