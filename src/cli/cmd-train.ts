@@ -21,6 +21,7 @@ import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 import { TraceCollector } from '../trace/collect.ts';
+import { recorderSpans } from '../runtime/recorder-spans.ts';
 import { tuningOption } from './tuning-option.ts';
 import { trainUsage as usage } from './train-usage.ts';
 
@@ -78,6 +79,7 @@ export const command: Command = {
           'reduce-bucket-size': num,
           schedule: num,
           trace: num,
+          'debug-collectives': { type: 'boolean' },
           colocate: { type: 'boolean' },
           tuning: num,
           help: { type: 'boolean', default: false },
@@ -145,6 +147,7 @@ export const command: Command = {
       ...(resumed ? { resume: resumed.snapshot } : {}),
       ...(fault ? { fault } : {}),
       ...(values.trace ? { trace: true } : {}),
+      ...(values['debug-collectives'] ? { debugCollectives: true } : {}),
       ...(tuning ? { tuning } : {}),
       ...(values.colocate ? { colocated: true } : {}),
       maxRestarts,
@@ -166,6 +169,8 @@ export const command: Command = {
     });
     const trace = values.trace ? new TraceCollector() : null;
     let interrupted = false;
+    /** Optimizer steps done (the flight recorder's step numbers): a failure's trace adds the later ones. */
+    let stepsDone = resumed?.snapshot.position.globalStep ?? 0;
     const onSignal = () => {
       interrupted = true;
       run.stop();
@@ -174,13 +179,18 @@ export const command: Command = {
     try {
       try {
         for await (const e of run.run()) {
-          if (e.type === 'step') trace?.add(e.spans);
+          if (e.type === 'step') {
+            trace?.add(e.spans);
+            stepsDone++;
+          }
           out.event(e);
         }
       } catch (e) {
         const err = e instanceof Error ? e : new Error(String(e));
-        if (e instanceof RankFailedError) out.error(e.kind, e.rank, err.message);
-        else out.error(err.name, null, err.message);
+        if (e instanceof RankFailedError) {
+          out.error(e.kind, e.rank, err.message, e.collectives?.states);
+          trace?.add(e.collectives ? recorderSpans(e.collectives.states, stepsDone) : undefined);
+        } else out.error(err.name, null, err.message);
         throw e;
       }
       if (values.save) {

@@ -1,5 +1,6 @@
 // What `webddp train` prints: rank 0's log in the seed's style (`Epoch 0 | Batch 50/98 | Loss:
 // ...`) and a progress bar per epoch on stderr, or JSON lines on stdout (--json).
+import type { RecorderState } from '../comm/flight-recorder.ts';
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import type { TrainEvent, WorkerStat } from '../runtime/events.ts';
 import { formatBytes } from '../gpu/memory.ts';
@@ -104,11 +105,23 @@ export class TrainOutput {
     else this.io.err(text);
   }
 
-  /** A run that failed: under --json, an `error` line (kind, rank, message) before the non-zero exit. */
-  error(kind: string, rank: number | null, message: string): void {
+  /**
+   * A run that failed: under --json, an `error` line (kind, rank, message and, when the ranks had
+   * entered collectives, every rank's flight recorders: `collectives[r]`, null for a rank that did
+   * not answer) before the non-zero exit.
+   */
+  error(
+    kind: string,
+    rank: number | null,
+    message: string,
+    collectives?: readonly (readonly RecorderState[] | null)[],
+  ): void {
     this.bars?.stop();
     this.bars = null;
-    if (this.json) this.io.out(`${JSON.stringify({ type: 'error', kind, rank, message })}\n`);
+    if (this.json)
+      this.io.out(
+        `${JSON.stringify({ type: 'error', kind, rank, message, ...(collectives ? { collectives } : {}) })}\n`,
+      );
   }
 
   private jsonLine(e: TrainEvent): void {

@@ -36,7 +36,13 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
       that is not the recorded dataset (name, record counts, content id) is refused
   --max-restarts N       like torchrun: when a rank dies, hangs, loses its device or its link breaks,
       start fresh workers from the last checkpoint (or the start) up to N times (default 0)
-  --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling)
+  --inject-fault RANK:STEP:${FAULT_KINDS.join('|')}   make a rank fail (to see failure handling);
+      skip-bucket (ddp) makes the rank leave out its all-reduce of gradient bucket 0: a desync
+  --debug-collectives   before every collective, compare its fingerprint (op, bucket, dtype, element
+      count, step) across the ranks and stop at the first mismatch, naming both sides (as PyTorch's
+      TORCH_DISTRIBUTED_DEBUG=DETAIL; one small all-gather more per collective). Without it, a failed
+      run still reports every rank's collective flight recorder: the collective each rank was in and
+      the last one it completed
   --schedule TYPE[:name=value,...]      learning-rate schedule per optimizer step, with PyTorch's and
       DeepSpeed's own type and parameter names. TYPE is one of
       ${SCHEDULE_TYPES.join(', ')}; e.g.

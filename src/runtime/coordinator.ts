@@ -84,6 +84,7 @@ export class Coordinator {
                 ...(r === 0 && initialParams ? { initialParams } : {}),
                 recordTransfers: o.recordTransfers ?? false,
                 ...(o.trace ? { trace: true } : {}),
+                ...(o.debugCollectives ? { debugCollectives: true } : {}),
                 ...(o.tuning ? { tuning: o.tuning } : {}),
                 ...(o.fault?.rank === r ? { fault: { step: o.fault.step, kind: o.fault.kind } } : {}),
                 ...(o.resume ? { restore: rankRestore(o.resume) } : {}),

@@ -6,6 +6,7 @@ import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { RingPorts, TransferEvent } from '../comm/link.ts';
 import type { Span } from '../trace/tracer.ts';
 import type { Fp16StepInfo } from '../parallel/fp16.ts';
+import type { RecorderState } from '../comm/flight-recorder.ts';
 import type { ScalerState } from '../optim/loss-scaler.ts';
 
 /** Where a rank's data comes from. */
@@ -44,6 +45,11 @@ export interface RankInit {
    * --tuning`, WEBDDP_TUNING); absent: the adapter's tuning.
    */
   readonly tuning?: string;
+  /**
+   * Compare every collective's fingerprint (op, bucket, dtype, count, step) across ranks before it
+   * runs and stop at the first mismatch (--debug-collectives).
+   */
+  readonly debugCollectives?: boolean;
   /** A failure to stage at this rank's n-th step (0-based, counted over epochs), to test failure handling. */
   readonly fault?: Fault;
   /** Resuming from a checkpoint: the optimizer steps already taken and the whole optimizer state. */
@@ -84,7 +90,8 @@ export type RankOptimizerState = {
   readonly buffers: Readonly<Record<string, Float32Array>>;
 } | null;
 
-export const FAULT_KINDS = ['throw', 'exit', 'hang', 'device-lost'] as const;
+/** skip-bucket: the rank leaves out its all-reduce of gradient bucket 0 in that step (a collective desync). */
+export const FAULT_KINDS = ['throw', 'exit', 'hang', 'device-lost', 'skip-bucket'] as const;
 export interface Fault {
   readonly step: number;
   readonly kind: (typeof FAULT_KINDS)[number];
@@ -163,6 +170,11 @@ export interface RankApi {
   /** Up to n images of the last training batch with predictions (null when the data are not images). */
   sample(n: number): Promise<BatchSample | null>;
   memory(): Promise<MemorySnapshot>;
+  /**
+   * This rank's collective flight recorders (the ring's first, then DataParallel's pair links):
+   * answered even after a failure, for the coordinator's report.
+   */
+  collectives(): Promise<RecorderState[]>;
   /** Aborts this rank's collectives (every peer's pending collective fails, naming this rank). */
   abort(reason: string): Promise<void>;
   dispose(): Promise<void>;

@@ -231,7 +231,7 @@ export class DdpRunner implements ModeRunner {
           const data = await readback.read(n);
           tracer.mark(`${name} ready`, 'comm', { bytes: n * 4 });
           const packed = half ? (half.format === 'bf16' ? { bf16: true } : { halves: true }) : {};
-          await this.ctx.comm(() => pg.allReduce(data, packed), `all-reduce ${name}`);
+          await this.ctx.comm(() => pg.allReduce(data, { ...packed, bucket: b.bucket.index }), `all-reduce ${name}`);
           const endWrite = tracer.begin(`write ${name}`, 'comm');
           const label = `ddp.bucket${b.bucket.index}`;
           if (half) half.writeWords(k, new Uint32Array(data.buffer, data.byteOffset, n), label);
