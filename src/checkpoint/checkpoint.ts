@@ -7,9 +7,11 @@
 // IndexedDB store write and read these bytes. Loading checks every file and names what is wrong.
 import { validateFields, type TrainConfig } from '../config.ts';
 import { simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
-import type { OptimizerState } from '../optim/optimizer.ts';
 import { learningRates } from '../schedule/index.ts';
 import { readDatasetJson, type DatasetRecord } from './dataset-record.ts';
+import { readLedgerJson, type SampleLedger } from './ledger-record.ts';
+import type { OptimizerState } from '../optim/optimizer.ts';
+import type { Snapshot, TrainPosition } from './snapshot.ts';
 import { fp16Json, readFp16Json, type Fp16Json, type Fp16Snapshot } from './fp16-state.ts';
 import { getF32, parseSafetensors, serializeSafetensors, type TensorInput } from './safetensors.ts';
 import { loadStateDict, saveStateDict } from './state-dict.ts';
@@ -18,26 +20,7 @@ export const CHECKPOINT_FILES = ['model.safetensors', 'optimizer.safetensors', '
 export type CheckpointFile = (typeof CHECKPOINT_FILES)[number];
 export type CheckpointBytes = Readonly<Record<CheckpointFile, Uint8Array>>;
 
-/** Where a run is: the next step to run is `step` of `epoch`; `globalStep` optimizer steps are done. */
-export interface TrainPosition {
-  readonly epoch: number;
-  readonly step: number;
-  readonly globalStep: number;
-  /** Optimizer steps per epoch of the run that wrote it (its sampler's shard, batch and accumulation). */
-  readonly stepsPerEpoch: number;
-}
-
-/** Everything a run needs to continue exactly where it was. */
-export interface Snapshot {
-  readonly config: TrainConfig;
-  readonly position: TrainPosition;
-  /** The whole model, flat in state_dict order (fp16: the float32 master weights). */
-  readonly params: Float32Array;
-  /** The whole model's optimizer state, flat in parameter order (gathered from ZeRO's shards). */
-  readonly optimizer: OptimizerState | null;
-  /** An fp16 run's loss scaler and skipped steps (fp16-state.ts). */
-  readonly fp16?: Fp16Snapshot;
-}
+export type { Snapshot, TrainPosition } from './snapshot.ts';
 
 /** A checkpoint that cannot be used: names the file and what is wrong with it. */
 export class CheckpointError extends Error {
@@ -162,6 +145,8 @@ interface TrainerJson {
   readonly dataset?: DatasetRecord;
   /** fp16 runs: the loss scaler's state and the skipped steps. */
   readonly fp16?: Fp16Json;
+  /** Written mid-epoch: the epoch's sample ledger. */
+  readonly ledger?: SampleLedger;
   readonly files: Readonly<
     Record<'model.safetensors' | 'optimizer.safetensors', { readonly sha256: string; readonly bytes: number }>
   >;
@@ -194,6 +179,7 @@ export async function encodeCheckpoint(s: Snapshot, spec: ModelSpec, dataset: Da
     config: c,
     dataset,
     ...(s.fp16 ? { fp16: fp16Json(s.fp16) } : {}),
+    ...(p.ledger ? { ledger: p.ledger } : {}),
     files: {
       'model.safetensors': { sha256: await sha256Hex(model), bytes: model.byteLength },
       'optimizer.safetensors': { sha256: await sha256Hex(optimizer), bytes: optimizer.byteLength },
@@ -237,6 +223,9 @@ export function readTrainerJson(
   if (!fp16.ok) throw new CheckpointError(source, fp16.issue);
   const dataset = readDatasetJson(j.dataset);
   if (!dataset.ok) throw new CheckpointError(source, dataset.issue);
+  const at = { epoch: j.epoch!, step: j.stepInEpoch!, globalStep: j.globalStep!, stepsPerEpoch: j.stepsPerEpoch! };
+  const ledger = readLedgerJson(j.ledger, v.config, at);
+  if (!ledger.ok) throw new CheckpointError(source, ledger.issue);
   const files = j.files;
   for (const f of ['model.safetensors', 'optimizer.safetensors'] as const) {
     const e = files?.[f];
@@ -245,7 +234,7 @@ export function readTrainerJson(
   }
   return {
     config: v.config,
-    position: { epoch: j.epoch!, step: j.stepInEpoch!, globalStep: j.globalStep!, stepsPerEpoch: j.stepsPerEpoch! },
+    position: ledger.value ? { ...at, ledger: ledger.value } : at,
     files: files!,
     dataset: dataset.value,
     ...(fp16.value ? { fp16: fp16.value } : {}),

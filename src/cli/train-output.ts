@@ -73,6 +73,9 @@ export class TrainOutput {
             `  rank ${w.rank}: memory ${formatBytes(w.memory.allocated)} now, ${formatBytes(w.memory.peak)} peak\n`,
           );
         break;
+      case 'ledger':
+        this.log(`ledger: ${e.text}\n`);
+        break;
       case 'check':
         break;
       case 'checkpoint':
@@ -139,6 +142,9 @@ export class TrainOutput {
         seconds: e.seconds,
         workers: workersJson(e.workers),
       });
+    } else if (e.type === 'ledger') {
+      const { type, epoch, samples, once, repeated, never, before, after, text } = e;
+      line({ type, epoch, samples, once, repeated, never, before, after, text });
     } else if (e.type === 'step' && e.fp16 && (e.fp16.skipped || e.fp16.messages.length > 0)) {
       line({
         type: 'fp16',

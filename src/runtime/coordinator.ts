@@ -15,7 +15,8 @@ import { learningRates } from '../schedule/index.ts';
 import { WorkerGroup, type WorkerHandle } from './worker-group.ts';
 import type { Snapshot, TrainPosition } from '../checkpoint/checkpoint.ts';
 import type { CoordinatorOptions, RunOptions } from './options.ts';
-import { checkResumedEpoch, gatherOptimizer, rankRestore, snapshotOf } from './snapshot.ts';
+import { gatherOptimizer, rankRestore, snapshotOf } from './snapshot.ts';
+import { EpochLedger } from './epoch-ledger.ts';
 
 export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 
@@ -33,11 +34,9 @@ export class Coordinator {
     private readonly from: TrainPosition = { epoch: 0, step: 0, globalStep: 0, stepsPerEpoch: 0 },
     /** The ranks share one device (CoordinatorOptions.colocated). */
     private readonly colocated = false,
+    /** The running epoch's sample ledger (continuing the resumed checkpoint's, where it has one). */
+    private readonly ledger = new EpochLedger(config, from),
   ) {}
-
-  private get workers(): readonly WorkerHandle[] {
-    return this.group.workers;
-  }
 
   private all<T>(what: string, call: (h: WorkerHandle, rank: number) => Promise<T>, timeoutMs?: number): Promise<T[]> {
     return this.group.all(what, call, timeoutMs);
@@ -161,7 +160,7 @@ export class Coordinator {
       const fromStep = epoch === this.from.epoch ? this.from.step : 0;
       const infos = await this.all(`beginEpoch(${epoch})`, (h) => h.api.beginEpoch(epoch, fromStep));
       const steps = infos[0]?.steps ?? 0;
-      checkResumedEpoch(this.from, fromStep, steps);
+      this.ledger.begin(epoch, fromStep, steps, infos[0]?.datasetSize ?? 0);
       lrAt ??= learningRates(c.schedule, c.lr, c.epochs * steps);
       yield {
         type: 'epoch-start',
@@ -258,7 +257,7 @@ export class Coordinator {
         workers: mem.map((memory, rank) => ({ rank, memory, ms: 0, commMs: 0, commBytes: 0 })),
       };
       if (!this.stopRequested && c.checkEvery > 0) yield await this.check(epoch, steps - 1);
-      if (next >= steps) yield* await save(epoch + 1, 0, steps);
+      if (next >= steps) yield* [...this.ledger.proof(), ...(await save(epoch + 1, 0, steps))];
     }
     yield { type: 'done', stopped: this.stopRequested };
   }
@@ -273,12 +272,12 @@ export class Coordinator {
     const [[params], states] = [await this.readParams(), await this.all('optimizer', (h) => h.api.readOptimizer())];
     if (!params) throw new Error('rank 0 returned no parameters');
     const fp16 = this.config.fp16 ? (await this.all('fp16 state', (h) => h.api.readFp16()))[0] : undefined;
-    return snapshotOf(this.config, position, params, gatherOptimizer(states, params.length), fp16);
+    return this.ledger.stamp(snapshotOf(this.config, position, params, gatherOptimizer(states, params.length), fp16));
   }
 
   /** A few images of rank 0's current batch with their labels and predictions. */
   async sample(n: number): Promise<BatchSample | null> {
-    const h = this.workers[0];
+    const h = this.group.workers[0];
     return h ? h.api.sample(n) : null;
   }
 

@@ -7,6 +7,7 @@ import type { RingPorts, TransferEvent } from '../comm/link.ts';
 import type { Span } from '../trace/tracer.ts';
 import type { Fp16StepInfo } from '../parallel/fp16.ts';
 import type { RecorderState } from '../comm/flight-recorder.ts';
+import type { SampleLedger } from '../data/ledger.ts';
 import type { ScalerState } from '../optim/loss-scaler.ts';
 
 /** Where a rank's data comes from. */
@@ -72,6 +73,8 @@ export interface RankRestore {
   readonly master?: Float32Array;
   /** fp16: the loss scaler and the skipped steps. */
   readonly fp16?: RankFp16State;
+  /** Saved mid-epoch: the epoch's sample ledger, from which a resume on another world size deals the rest. */
+  readonly ledger?: SampleLedger;
 }
 
 /** An fp16 rank's loss scaler and the steps it skipped. */
@@ -112,6 +115,8 @@ export interface EpochInfo {
   readonly samples: number;
   /** The dataset indices of this rank's shard for the epoch (DistributedSampler order). */
   readonly indices: Int32Array;
+  /** Training records of the dataset (0 on a rank without data). */
+  readonly datasetSize: number;
 }
 
 export interface RankStepLog {

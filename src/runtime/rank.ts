@@ -14,6 +14,7 @@ import { PARALLEL_MODES } from '../parallel/index.ts';
 import { stepSchedule, type StepSchedule } from '../schedule/index.ts';
 import { carryFailuresAcrossComlink, taggingFailures } from './failure.ts';
 import { stageFault } from './fault.ts';
+import { planEpochFrom } from './epoch-ledger.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
 import { readRankOptimizer, redrawAugmentation, restoreRank } from './rank-state.ts';
 import type { ProcessGroup } from '../comm/process-group.ts';
@@ -154,15 +155,17 @@ export function createRankApi(env: RankEnv): RankApi {
     async beginEpoch(epoch, fromStep = 0) {
       const st = need();
       const { config, rank, world } = st.init;
+      const mode = PARALLEL_MODES[config.mode];
       st.plan = st.source
-        ? await PARALLEL_MODES[config.mode].planEpoch({ config, rank, world, epoch, source: st.source })
+        ? await planEpochFrom(mode, { config, rank, world, epoch, source: st.source }, st.init.restore?.ledger)
         : { epoch, steps: [], samples: 0, indices: new Int32Array(0) };
       // Resuming mid-epoch: the augmentation stream draws per image in batch order, so the batches
       // of the steps already trained are drawn (and dropped) again.
       if (config.augment && st.source) redrawAugmentation(st.source, st.plan, fromStep);
       // The schedule spans the whole run: every epoch has as many steps as this one.
       if (st.source) st.lrAt ??= stepSchedule(config.schedule, config.lr, config.epochs * st.plan.steps.length);
-      return { epoch, steps: st.plan.steps.length, samples: st.plan.samples, indices: st.plan.indices };
+      const { samples, indices } = st.plan;
+      return { epoch, steps: st.plan.steps.length, samples, indices, datasetSize: st.source?.trainSize ?? 0 };
     },
 
     step: (epoch, step) =>
