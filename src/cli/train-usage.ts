@@ -31,7 +31,9 @@ path (cifar-10-binary.tar.gz, or a directory with the .bin files), imported into
   --resume-from DIR      continue a checkpoint (DIR/step-N, or DIR: its newest) bit for bit: parameters,
       optimizer state, epoch and step, sampler, augmentation stream, schedule; an fp16 run's float32
       master weights (its model.safetensors), loss scaler and skipped steps. Its config applies;
-      only --workers (from an epoch's end), --epochs, --step-timeout, --check-every may change.
+      only --workers, --epochs, --step-timeout, --check-every may change. Another --workers
+      mid-epoch: the checkpoint's sample ledger deals the epoch's remaining samples to the new
+      ranks, each once (the run prints the proof, 'ledger: epoch E: N samples, each once; ...').
       Its data too: without --data, the dataset the checkpoint records (from --store); --data
       that is not the recorded dataset (name, record counts, content id) is refused
   --max-restarts N       like torchrun: when a rank dies, hangs, loses its device or its link breaks,
