@@ -1,7 +1,8 @@
 // The sample ledger's arithmetic: an epoch stopped mid-way on W ranks and resumed on W' ranks uses
 // every sample once (4 -> 2, 2 -> 3, and a chain 4 -> 2 -> 3), checked against an independent
 // count of what each rank's batches hold; the same world size continues the same shards as
-// DistributedSampler's; the ledger's hash is recomputed and a tampered ledger is caught.
+// DistributedSampler's; the ledger's hash is recomputed and a tampered ledger is caught; trainer.json's
+// ledger section round-trips and every field is checked, naming it.
 import { describe, expect, it } from 'vitest';
 import {
   dealShard,
@@ -13,6 +14,10 @@ import {
   type LedgerSampler,
 } from '../../src/data/ledger.ts';
 import { DistributedSampler } from '../../src/data/sampler.ts';
+import { encodeCheckpoint, readTrainerJson, type Snapshot } from '../../src/checkpoint/checkpoint.ts';
+import { tensorsDataset } from '../../src/checkpoint/dataset-record.ts';
+import { DEFAULT_CONFIG } from '../../src/config.ts';
+import { simpleCnnSpec } from '../../src/nn/spec.ts';
 
 const sampler: LedgerSampler = { seed: 7, shuffle: true, dropLast: false };
 
@@ -111,5 +116,70 @@ describe('sample ledger: resume on another world size', () => {
     expect(verifyLedger({ ...l, segments: [{ world: 2, steps: 2, consumed: [8, 7] }] })).toMatch(
       /consume 15 samples but the ledger records 16/,
     );
+  });
+});
+
+describe("trainer.json's ledger section", () => {
+  const spec = simpleCnnSpec(0.125);
+  const config = { ...DEFAULT_CONFIG, width: 0.125, workers: 4, batchSize: 4, seed: 7 };
+  const ledger = ledgerAt(
+    { epoch: 1, datasetSize: 96, sampler: { seed: 7, shuffle: true, dropLast: false } },
+    [],
+    { world: 4, steps: 3 },
+    4,
+  );
+  const snap: Snapshot = {
+    config,
+    position: { epoch: 1, step: 3, globalStep: 9, stepsPerEpoch: 6, ledger },
+    params: new Float32Array(spec.total),
+    optimizer: null,
+  };
+  async function trainerJson(): Promise<Record<string, unknown>> {
+    const files = await encodeCheckpoint(snap, spec, tensorsDataset(new Int32Array(96)));
+    return JSON.parse(new TextDecoder().decode(files['trainer.json'])) as Record<string, unknown>;
+  }
+  const read = (j: Record<string, unknown>) =>
+    readTrainerJson(new TextEncoder().encode(JSON.stringify(j)), 'ck/trainer.json');
+
+  it('round-trips in the position', async () => {
+    expect(read(await trainerJson()).position.ledger).toEqual(ledger);
+  });
+
+  it.each([
+    ['an unknown field', (l: Record<string, unknown>) => ({ ...l, extra: 1 }), /ledger has unknown field\(s\) extra/],
+    [
+      'another epoch',
+      (l: Record<string, unknown>) => ({ ...l, epoch: 0 }),
+      /ledger\.epoch 0 is not the checkpoint's epoch 1/,
+    ],
+    [
+      "a sampler not the config's",
+      (l: Record<string, unknown>) => ({ ...l, sampler: { seed: 8, shuffle: true, dropLast: false } }),
+      /ledger\.sampler .* is not the config's \(seed 7/,
+    ],
+    [
+      'a count per rank missing',
+      (l: Record<string, unknown>) => ({ ...l, segments: [{ world: 4, steps: 3, consumed: [12, 12, 12] }] }),
+      /ledger\.segments\[0\]\.consumed must hold one count per rank \(4\)/,
+    ],
+    [
+      "steps that are not the checkpoint's",
+      (l: Record<string, unknown>) => ({ ...l, segments: [{ world: 4, steps: 2, consumed: [12, 12, 12, 12] }] }),
+      /ledger\.segments run 2 steps but the checkpoint is at step 3/,
+    ],
+    [
+      'consumed samples that do not give its hash',
+      (l: Record<string, unknown>) => ({ ...l, segments: [{ world: 4, steps: 3, consumed: [12, 12, 12, 11] }] }),
+      /ledger: the segments consume 47 samples but the ledger records 48/,
+    ],
+    [
+      'a hash that is not hex',
+      (l: Record<string, unknown>) => ({ ...l, consumedHash: 'x' }),
+      /ledger\.consumedHash must be 16 hex/,
+    ],
+  ])('refuses %s, naming the field', async (_what, change, message) => {
+    const j = await trainerJson();
+    j.ledger = change(j.ledger as Record<string, unknown>);
+    expect(() => read(j)).toThrow(message);
   });
 });
