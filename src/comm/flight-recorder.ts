@@ -185,23 +185,18 @@ function rankLine(s: RecorderState): { inFlight: string; last: string; key: stri
   return { inFlight, last, key: `${inFlight}|${last}` };
 }
 
-/**
- * The report of a failed run, from every rank's ring recorder that answered: ranks in the same
- * place are grouped ("ranks 0, 1, 3 are in allReduce #419 (...); last completed allReduce #418
- * (...)"), a rank that did not answer is named.
- */
-export function collectiveReport(world: number, states: readonly (RecorderState | null)[]): string {
+/** One link's lines: its ranks grouped by where they stand, the silent ones, the ones behind. */
+function linkLines(sides: readonly { readonly rank: number; readonly state: RecorderState | null }[]): string[] {
   const groups = new Map<string, { ranks: number[]; inFlight: string; last: string }>();
   const silent: number[] = [];
-  for (let r = 0; r < world; r++) {
-    const s = states[r];
-    if (!s) {
-      silent.push(r);
+  for (const { rank, state } of sides) {
+    if (!state) {
+      silent.push(rank);
       continue;
     }
-    const l = rankLine(s);
+    const l = rankLine(state);
     const g = groups.get(l.key) ?? { ranks: [], inFlight: l.inFlight, last: l.last };
-    g.ranks.push(r);
+    g.ranks.push(rank);
     groups.set(l.key, g);
   }
   const who = (rs: readonly number[]) => (rs.length === 1 ? `rank ${rs[0]}` : `ranks ${rs.join(', ')}`);
@@ -212,27 +207,47 @@ export function collectiveReport(world: number, states: readonly (RecorderState 
   });
   if (silent.length > 0) lines.push(`  ${who(silent)}: no recorder state (the worker did not answer)`);
   // Ranks that entered fewer collectives than the others are behind: the others wait for them.
-  const entered = states.flatMap((s, r) => (s ? [{ r, n: s.entered }] : []));
+  const entered = sides.flatMap((s) => (s.state ? [{ r: s.rank, n: s.state.entered }] : []));
   const most = Math.max(...entered.map((e) => e.n));
   const behind = entered.filter((e) => e.n < most);
   if (behind.length > 0)
     lines.push(
       `  behind: ${who(behind.map((e) => e.r))} (entered ${behind.map((e) => e.n).join(', ')} collectives, the others ${most})`,
     );
-  return `collectives at the failure (flight recorder):\n${lines.join('\n')}`;
+  return lines;
+}
+
+const HEADER = 'collectives at the failure (flight recorder):';
+
+/**
+ * The report of a failed run from every rank's ring recorder (index = rank; null: the worker did
+ * not answer): ranks in the same place are grouped ("ranks 0, 1, 3 are in allReduce #419 (...);
+ * last completed allReduce #418 (...)"), a rank that did not answer is named, and the ranks behind.
+ */
+export function collectiveReport(world: number, states: readonly (RecorderState | null)[]): string {
+  const sides = Array.from({ length: world }, (_, rank) => ({ rank, state: states[rank] ?? null }));
+  return [HEADER, ...linkLines(sides)].join('\n');
 }
 
 /**
- * collectiveReport over the ring, then one line per DataParallel pair link that is in a
- * collective: `states[r]` is rank r's recorders (ring first, as RankApi.collectives returns them).
+ * collectiveReport over the ring, and the same for each DataParallel link between device 0 and a
+ * replica that carried a collective: `states[r]` is rank r's recorders (ring first, then its pair
+ * links, as RankApi.collectives returns them).
  */
 export function failureReport(world: number, states: readonly (readonly RecorderState[] | null)[]): string {
   const ring = Array.from({ length: world }, (_, r) => states[r]?.[0] ?? null);
-  const pairs = states.flatMap((s, r) =>
-    (s ?? []).slice(1).flatMap((p) => {
-      const l = rankLine(p);
-      return l.inFlight === 'is in no collective' ? [] : [`  rank ${r} (${p.group}) ${l.inFlight}; ${l.last}`];
-    }),
-  );
-  return [collectiveReport(world, ring), ...pairs].join('\n');
+  const used = (sides: readonly { state: RecorderState | null }[]) => sides.some((s) => (s.state?.entered ?? 0) > 0);
+  const pairs = Array.from({ length: world - 1 }, (_, i) => i + 1).flatMap((p) => {
+    const sides = [
+      { rank: 0, state: states[0]?.find((g) => g.group === `pair with rank ${p}`) ?? null },
+      { rank: p, state: states[p]?.find((g) => g.group === 'pair with rank 0') ?? null },
+    ];
+    return used(sides)
+      ? [`  DataParallel link between rank 0 and rank ${p}:`, ...linkLines(sides).map((l) => `  ${l}`)]
+      : [];
+  });
+  if (pairs.length === 0) return collectiveReport(world, ring);
+  const ringSides = ring.map((state, rank) => ({ rank, state }));
+  const ringLines = used(ringSides) ? ['  ring:', ...linkLines(ringSides).map((l) => `  ${l}`)] : [];
+  return [HEADER, ...ringLines, ...pairs].join('\n');
 }

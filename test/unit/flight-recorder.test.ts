@@ -9,6 +9,7 @@ import {
   collectiveReport,
   decodeFingerprint,
   encodeFingerprint,
+  failureReport,
   FINGERPRINT_WORDS,
   FlightRecorder,
 } from '../../src/comm/flight-recorder.ts';
@@ -164,5 +165,35 @@ describe('--debug-collectives: fingerprints compared before each collective', ()
     } finally {
       closeAll(pgs.map((p) => p.link));
     }
+  });
+});
+
+describe('failureReport: DataParallel links', () => {
+  it('each link between device 0 and a replica gets its own lines; an unused ring is left out', () => {
+    const rec = (rank: number, group: string, entered: number, open: boolean) => {
+      const r = new FlightRecorder(rank, group);
+      r.step = 1;
+      for (let i = 0; i < entered; i++) {
+        const x = r.enter(r.fingerprint('broadcast', i === entered - 1 ? 40 : 12_300, 'f32', null), 0, 0);
+        if (!(open && i === entered - 1)) r.finish(x, 1);
+      }
+      return r.state();
+    };
+    const report = failureReport(3, [
+      [rec(0, 'ring', 0, false), rec(0, 'pair with rank 1', 10, false), rec(0, 'pair with rank 2', 10, true)],
+      [rec(1, 'ring', 0, false), rec(1, 'pair with rank 0', 10, false)],
+      [rec(2, 'ring', 0, false), rec(2, 'pair with rank 0', 9, false)],
+    ]);
+    expect(report).toBe(
+      [
+        'collectives at the failure (flight recorder):',
+        '  DataParallel link between rank 0 and rank 1:',
+        '    ranks 0, 1 are in no collective; last completed broadcast #9 (f32, 0 B, step 1)',
+        '  DataParallel link between rank 0 and rank 2:',
+        '    rank 0 is in broadcast #9 (f32, 0 B, step 1); last completed broadcast #8 (f32, 0 B, step 1)',
+        '    rank 2 is in no collective; last completed broadcast #8 (f32, 0 B, step 1)',
+        '    behind: rank 2 (entered 9 collectives, the others 10)',
+      ].join('\n'),
+    );
   });
 });
