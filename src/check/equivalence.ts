@@ -41,7 +41,7 @@ const WIDTH = 0.125;
 const BASE = { epochs: 1, optimizer: 'sgd', lr: 0.05, momentum: 0.9, width: WIDTH, seed: 3, checkEvery: 0 } as const;
 
 /** float32's unit roundoff, 2^-24. */
-export const UNIT_ROUNDOFF = 2 ** -24;
+const UNIT_ROUNDOFF = 2 ** -24;
 
 /**
  * The largest relative difference max|θ_W − θ_1| / max|θ_1 − θ_0| two summation orders can make
@@ -52,7 +52,7 @@ export const UNIT_ROUNDOFF = 2 ** -24;
  * later steps with weights 1 + μ + ... , which k bounds once the differences are summed over k
  * steps of similar size. Derivation and what it does not cover: docs/equivalence.md.
  */
-export function equivalenceTolerance(size: EquivalenceSize): number {
+function equivalenceTolerance(size: EquivalenceSize): number {
   const n = size.batch * 32 * 32 + size.world;
   return size.steps * n * UNIT_ROUNDOFF;
 }

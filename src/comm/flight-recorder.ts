@@ -8,7 +8,7 @@
 import { reasonOf, type CollectiveOp } from './errors.ts';
 
 /** How the collective's elements are stored: float32, packed fp16 or bfloat16 pairs, float64 scalars. */
-export const COLLECTIVE_DTYPES = ['f32', 'f16', 'bf16', 'f64'] as const;
+const COLLECTIVE_DTYPES = ['f32', 'f16', 'bf16', 'f64'] as const;
 export type CollectiveDtype = (typeof COLLECTIVE_DTYPES)[number];
 
 const OPS: readonly CollectiveOp[] = [
@@ -57,7 +57,7 @@ export interface RecorderState {
 }
 
 /** Records kept per group by default. */
-export const DEFAULT_RECORDER_CAPACITY = 64;
+const DEFAULT_RECORDER_CAPACITY = 64;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -107,7 +107,7 @@ export class FlightRecorder {
 }
 
 /** "allReduce #12 (bucket 3, f32, 1.1 MB, step 4)". */
-export function describeCollective(
+function describeCollective(
   r: CollectiveFingerprint & { readonly seq?: number; readonly bytes?: number },
 ): string {
   const parts = [

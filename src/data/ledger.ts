@@ -50,7 +50,7 @@ export function epochOrder(n: number, s: LedgerSampler, epoch: number): Int32Arr
 }
 
 /** A rank's shard length when a list of m is dealt to W ranks (DistributedSampler's num_samples). */
-export function shardLength(m: number, world: number, dropLast: boolean): number {
+function shardLength(m: number, world: number, dropLast: boolean): number {
   return dropLast && m % world !== 0 ? Math.ceil((m - world) / world) + 0 : Math.ceil(m / world);
 }
 
@@ -63,7 +63,7 @@ export function dealShard(list: Int32Array, world: number, rank: number, dropLas
 }
 
 /** The positions of `list` that no rank of `seg` consumed, in order. */
-export function remainingAfter(list: Int32Array, seg: LedgerSegment): Int32Array {
+function remainingAfter(list: Int32Array, seg: LedgerSegment): Int32Array {
   const used = new Uint8Array(list.length);
   seg.consumed.forEach((c, r) => {
     for (let k = 0; k < c; k++) {
@@ -84,7 +84,7 @@ function consumedBy(list: Int32Array, seg: LedgerSegment): number[] {
 }
 
 /** The list each segment dealt, and every index consumed, segment by segment. */
-export function replay(
+function replay(
   order: Int32Array,
   segments: readonly LedgerSegment[],
 ): { lists: Int32Array[]; consumed: number[][]; next: Int32Array } {
@@ -128,7 +128,7 @@ export function resumePlan(ledger: SampleLedger, world: number): ResumePlan {
  * FNV-1a (64-bit) of `indices` sorted ascending, each as 4 little-endian bytes, in hex: a check that
  * the segments reproduce the consumed set the run recorded (not a cryptographic hash).
  */
-export function indicesHash(indices: readonly number[]): string {
+function indicesHash(indices: readonly number[]): string {
   const sorted = Int32Array.from(indices).sort();
   const prime = 0x100000001b3n;
   const mask = (1n << 64n) - 1n;
