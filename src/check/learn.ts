@@ -25,7 +25,7 @@ export interface LearnSize {
 export const LEARN_FULL: LearnSize = { train: 2048, lr: 0.01, test: 512, minAccuracy: 0.3, maxLoss: 2.2 };
 export const LEARN_QUICK: LearnSize = { train: 1024, lr: 0.05, test: 256, minAccuracy: 0.25, maxLoss: 2.2 };
 
-function split(records: Uint8Array): { x: Float32Array; y: Int32Array } {
+export function split(records: Uint8Array): { x: Float32Array; y: Int32Array } {
   const n = records.byteLength / RECORD_BYTES;
   const images = new Uint8Array(n * IMAGE_BYTES);
   const y = new Int32Array(n);

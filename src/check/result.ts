@@ -1,10 +1,10 @@
 // What `webddp check` reports: one row per check (a kernel case, a tensor against PyTorch, the
-// learning check, a throughput measurement), grouped, and the report around them (adapter, tuning,
+// learning check, a mode's equivalence with one worker, a throughput measurement), grouped, and the report around them (adapter, tuning,
 // counts). A check that checks nothing is a failure, never a pass: a group that ran no row at all
 // reports one failed row saying so.
 import type { AdapterSummary } from '../gpu/device.ts';
 
-export const CHECK_GROUPS = ['kernels', 'model', 'ddp', 'learn', 'bench'] as const;
+export const CHECK_GROUPS = ['kernels', 'model', 'ddp', 'equivalence', 'learn', 'bench'] as const;
 export type CheckGroup = (typeof CHECK_GROUPS)[number];
 
 export type CheckStatus = 'pass' | 'fail' | 'skip';

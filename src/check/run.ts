@@ -1,5 +1,5 @@
 // `webddp check` in any runtime: the environment (check-env.ts) gives a device, a worker spawner and
-// the fixtures; this runs the groups asked for, in order (kernels, model, ddp, learn, bench), on the
+// the fixtures; this runs the groups asked for, in order (kernels, model, ddp, equivalence, learn, bench), on the
 // adapter's tuning (or --tuning over it), compares the throughput with a baseline when one is
 // given, and returns the report. Exit-code rule: ok only when no row failed and one passed.
 import type { KernelName } from '../gpu/kernels.ts';
@@ -8,6 +8,7 @@ import { VERSION } from '../version.ts';
 import { compareWithBaseline, DEFAULT_MAX_SLOWDOWN, type Baseline } from './baseline.ts';
 import { benchSize, checkThroughput } from './bench.ts';
 import type { CheckEnvironment } from './check-env.ts';
+import { checkEquivalence, EQUIVALENCE_FULL, EQUIVALENCE_QUICK } from './equivalence.ts';
 import { checkKernels } from './kernels.ts';
 import { checkLearning, LEARN_FULL, LEARN_QUICK } from './learn.ts';
 import { checkDdp, checkModel } from './pytorch.ts';
@@ -16,7 +17,7 @@ import { CHECK_GROUPS, countRows, reportOk, type CheckGroup, type CheckReport, t
 export interface CheckOptions {
   /** The groups to run (all by default). */
   readonly groups?: readonly CheckGroup[];
-  /** Smaller learning and throughput checks (CI on a software adapter, the package test). */
+  /** Smaller learning, equivalence and throughput checks (CI on a software adapter, the package test). */
   readonly quick?: boolean;
   /** Only kernels whose name contains one of these. */
   readonly kernels?: readonly string[];
@@ -75,6 +76,10 @@ export async function runCheck(env: CheckEnvironment, o: CheckOptions = {}): Pro
     if (groups.has('ddp')) {
       o.onGroup?.('ddp');
       add(await checkDdp(env.spawn, env.readFixture));
+    }
+    if (groups.has('equivalence')) {
+      o.onGroup?.('equivalence');
+      add(await checkEquivalence(env.spawn, o.quick ? EQUIVALENCE_QUICK : EQUIVALENCE_FULL));
     }
     if (groups.has('learn')) {
       o.onGroup?.('learn');

@@ -10,9 +10,9 @@ import { decimalInt } from '../input/decimal.ts';
 import { CheckpointError } from './checkpoint-error.ts';
 import { readTrainerJson, type TrainerJson, type TrainPosition } from './trainer-json.ts';
 import { simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
-import type { OptimizerState } from '../optim/optimizer.ts';
 import { learningRates } from '../schedule/index.ts';
 import type { DatasetRecord } from './dataset-record.ts';
+import type { OptimizerState } from '../optim/optimizer.ts';
 import { fp16Json, type Fp16Snapshot } from './fp16-state.ts';
 import { getF32, parseSafetensors, serializeSafetensors, type TensorInput } from './safetensors.ts';
 import { loadStateDict, saveStateDict } from './state-dict.ts';
@@ -165,6 +165,7 @@ export async function encodeCheckpoint(s: Snapshot, spec: ModelSpec, dataset: Da
     config: c,
     dataset,
     ...(s.fp16 ? { fp16: fp16Json(s.fp16) } : {}),
+    ...(p.ledger ? { ledger: p.ledger } : {}),
     files: {
       'model.safetensors': { sha256: await sha256Hex(model), bytes: model.byteLength },
       'optimizer.safetensors': { sha256: await sha256Hex(optimizer), bytes: optimizer.byteLength },

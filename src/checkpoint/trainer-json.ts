@@ -8,6 +8,7 @@ import { learningRates } from '../schedule/index.ts';
 import { CheckpointError } from './checkpoint-error.ts';
 import { readDatasetJson, type DatasetRecord } from './dataset-record.ts';
 import { readFp16Json, type Fp16Json, type Fp16Snapshot } from './fp16-state.ts';
+import { readLedgerJson, type SampleLedger } from './ledger-record.ts';
 
 /** Where a run is: the next step to run is `step` of `epoch`; `globalStep` optimizer steps are done. */
 export interface TrainPosition {
@@ -16,6 +17,8 @@ export interface TrainPosition {
   readonly globalStep: number;
   /** Optimizer steps per epoch of the run that wrote it (its sampler's shard, batch and accumulation). */
   readonly stepsPerEpoch: number;
+  /** Mid-epoch: which samples of the epoch each rank has consumed (ledger-record.ts). */
+  readonly ledger?: SampleLedger;
 }
 
 export interface TrainerJson {
@@ -52,6 +55,8 @@ export interface TrainerJson {
   readonly dataset?: DatasetRecord;
   /** fp16 runs: the loss scaler's state and the skipped steps. */
   readonly fp16?: Fp16Json;
+  /** Written mid-epoch: the epoch's sample ledger. */
+  readonly ledger?: SampleLedger;
   readonly files: Readonly<
     Record<'model.safetensors' | 'optimizer.safetensors', { readonly sha256: string; readonly bytes: number }>
   >;
@@ -74,6 +79,7 @@ const TOP_KEYS: readonly string[] = [
   'config',
   'dataset',
   'fp16',
+  'ledger',
   'files',
 ];
 
@@ -168,6 +174,9 @@ export function readTrainerJson(
     throw fail(`fp16.skippedSteps ${fp16.value.skippedSteps} is more than globalStep ${globalStep}`);
   const dataset = readDatasetJson(j.dataset);
   if (!dataset.ok) throw fail(dataset.issue);
+  const at = { epoch, step, globalStep, stepsPerEpoch };
+  const ledger = readLedgerJson(j.ledger, c, at);
+  if (!ledger.ok) throw fail(ledger.issue);
   const files = j.files;
   if (!isJsonObject(files)) throw fail('files must be an object');
   const spec = simpleCnnSpec(c.width);
@@ -182,7 +191,7 @@ export function readTrainerJson(
   if (unknownFile !== undefined) throw fail(`files.${unknownFile} is not a checkpoint file`);
   return {
     config: c,
-    position: { epoch, step, globalStep, stepsPerEpoch },
+    position: ledger.value ? { ...at, ledger: ledger.value } : at,
     files: files as TrainerJson['files'],
     dataset: dataset.value,
     ...(fp16.value ? { fp16: fp16.value } : {}),

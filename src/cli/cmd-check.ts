@@ -87,6 +87,11 @@ export const command = defineCommand({
     '           loss, every gradient, two steps of SGD, Adam and AdamW, clip_grad_norm_ (rtol 1e-4, atol 1e-5)\n' +
     "  ddp      a 2-worker DistributedDataParallel run against PyTorch's (fixtures/ddp_world2.safetensors):\n" +
     "           final parameters, each rank's DistributedSampler shard and per-step losses\n" +
+    '  equivalence  ddp, zero1, zero2, zero3, dp and balanced-dp on 4 ranks (batch 2 each; balanced-dp\n' +
+    '           1 + 3 + 2 + 2) and 2 micro-batches of 4 on one worker, 3 SGD steps, each against one\n' +
+    '           worker at batch 8 from the same initial parameters and samples: the largest parameter\n' +
+    '           difference, relative to the largest change, within 3 x n x 2^-24 (n = 8 x 32 x 32 + 4\n' +
+    '           terms, the longest float32 sum of a step); --quick: 2 ranks of 4, 2 steps\n' +
     '  learn    one epoch on 2048 records of the built-in synthetic dataset (batch 32, SGD) must reach\n' +
     '           test accuracy > 30% (chance: 10%); --quick: 1024 records at lr 0.05, > 25%\n' +
     "  bench    one worker's training throughput (images/s) per batch size: on a GPU batches 128, 512,\n" +
@@ -103,7 +108,7 @@ export const command = defineCommand({
     },
     BROWSER_FLAG,
     BROWSER_FLAGS_FLAG,
-    { flags: '--quick', help: 'a shorter learning check and bench (CI on a software adapter)' },
+    { flags: '--quick', help: 'shorter learning and equivalence checks and bench (CI on a software adapter)' },
     { flags: '--only <GROUPS>', help: `comma-separated subset of ${CHECK_GROUPS.join(',')}` },
     { flags: '--kernels <NAMES>', help: 'only the kernels whose name contains one of NAMES (comma-separated)' },
     TUNING_FLAG,

@@ -25,6 +25,7 @@ import { defaultStoreDir, prepareData } from './train-data.ts';
 import { TrainOutput } from './train-output.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 import { TraceCollector } from '../trace/collect.ts';
+import { recorderSpans } from '../runtime/recorder-spans.ts';
 import { tuningOption } from './tuning-option.ts';
 import { transportOption } from './transport-option.ts';
 import { TRAIN_DESCRIPTION, TRAIN_EPILOG, TRAIN_SYNOPSIS, trainFlags } from './train-flags.ts';
@@ -119,6 +120,7 @@ export const command = defineCommand({
       ...(resumed ? { resume: resumed.snapshot } : {}),
       ...(fault ? { fault } : {}),
       ...(values.trace ? { trace: true } : {}),
+      ...(values['debug-collectives'] ? { debugCollectives: true } : {}),
       ...(tuning ? { tuning } : {}),
       ...(values.colocate ? { colocated: true } : {}),
       ...transportOption(),
@@ -140,6 +142,8 @@ export const command = defineCommand({
         : {}),
     });
     const trace = values.trace ? new TraceCollector() : null;
+    /** Optimizer steps done (the flight recorder's step numbers): a failure's trace adds the later ones. */
+    let stepsDone = resumed?.snapshot.position.globalStep ?? 0;
     // SIGINT (Ctrl-C) and SIGTERM (schedulers, torchrun): the checkpoint is written where one is
     // asked for, no evaluation is waited for, and the shell's code for the signal is returned.
     let signal: NodeJS.Signals | null = null;
@@ -152,13 +156,18 @@ export const command = defineCommand({
     try {
       try {
         for await (const e of run.run()) {
-          if (e.type === 'step') trace?.add(e.spans);
+          if (e.type === 'step') {
+            trace?.add(e.spans);
+            stepsDone++;
+          }
           out.event(e);
         }
       } catch (e) {
         const err = e instanceof Error ? e : new Error(String(e));
-        if (e instanceof RankFailedError) out.error(e.kind, e.rank, err.message);
-        else out.error(err.name, null, err.message);
+        if (e instanceof RankFailedError) {
+          out.error(e.kind, e.rank, err.message, e.collectives?.states);
+          trace?.add(e.collectives ? recorderSpans(e.collectives.states, stepsDone) : undefined);
+        } else out.error(err.name, null, err.message);
         throw e;
       }
       const save = str(values.save);

@@ -132,7 +132,9 @@ export function trainFlags(): FlagSpec[] {
       help:
         'continue a checkpoint (DIR/step-N, or a --checkpoint-dir: its newest) bit for bit: parameters, optimizer ' +
         'state, epoch and step, sampler, augmentation stream, schedule, loss scaler. Its config applies; only ' +
-        '--workers (from an epoch end), --epochs, --step-timeout and --check-every may change. Without --data, ' +
+        '--workers, --epochs, --step-timeout and --check-every may change (another --workers mid-epoch: the ' +
+        "checkpoint's sample ledger deals the epoch's remaining samples to the new ranks, each once, and the run " +
+        "prints the proof, 'ledger: epoch E: N samples, each once; ...'). Without --data, " +
         'the dataset it records; another dataset is refused',
     },
     { flags: '--resume-from <DIR>', help: 'the same as --resume' },
@@ -166,7 +168,17 @@ export function trainFlags(): FlagSpec[] {
     },
     {
       flags: '--inject-fault <RANK:STEP:KIND>',
-      help: `make a rank fail, to see failure handling; KIND is ${FAULT_KINDS.join(', ')}`,
+      help:
+        `make a rank fail, to see failure handling; KIND is ${FAULT_KINDS.join(', ')} (skip-bucket, ddp: the ` +
+        'rank leaves out its all-reduce of gradient bucket 0, a desync)',
+    },
+    {
+      flags: '--debug-collectives',
+      help:
+        'before every collective, compare its fingerprint (op, bucket, dtype, element count, step) across the ranks ' +
+        "and stop at the first mismatch, naming both sides (as PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL; one small " +
+        "all-gather more per collective). Without it, a failed run still reports every rank's collective flight " +
+        'recorder: the collective each rank was in and the last one it completed',
     },
     {
       flags: '--trace <FILE>',

@@ -1,6 +1,7 @@
 // What `webddp train` prints: rank 0's log in the style of PyTorch's DDP tutorial (`Epoch 0 |
 // Batch 50/98 | Loss: ...`) and a progress bar per epoch on stderr, each epoch's summary on stdout;
 // or JSON lines on stdout (--json).
+import type { RecorderState } from '../comm/flight-recorder.ts';
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import type { TrainEvent, WorkerStat } from '../runtime/events.ts';
 import type { RankInfo } from '../runtime/protocol.ts';
@@ -83,6 +84,9 @@ export class TrainOutput {
             `  rank ${w.rank}: memory ${formatBytes(w.memory.allocated)} now, ${formatBytes(w.memory.peak)} peak\n`,
           );
         break;
+      case 'ledger':
+        this.log(`ledger: ${e.text}\n`);
+        break;
       case 'check':
         break;
       case 'checkpoint':
@@ -123,11 +127,23 @@ export class TrainOutput {
     else this.io.err(text);
   }
 
-  /** A run that failed: under --json, an `error` line (kind, rank, message) before the non-zero exit. */
-  error(kind: string, rank: number | null, message: string): void {
+  /**
+   * A run that failed: under --json, an `error` line (kind, rank, message and, when the ranks had
+   * entered collectives, every rank's flight recorders: `collectives[r]`, null for a rank that did
+   * not answer) before the non-zero exit.
+   */
+  error(
+    kind: string,
+    rank: number | null,
+    message: string,
+    collectives?: readonly (readonly RecorderState[] | null)[],
+  ): void {
     this.bars?.stop();
     this.bars = null;
-    if (this.json) this.io.out(`${JSON.stringify({ type: 'error', kind, rank, message })}\n`);
+    if (this.json)
+      this.io.out(
+        `${JSON.stringify({ type: 'error', kind, rank, message, ...(collectives ? { collectives } : {}) })}\n`,
+      );
   }
 
   private jsonLine(e: TrainEvent): void {
@@ -145,6 +161,9 @@ export class TrainOutput {
         seconds: e.seconds,
         workers: workersJson(e.workers),
       });
+    } else if (e.type === 'ledger') {
+      const { type, epoch, samples, once, repeated, never, before, after, text } = e;
+      line({ type, epoch, samples, once, repeated, never, before, after, text });
     } else if (e.type === 'step' && e.fp16 && (e.fp16.skipped || e.fp16.messages.length > 0)) {
       line({
         type: 'fp16',

@@ -1,7 +1,8 @@
 // `webddp train --resume DIR` (or --resume-from DIR): the checkpoint's run continues with its own configuration.
-// Flags may change what does not alter the trajectory's definition: --workers (where the
-// checkpoint is at an epoch boundary: the sampler's shards, the global batch and the steps per
-// epoch then change), --epochs (a longer run: the schedule's total steps follow), --step-timeout
+// Flags may change what does not alter the trajectory's definition: --workers (the sampler's
+// shards, the global batch and the steps per epoch then change; mid-epoch, the checkpoint's sample
+// ledger deals the epoch's remaining samples to the new ranks, each once), --epochs (a longer run:
+// the schedule's total steps follow), --step-timeout
 // and --check-every. Any other training flag that disagrees with the checkpoint is refused by name.
 // The data must be the checkpoint's (its trainer.json's dataset section): without --data, the
 // recorded dataset is taken from the store; a different dataset is refused naming both.
@@ -45,11 +46,13 @@ export async function loadResume(
   if (!v.ok) throw new UsageError(v.issues.map((i) => i.message).join('; '));
   const config = v.config;
   const p = snapshot.position;
-  if (config.workers !== snapshot.config.workers && p.step > 0)
+  // Mid-epoch on another worker count: the checkpoint's sample ledger deals the epoch's remaining
+  // samples to the new ranks (src/data/ledger.ts); a checkpoint from before ledgers cannot.
+  if (config.workers !== snapshot.config.workers && p.step > 0 && !p.ledger)
     throw new CheckpointError(
       dir,
-      `saved at step ${p.step} of epoch ${p.epoch} with ${snapshot.config.workers} workers: a different worker ` +
-        `count changes every rank's shard, so it resumes only from an epoch's end (a checkpoint with step 0)`,
+      `saved at step ${p.step} of epoch ${p.epoch} with ${snapshot.config.workers} workers and no sample ledger ` +
+        `(written by an older webddp): a different worker count resumes it only from an epoch's end (step 0)`,
     );
   if (p.epoch >= config.epochs)
     throw new UsageError(`${dir} is at epoch ${p.epoch}: nothing left to train with --epochs ${config.epochs}`);

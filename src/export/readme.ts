@@ -81,7 +81,6 @@ function carries(c: TrainConfig, p: TrainPosition): string[] {
       : []),
     '* evaluation and the test split (train.py only trains); the timing, trace and memory views.',
     ...(c.checkEvery > 0 ? ['* `--check-every` (replicas compared every K steps): DDP keeps them equal.'] : []),
-    "* a different world size mid-epoch (as with `webddp train --resume-from`): every rank's shard would change.",
   ];
 }
 
@@ -108,9 +107,11 @@ export function readme({ config: c, position: p, source, data, recorded }: Readm
     '',
     '## Run it',
     '',
-    p.step > 0
-      ? `The world size (nodes x processes per node) must be ${w}: the checkpoint is mid-epoch, and another one would change every rank's shard.`
-      : `A world size (nodes x processes per node) of ${w} continues webddp's trajectory; another one is accepted here (an epoch's end), as by \`webddp train --resume-from --workers\`: the shards, the global batch, the steps per epoch and the schedule's total steps then change.`,
+    p.step > 0 && !p.ledger
+      ? `The world size (nodes x processes per node) must be ${w}: the checkpoint is mid-epoch and has no sample ledger, so another one would change every rank's shard.`
+      : p.step > 0
+        ? `A world size (nodes x processes per node) of ${w} continues webddp's trajectory. The checkpoint is mid-epoch (step ${p.step} of epoch ${p.epoch}) and its trainer.json carries the epoch's sample ledger: on another world size, train.py deals the samples no rank had consumed to the new ranks as \`webddp train --resume-from --workers\` does (in the epoch's order, round-robin), so every sample of the epoch is used once; the global batch, the steps per epoch and the schedule's total steps then change.`
+        : `A world size (nodes x processes per node) of ${w} continues webddp's trajectory; another one is accepted here (an epoch's end), as by \`webddp train --resume-from --workers\`: the shards, the global batch, the steps per epoch and the schedule's total steps then change.`,
     '',
     'One machine:',
     '',

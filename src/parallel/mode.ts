@@ -90,6 +90,8 @@ export interface PlanRequest {
   readonly world: number;
   readonly epoch: number;
   readonly source: BatchSource;
+  /** A resumed epoch's shard of each rank (runtime/epoch-ledger.ts), instead of DistributedSampler's. */
+  readonly shardOf?: (rank: number) => Int32Array;
 }
 
 export interface StepStats {

@@ -8,8 +8,8 @@ export const RING_PLANNING: Pick<ParallelMode, 'topology' | 'loadsData' | 'planE
   {
     topology: 'ring',
     loadsData: () => true,
-    async planEpoch({ config: c, rank, world, epoch, source }) {
-      const indices = shardIndices(c, source.trainSize, world, rank, epoch);
+    async planEpoch({ config: c, rank, world, epoch, source, shardOf }) {
+      const indices = shardOf?.(rank) ?? shardIndices(c, source.trainSize, world, rank, epoch);
       await source.loadTrain(indices, augmentOf(c, rank, epoch));
       const steps = groupsOf(microBatches(indices.length, c.batchSize), c.gradAccum);
       return { epoch, steps, samples: indices.length, indices };

@@ -15,8 +15,9 @@ import { learningRates } from '../schedule/index.ts';
 import { WorkerGroup, type WorkerHandle } from './worker-group.ts';
 import type { Snapshot, TrainPosition } from '../checkpoint/checkpoint.ts';
 import type { CoordinatorOptions, RunOptions } from './options.ts';
-import { checkResumedEpoch, gatherOptimizer, rankRestore, snapshotOf } from './snapshot.ts';
+import { gatherOptimizer, rankRestore, snapshotOf } from './snapshot.ts';
 import { Interrupt, sumEvals } from './evaluation.ts';
+import { EpochLedger } from './epoch-ledger.ts';
 
 export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 
@@ -36,11 +37,9 @@ export class Coordinator {
     private readonly from: TrainPosition = { epoch: 0, step: 0, globalStep: 0, stepsPerEpoch: 0 },
     /** The ranks share one device (CoordinatorOptions.colocated). */
     private readonly colocated = false,
+    /** The running epoch's sample ledger (continuing the resumed checkpoint's, where it has one). */
+    private readonly ledger = new EpochLedger(config, from),
   ) {}
-
-  private get workers(): readonly WorkerHandle[] {
-    return this.group.workers;
-  }
 
   private all<T>(what: string, call: (h: WorkerHandle, rank: number) => Promise<T>, timeoutMs?: number): Promise<T[]> {
     return this.group.all(what, call, timeoutMs);
@@ -87,6 +86,7 @@ export class Coordinator {
                 ...(r === 0 && initialParams ? { initialParams } : {}),
                 recordTransfers: o.recordTransfers ?? false,
                 ...(o.trace ? { trace: true } : {}),
+                ...(o.debugCollectives ? { debugCollectives: true } : {}),
                 ...(o.tuning ? { tuning: o.tuning } : {}),
                 ...(o.fault?.rank === r ? { fault: { step: o.fault.step, kind: o.fault.kind } } : {}),
                 ...(o.resume ? { restore: rankRestore(o.resume) } : {}),
@@ -167,7 +167,7 @@ export class Coordinator {
       const fromStep = epoch === this.from.epoch ? this.from.step : 0;
       const infos = await this.all(`beginEpoch(${epoch})`, (h) => h.api.beginEpoch(epoch, fromStep));
       const steps = infos[0]?.steps ?? 0;
-      checkResumedEpoch(this.from, fromStep, steps);
+      this.ledger.begin(epoch, fromStep, steps, infos[0]?.datasetSize ?? 0);
       lrAt ??= learningRates(c.schedule, c.lr, c.epochs * steps);
       yield {
         type: 'epoch-start',
@@ -244,6 +244,7 @@ export class Coordinator {
       }
       const seconds = (performance.now() - t0) / 1000;
       // Stopped mid-epoch (SIGINT, stop(), the step limit) or at the epoch's end: save where it is.
+      if (next >= steps) yield* this.ledger.proof();
       yield* await save(next < steps ? epoch : epoch + 1, next < steps ? next : 0, steps);
       const ev = await this.interrupted.race(() => this.all(`evaluate (epoch ${epoch})`, (h) => h.api.evaluate()));
       if (!ev) break; // interrupted: nothing evaluated (the steps done are saved)
@@ -276,12 +277,12 @@ export class Coordinator {
     const [[params], states] = [await this.readParams(), await this.all('optimizer', (h) => h.api.readOptimizer())];
     if (!params) throw new Error('rank 0 returned no parameters');
     const fp16 = this.config.fp16 ? (await this.all('fp16 state', (h) => h.api.readFp16()))[0] : undefined;
-    return snapshotOf(this.config, position, params, gatherOptimizer(states, params.length), fp16);
+    return this.ledger.stamp(snapshotOf(this.config, position, params, gatherOptimizer(states, params.length), fp16));
   }
 
   /** A few images of rank 0's current batch with their labels and predictions. */
   async sample(n: number): Promise<BatchSample | null> {
-    const h = this.workers[0];
+    const h = this.group.workers[0];
     return h ? h.api.sample(n) : null;
   }
 

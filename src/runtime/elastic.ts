@@ -75,7 +75,8 @@ export class ElasticRun {
           maxRestarts: o.maxRestarts,
           rank: e.rank,
           kind: e.kind,
-          message: e.message,
+          // the failure without the flight recorder's report, which the run goes on from
+          message: `rank ${e.rank} failed during ${e.during}: ${e.reason}`,
           fromStep: resume?.position.globalStep ?? 0,
         };
       }

@@ -1,5 +1,7 @@
 // What a training run reports, step by step (rank 0's loss, like the seed's `if rank == 0`), with
 // every worker's memory, so the page and the CLI show the same measured numbers.
+import type { RecorderState } from '../comm/flight-recorder.ts';
+import type { EpochProof } from '../data/ledger.ts';
 import type { TrainConfig } from '../config.ts';
 import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { TransferEvent } from '../comm/link.ts';
@@ -54,6 +56,13 @@ export type TrainEvent =
       /** fp16 (rank 0's): the loss scale this step used, whether it was skipped, DeepSpeed's log lines. */
       readonly fp16?: Fp16StepInfo;
     }
+  | ({
+      /**
+       * An epoch resumed mid-way from a checkpoint has ended: how often each of its samples was
+       * used over the ranks before and after the checkpoint (src/data/ledger.ts epochProof).
+       */
+      readonly type: 'ledger';
+    } & EpochProof)
   | {
       readonly type: 'check';
       readonly epoch: number;
@@ -104,8 +113,13 @@ export class RankFailedError extends Error {
     readonly kind: FailureKind,
     readonly during: string,
     readonly reason: string,
+    /**
+     * Every rank's collective flight recorders at the failure (index = rank; null: the worker did
+     * not answer), and their report, which the message ends with.
+     */
+    readonly collectives?: { readonly states: readonly (readonly RecorderState[] | null)[]; readonly report: string },
   ) {
-    super(`rank ${rank} failed during ${during}: ${reason}`);
+    super(`rank ${rank} failed during ${during}: ${reason}${collectives ? `\n${collectives.report}` : ''}`);
     this.name = 'RankFailedError';
   }
 }

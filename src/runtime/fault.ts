@@ -33,6 +33,7 @@ export async function stageFault(
   step: number,
   gpu: Gpu,
   exit: (code: number) => void,
+  skipBucket: () => void,
 ): Promise<void> {
   switch (fault.kind) {
     case 'throw':
@@ -45,6 +46,9 @@ export async function stageFault(
       return new Promise(() => undefined);
     case 'hang':
       return new Promise(() => undefined);
+    case 'skip-bucket':
+      skipBucket();
+      return;
     case 'device-lost':
       gpu.device.destroy();
       await gpu.device.lost;

@@ -14,6 +14,8 @@ export interface CoordinatorOptions {
   readonly recordTransfers?: boolean;
   /** Record every rank's step timeline (step events carry the spans). */
   readonly trace?: boolean;
+  /** Compare every collective's fingerprint across ranks before it runs (--debug-collectives). */
+  readonly debugCollectives?: boolean;
   /** Kernel tuning as JSON over each rank's adapter's own (src/gpu/tuning.ts parseTuning). */
   readonly tuning?: string;
   /** The ranks share one device (spawn-node.ts colocatedSpawner): DDP's collectives are GPU submits. */

@@ -6,6 +6,8 @@ import type { MemorySnapshot } from '../gpu/memory.ts';
 import type { RingPorts, TransferEvent, Transport } from '../comm/link.ts';
 import type { Span } from '../trace/tracer.ts';
 import type { Fp16StepInfo } from '../parallel/fp16.ts';
+import type { RecorderState } from '../comm/flight-recorder.ts';
+import type { SampleLedger } from '../data/ledger.ts';
 import type { ScalerState } from '../optim/loss-scaler.ts';
 
 /** Where a rank's data comes from. */
@@ -44,6 +46,11 @@ export interface RankInit {
    * --tuning`, WEBDDP_TUNING); absent: the adapter's tuning.
    */
   readonly tuning?: string;
+  /**
+   * Compare every collective's fingerprint (op, bucket, dtype, count, step) across ranks before it
+   * runs and stop at the first mismatch (--debug-collectives).
+   */
+  readonly debugCollectives?: boolean;
   /** A failure to stage at this rank's n-th step (0-based, counted over epochs), to test failure handling. */
   readonly fault?: Fault;
   /** Resuming from a checkpoint: the optimizer steps already taken and the whole optimizer state. */
@@ -66,6 +73,8 @@ export interface RankRestore {
   readonly master?: Float32Array;
   /** fp16: the loss scaler and the skipped steps. */
   readonly fp16?: RankFp16State;
+  /** Saved mid-epoch: the epoch's sample ledger, from which a resume on another world size deals the rest. */
+  readonly ledger?: SampleLedger;
 }
 
 /** An fp16 rank's loss scaler and the steps it skipped. */
@@ -87,7 +96,8 @@ export type RankOptimizerState = {
 /** readOptimizer's name for an fp16 rank's float32 master slice (gathered like the optimizer state). */
 export const MASTER_BUFFER = 'fp32_master';
 
-export const FAULT_KINDS = ['throw', 'exit', 'hang', 'device-lost'] as const;
+/** skip-bucket: the rank leaves out its all-reduce of gradient bucket 0 in that step (a collective desync). */
+export const FAULT_KINDS = ['throw', 'exit', 'hang', 'device-lost', 'skip-bucket'] as const;
 export interface Fault {
   readonly step: number;
   readonly kind: (typeof FAULT_KINDS)[number];
@@ -110,6 +120,8 @@ export interface EpochInfo {
   readonly samples: number;
   /** The dataset indices of this rank's shard for the epoch (DistributedSampler order). */
   readonly indices: Int32Array;
+  /** Training records of the dataset (0 on a rank without data). */
+  readonly datasetSize: number;
 }
 
 export interface RankStepLog {
@@ -168,6 +180,11 @@ export interface RankApi {
   /** Up to n images of the last training batch with predictions (null when the data are not images). */
   sample(n: number): Promise<BatchSample | null>;
   memory(): Promise<MemorySnapshot>;
+  /**
+   * This rank's collective flight recorders (the ring's first, then DataParallel's pair links):
+   * answered even after a failure, for the coordinator's report.
+   */
+  collectives(): Promise<RecorderState[]>;
   /** Aborts this rank's collectives (every peer's pending collective fails, naming this rank). */
   abort(reason: string): Promise<void>;
   dispose(): Promise<void>;

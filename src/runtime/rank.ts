@@ -14,9 +14,11 @@ import { PARALLEL_MODES } from '../parallel/index.ts';
 import { stepSchedule, type StepSchedule } from '../schedule/index.ts';
 import { carryFailuresAcrossComlink, taggingFailures } from './failure-tag.ts';
 import { stageFault } from './fault.ts';
+import { planEpochFrom } from './epoch-ledger.ts';
 import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
 import { readRankOptimizer, redrawAugmentation, restoreRank } from './rank-state.ts';
-import { createProcessGroup, type ProcessGroup } from '../comm/process-group.ts';
+import type { ProcessGroup } from '../comm/process-group.ts';
+import { createRankGroups } from './rank-groups.ts';
 import type { DataSpec, RankApi, RankInit } from './protocol.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
 import { evaluateShard, sampleBatch, type Evaluator } from './evaluate.ts';
@@ -96,22 +98,7 @@ export function createRankApi(env: RankEnv): RankApi {
       const transfers: TransferEvent[] = [];
       const counters = { sent: 0, commMs: 0 };
       const tracer = new Tracer(init.trace ?? false);
-      const observer = (e: TransferEvent) => {
-        if (e.kind === 'send') counters.sent += e.bytes;
-        if (init.recordTransfers) transfers.push(e);
-        tracer.transfer(e);
-      };
-      const timeoutMs = config.stepTimeoutMs;
-      const pg = createProcessGroup({ rank, world, timeoutMs, observer }, init.ring);
-      const pairs = init.pairs.map(({ peer, ports }) => {
-        const pairRank = rank === 0 ? 0 : 1;
-        const mapRank = (r: number) => (r === 0 ? 0 : Math.max(rank, peer));
-        const pairObserver = (e: TransferEvent) => observer({ ...e, from: mapRank(e.from), to: mapRank(e.to) });
-        return [
-          peer,
-          createProcessGroup({ rank: pairRank, world: 2, timeoutMs, observer: pairObserver }, ports),
-        ] as const;
-      });
+      const { pg, pairs: pairMap } = createRankGroups(init, tracer, counters, transfers);
       if (env.shared) checkSharable(config);
       const label = `rank ${rank}`;
       const gpu = await (env.shared ? env.shared.view(label) : acquireDevice(await env.gpu(), { label }));
@@ -125,7 +112,6 @@ export function createRankApi(env: RankEnv): RankApi {
         const initialParams = init.initialParams ?? initSimpleCnn(spec, config.seed);
         if (!mode.partitioned.parameters) trainer.setParams(initialParams);
         const source = await makeSource(init.data, config);
-        const pairMap = new Map(pairs);
         const ctx: ModeContext = {
           rank,
           world,
@@ -169,15 +155,17 @@ export function createRankApi(env: RankEnv): RankApi {
     async beginEpoch(epoch, fromStep = 0) {
       const st = need();
       const { config, rank, world } = st.init;
+      const mode = PARALLEL_MODES[config.mode];
       st.plan = st.source
-        ? await PARALLEL_MODES[config.mode].planEpoch({ config, rank, world, epoch, source: st.source })
+        ? await planEpochFrom(mode, { config, rank, world, epoch, source: st.source }, st.init.restore?.ledger)
         : { epoch, steps: [], samples: 0, indices: new Int32Array(0) };
       // Resuming mid-epoch: the augmentation stream draws per image in batch order, so the batches
       // of the steps already trained are drawn (and dropped) again.
       if (config.augment && st.source) redrawAugmentation(st.source, st.plan, fromStep);
       // The schedule spans the whole run: every epoch has as many steps as this one.
       if (st.source) st.lrAt ??= stepSchedule(config.schedule, config.lr, config.epochs * st.plan.steps.length);
-      return { epoch, steps: st.plan.steps.length, samples: st.plan.samples, indices: st.plan.indices };
+      const { samples, indices } = st.plan;
+      return { epoch, steps: st.plan.steps.length, samples, indices, datasetSize: st.source?.trainSize ?? 0 };
     },
 
     step: (epoch, step) =>
@@ -191,8 +179,22 @@ export function createRankApi(env: RankEnv): RankApi {
           st.transfers.length = 0;
           st.counters.commMs = 0;
           st.counters.sent = 0;
+          for (const g of [st.pg, ...st.pairs.values()]) g.recorder.step = st.done;
           if (st.init.fault?.step === st.done)
-            await stageFault(st.init.fault, st.init.rank, st.done, st.gpu, (c) => env.exit(c));
+            await stageFault(
+              st.init.fault,
+              st.init.rank,
+              st.done,
+              st.gpu,
+              (c) => env.exit(c),
+              () => {
+                if (st.init.config.mode !== 'ddp' || env.shared)
+                  throw new Error(
+                    'the skip-bucket fault needs --mode ddp on the ring (the mode with gradient buckets)',
+                  );
+                st.pg.skipBucket(0);
+              },
+            );
           st.done++;
           const t0 = performance.now();
           const tracer = st.gpu.tracer;
@@ -257,6 +259,10 @@ export function createRankApi(env: RankEnv): RankApi {
       return sampleBatch(evaluator(st), st.trainer, st.source, n);
     },
     memory: async () => need().gpu.memory.snapshot(),
+
+    async collectives() {
+      return s ? [s.pg.recorder.state(), ...[...s.pairs.values()].map((p) => p.recorder.state())] : [];
+    },
 
     async abort(reason) {
       if (!s) return;

@@ -56,5 +56,6 @@ export function rankRestore(s: Snapshot): RankRestore {
     optimizer: s.optimizer,
     ...(s.config.fp16 || s.config.bf16 ? { master: s.params } : {}),
     ...(s.fp16 ? { fp16: s.fp16 } : {}),
+    ...(s.position.ledger ? { ledger: s.position.ledger } : {}),
   };
 }

@@ -4,6 +4,7 @@
 // so nothing continues on half-reduced gradients.
 import type { Remote } from 'comlink';
 import { reasonOf } from '../comm/errors.ts';
+import { failureReport } from '../comm/flight-recorder.ts';
 import { RankFailedError } from './events.ts';
 import { hasFailure, type FailureKind } from './failure.ts';
 import type { RankApi } from './protocol.ts';
@@ -16,6 +17,9 @@ export interface WorkerHandle {
 }
 
 export type SpawnWorker = (rank: number) => WorkerHandle;
+
+/** How long a failed run waits for each worker's flight recorder. */
+const RECORDER_WAIT_MS = 2000;
 
 export class WorkerGroup {
   private readonly exits: (string | null)[];
@@ -61,8 +65,10 @@ export class WorkerGroup {
         if (settled) return;
         settled = true;
         finish();
+        // Every rank's flight recorder first (a worker answers its calls in order), then the abort.
+        const recorders = this.recorders();
         for (const h of this.workers) void h.api.abort(`rank ${rank} failed: ${cause}`).catch(() => undefined);
-        reject(new RankFailedError(rank, kind, what, cause));
+        void recorders.then((collectives) => reject(new RankFailedError(rank, kind, what, cause, collectives)));
       };
       const timer = setTimeout(
         () => fail([...pending][0] ?? 0, 'timeout', `no answer within ${Math.round(timeoutMs / 1000)} s`),
@@ -95,6 +101,24 @@ export class WorkerGroup {
         );
       });
     });
+  }
+
+  /**
+   * Every rank's collective flight recorders and their report, from the workers that answer within
+   * RECORDER_WAIT_MS (a worker that exited or does not answer has null); undefined when no rank
+   * recorded a collective.
+   */
+  private async recorders(): Promise<RankFailedError['collectives']> {
+    const states = await Promise.all(
+      this.workers.map(async (h, r) => {
+        if (this.exits[r]) return null;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<null>((res) => (timer = setTimeout(() => res(null), RECORDER_WAIT_MS)));
+        return Promise.race([h.api.collectives().catch(() => null), late]).finally(() => clearTimeout(timer));
+      }),
+    );
+    if (states.every((s) => !s || s.every((g) => g.entered === 0))) return undefined;
+    return { states, report: failureReport(this.workers.length, states) };
   }
 
   /** Terminates every worker, after disposing them where they answer within 5 s. */

@@ -140,6 +140,37 @@ print(root.get('tests'), root.get('failures'), root.get('skipped'), len(cases), 
     expect(rep.rows.map((x) => x.name.split(':')[0])).toEqual(['clip_coef', 'fill']);
   });
 
+  it('equivalence: every mode on 2 ranks ends where one worker at the whole batch ends, in the table and JUnit', async () => {
+    const junit = join(dir, 'equivalence.xml');
+    const r = await webddp('check', '--only', 'equivalence', '--quick', '--json', '--junit', junit);
+    expect(r.code, r.err).toBe(0);
+    const rows = report(r.out).rows;
+    expect(rows.map((x) => x.name.split(',')[0])).toEqual([
+      'reference: 1 worker at batch 8',
+      'ddp',
+      'zero1',
+      'zero2',
+      'zero3',
+      'dp',
+      'balanced-dp',
+      'ddp',
+    ]);
+    expect(rows.every((x) => x.group === 'equivalence' && x.status === 'pass')).toBe(true);
+    expect(rows.find((x) => x.name.startsWith('balanced-dp'))?.name).toContain('chunks 2 + 6');
+    expect(rows.at(-1)?.name).toContain('2 micro-batches of 4');
+    for (const x of rows.slice(1)) {
+      const m = /max \|Δθ\| (\S+) = (\S+) of the largest change \(tolerance (\S+)\)/.exec(x.detail);
+      expect(m, x.detail).not.toBeNull();
+      const [rel, tol] = [Number(m?.[2]), Number(m?.[3])];
+      // 2 steps x (8 x 32 x 32 + 2 terms) x 2^-24: the bound the check states
+      expect(tol).toBeCloseTo((2 * (8 * 1024 + 2)) / 2 ** 24, 6);
+      expect(rel).toBeLessThanOrEqual(tol);
+    }
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('<testsuite name="webddp check: equivalence" tests="8" failures="0"');
+    expect(xml).toContain('classname="webddp.check.equivalence" name="zero3, 2 ranks x 4, 2 steps"');
+  });
+
   it('a check that checks nothing fails', async () => {
     const r = await webddp('check', '--only', 'kernels', '--kernels', 'no_such_kernel', '--json');
     expect(r.code).toBe(1);

@@ -163,4 +163,25 @@ describe('failures stop the run and name the rank', () => {
     expect(r.err).toMatch(message);
     expect(Date.now() - t0).toBeLessThan(120_000);
   });
+
+  it("a rank that skips a bucket: --debug-collectives stops at the mismatch naming both sides; the error event carries every rank's flight recorder", async () => {
+    const r = await webddp(
+      'train',
+      ...base,
+      ...['--workers', '2', '--batch-size', '4', '--step-timeout', '5'],
+      ...['--inject-fault', '1:1:skip-bucket', '--debug-collectives'],
+    );
+    expect(r.code).toBe(1);
+    const [e] = jsonLines(r.out, 'error');
+    // SimpleCNN's DDP buckets: 0 = fc2 + fc1 (525,706 elements, closed past 1 MiB), 1 = conv2 + conv1
+    expect(e?.message).toMatch(/collective desync \(bucket, count differ\)/);
+    expect(e?.message).toMatch(/rank 1 is about to run allReduce #3 \(bucket 1, f32, 19392 elements, step 1\)/);
+    expect(e?.message).toMatch(/rank 0 is about to run allReduce #3 \(bucket 0, f32, 525706 elements, step 1\)/);
+    expect(e?.message).toContain(
+      'collectives at the failure (flight recorder):\n  ranks 0, 1 are in no collective; last completed allReduce #2 (bucket 1, f32, 77.6 kB, step 0)',
+    );
+    const states = e?.collectives as { rank: number; group: string; entered: number; records: { seq: number }[] }[][];
+    expect(states.map((s) => s.map((g) => [g.rank, g.group, g.entered]))).toEqual([[[0, 'ring', 3]], [[1, 'ring', 3]]]);
+    expect(states[0]?.[0]?.records.map((x) => x.seq)).toEqual([0, 1, 2]);
+  });
 });

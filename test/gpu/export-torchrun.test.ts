@@ -49,10 +49,11 @@ async function trainRun(name: string, args: string[]): Promise<{ ck: string; fin
 }
 
 /** torchrun (Debian's torch 1.13 on Python 3.11 needs --redirects/--tee other than 0) over the exported train.py. */
-async function torchrun(project: string, out: string): Promise<string> {
+async function torchrun(project: string, out: string, nproc = 2): Promise<string> {
   const py = torchPython();
   const port = await freePort();
-  const args = ['-m', 'torch.distributed.run', '--nnodes', '1', '--nproc_per_node', '2', '--master_addr', '127.0.0.1'];
+  const args = ['-m', 'torch.distributed.run', '--nnodes', '1', '--nproc_per_node', String(nproc)];
+  args.push('--master_addr', '127.0.0.1');
   args.push('--master_port', String(port), '--redirects', '2', '--tee', '2', 'train.py', '--save', out);
   const r = await promisify(execFile)(py, args, {
     cwd: project,
@@ -112,6 +113,31 @@ describe('webddp export-torchrun: PyTorch continues the run', () => {
     const start = loadStateDict(bytesOf(join(run.ck, 'step-1', 'model.safetensors')), spec, 'step-1');
     const end = loadStateDict(bytesOf(out), spec, out);
     expect(checkTensor('all', 'strict', end, start).ok).toBe(false);
+  });
+
+  it('DDP mid-epoch on another world size (2 -> 1): train.py deals the sample ledger as webddp does (strict)', async () => {
+    const run = await trainRun('ledger', ['--optimizer', 'sgd', '--momentum', '0.9']);
+    // step 1 of epoch 0 on 2 ranks: 4 of the 16 records consumed; one rank takes the other 12
+    const resumed = join(dir, 'ledger-webddp-1.safetensors');
+    const w1 = await webddp(
+      'train',
+      ...base,
+      ...['--workers', '1', '--log-every', '0', '--resume-from', join(run.ck, 'step-1'), '--save', resumed],
+    );
+    expect(w1.code, w1.err).toBe(0);
+    expect(w1.err + w1.out).toContain(
+      'epoch 0: 16 samples, each once; 4 before the checkpoint on 2 ranks, 12 after on 1',
+    );
+    const project = join(dir, 'ledger-project');
+    const ex = await webddp('export-torchrun', join(run.ck, 'step-1'), '--out', project);
+    expect(ex.code, ex.err).toBe(0);
+    expect(readFileSync(join(project, 'README.md'), 'utf8')).toMatch(/carries the epoch's sample ledger/);
+    const out = join(dir, 'ledger-torch.safetensors');
+    const log = await torchrun(project, out, 1);
+    // epoch 0: step 1 done, then 6 batches of 2 (steps 2..7 of 7); epoch 1: 8 batches on one rank
+    expect(log).toMatch(/Epoch 0 \| Batch 7\/7 \| Loss: [\d.]+ \| global step 7/);
+    expect(log).toMatch(/Epoch 1 \| Batch 8\/8 \| Loss: [\d.]+ \| global step 15/);
+    compare(out, resumed, 'strict');
   });
 
   it('ZeRO-2, AdamW + WarmupDecayLR, from the end of epoch 0: PyTorch = webddp (Adam tolerance); ds_config.json reads back', async () => {

@@ -3,10 +3,11 @@
 // never stops writes checkpoints (every 3 steps and at each epoch's end); a run resumed from the
 // mid-epoch one (global step 3 = epoch 1, step 1) must end with the same bytes. A lost device
 // before any checkpoint: --max-restarts starts again from the initial state, to the same bytes.
-// A different worker count (2 -> 1): refused mid-epoch (the sampler's shards would change under the
-// run), accepted from an epoch's end, where the new shards start the new epoch. Tiny synthetic
+// A different worker count (2 -> 1): mid-epoch, the checkpoint's sample ledger deals the epoch's
+// remaining records to the new rank (each once; a checkpoint without a ledger is refused), and
+// from an epoch's end the new shards start the new epoch. Tiny synthetic
 // runs: 8 records, batch 2 on 2 workers, 2 epochs of 2 steps.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,12 +72,41 @@ describe('exact resume in every mode (Node workers, Dawn)', () => {
     );
   });
 
-  it('a different worker count (2 -> 1): refused mid-epoch, naming why; from an epoch end the new shards train on', async () => {
+  it('a different worker count (2 -> 1): mid-epoch the ledger deals the rest, each once (refused without a ledger); from an epoch end the new shards train on', async () => {
     const ck = join(dir, 'zero1-ck'); // written by the zero1 row above
-    const mid = await webddp('train', ...base, '--workers', '1', '--resume-from', join(ck, 'step-3'));
-    expect(mid.code).not.toBe(0);
-    expect(mid.err).toContain(join(ck, 'step-3'));
-    expect(mid.err).toMatch(/with 2 workers: a different worker count changes every rank's shard/);
+    // epoch 1 stopped after 1 of its 2 steps on 2 ranks (4 records): one worker trains the other 4
+    const mid = await webddp(
+      'train',
+      ...base,
+      '--workers',
+      '1',
+      '--json',
+      '--log-every',
+      '1',
+      '--resume-from',
+      join(ck, 'step-3'),
+    );
+    expect(mid.code, mid.err + mid.out).toBe(0);
+    expect(jsonLines(mid.out, 'ledger')).toMatchObject([
+      {
+        epoch: 1,
+        once: 8,
+        before: 4,
+        after: 4,
+        text: 'epoch 1: 8 samples, each once; 4 before the checkpoint on 2 ranks, 4 after on 1',
+      },
+    ]);
+    expect(jsonLines(mid.out, 'step').map((s) => s.step)).toEqual([1, 2]);
+    // a mid-epoch checkpoint without a ledger (an older webddp's) still resumes only on its own ranks
+    const old = join(dir, 'zero1-no-ledger');
+    cpSync(join(ck, 'step-3'), old, { recursive: true });
+    const t = JSON.parse(readFileSync(join(old, 'trainer.json'), 'utf8')) as Record<string, unknown>;
+    delete t.ledger;
+    writeFileSync(join(old, 'trainer.json'), JSON.stringify(t));
+    const refused = await webddp('train', ...base, '--workers', '1', '--resume-from', old);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain(old);
+    expect(refused.err).toMatch(/with 2 workers and no sample ledger/);
     // one worker now: it takes all 8 records of epoch 1, 4 steps of batch 2
     const r = await webddp('train', ...base, '--workers', '1', '--json', '--resume-from', join(ck, 'step-2'));
     expect(r.code, r.err + r.out).toBe(0);

@@ -34,6 +34,13 @@ describe('webddp train --trace', () => {
         expect(names, `rank ${pid} has '${n}'`).toContain(n);
       expect([...names].some((n) => /^send chunk \d+ to /.test(n))).toBe(true);
       expect([...names].some((n) => /^recv chunk \d+ from /.test(n))).toBe(true);
+      // The flight recorder's records: every bucket's all-reduce with its sequence number and bucket.
+      const recorded = spans(pid, (e) => /^allReduce #\d+$/.test(e.name) && e.args?.['step'] === 1);
+      expect(recorded.map((e) => e.args?.['bucket']).sort()).toEqual(
+        spans(pid, (e) => e.name.startsWith('all-reduce bucket') && e.args?.['step'] === 1)
+          .map((e) => Number(e.name.split(' ').at(-1)))
+          .sort(),
+      );
       // Steps 1 and 2 (step 0 also compiles the shaders): the first all-reduce starts before the
       // last backward layer ends on the GPU.
       for (const step of [1, 2]) {

@@ -4,7 +4,9 @@ Written by `webddp export-torchrun` (see README.md). Run it with torchrun, e.g. 
     torchrun --standalone --nproc_per_node WORLD_SIZE train.py
 Every rank loads the model and the optimizer state from checkpoint/, draws the same
 DistributedSampler shard as the webddp rank of the same number, skips the steps of the current
-epoch the checkpoint had done, and trains on; rank 0 saves the final parameters under PyTorch's
+epoch the checkpoint had done, and trains on (a checkpoint written mid-epoch carries its sample
+ledger: on another number of ranks, the epoch's remaining samples are dealt to them as webddp
+deals them, each once); rank 0 saves the final parameters under PyTorch's
 state_dict names (--save), as safetensors.
 """
 import argparse
@@ -69,6 +71,38 @@ def checked_files(checkpoint):
     return trainer
 
 
+def ledger_redeals(ledger, world):
+    """Whether the epoch the checkpoint stopped in runs on shards other than DistributedSampler's."""
+    segments = ledger["segments"] if ledger else []
+    return bool(segments) and (len(segments) > 1 or segments[0]["world"] != world)
+
+
+def ledger_shard(ledger, n, world, rank):
+    """This rank's shard of the epoch the checkpoint stopped in, from trainer.json's sample ledger, as
+    webddp deals it: the epoch's order (DistributedSampler's permutation) is dealt in segments, one per
+    world size; a segment's list is the previous list's positions that no rank consumed, in order,
+    dealt round-robin (padded from its start, or truncated with drop_last). The same world size as
+    the last segment continues its list; another starts a new one. Returns the shard and the
+    optimizer steps of the epoch before it."""
+    if ledger["datasetSize"] != n:
+        raise SystemExit(f"the checkpoint's sample ledger counts {ledger['datasetSize']} records, --data has {n}")
+    if SHUFFLE:
+        g = torch.Generator()
+        g.manual_seed(SEED + ledger["epoch"])
+        order = torch.randperm(n, generator=g).tolist()
+    else:
+        order = list(range(n))
+    segments, lists, rest = ledger["segments"], [], order
+    for seg in segments:
+        lists.append(rest)
+        used = {r + k * seg["world"] for r, c in enumerate(seg["consumed"]) for k in range(c)}
+        rest = [x for i, x in enumerate(rest) if i not in used]
+    base, before = (lists[-1], segments[:-1]) if segments[-1]["world"] == world else (rest, segments)
+    m = len(base)
+    count = math.ceil((m - world) / world) if DROP_LAST and m % world else math.ceil(m / world)
+    return [base[(rank + k * world) % m] for k in range(count)], sum(s["steps"] for s in before)
+
+
 def load_optimizer_state(optimizer, path):
     """torch.optim state from webddp's optimizer.safetensors (state.<i>.exp_avg, ..., step)."""
     tensors, meta = webddp_safetensors.load(path)
@@ -110,14 +144,14 @@ def main():
         torch.cuda.set_device(device)
         torch.backends.cudnn.allow_tf32 = False  # float32 convolutions, as webddp computes them
         torch.backends.cuda.matmul.allow_tf32 = False
-    if world != WORLD_SIZE and START_STEP > 0:
-        raise SystemExit(f"the checkpoint is at step {START_STEP} of epoch {START_EPOCH} with {WORLD_SIZE} ranks: "
-                         f"another world size ({world}) changes every rank's shard, so run it with "
-                         f"--nproc_per_node x --nnodes = {WORLD_SIZE} (or export a checkpoint at an epoch's end)")
+    ledger = checked_files(args.checkpoint).get("ledger")  # mid-epoch: the samples the ranks had consumed
+    if world != WORLD_SIZE and START_STEP > 0 and ledger is None:
+        raise SystemExit(f"the checkpoint is at step {START_STEP} of epoch {START_EPOCH} with {WORLD_SIZE} ranks "
+                         f"and has no sample ledger: run it with --nproc_per_node x --nnodes = {WORLD_SIZE} "
+                         f"(or export a checkpoint at an epoch's end)")
     if world != WORLD_SIZE and rank == 0:
-        print(f"world size {world}, the webddp run had {WORLD_SIZE}: every rank's DistributedSampler shard, the "
-              f"global batch and the steps per epoch change (allowed from an epoch's end, as webddp allows)", flush=True)
-    checked_files(args.checkpoint)
+        print(f"world size {world}, the webddp run had {WORLD_SIZE}: every rank's shard, the global batch and the "
+              f"steps per epoch change (mid-epoch, the sample ledger deals the epoch's rest, as webddp does)", flush=True)
 
     if args.data == "synthetic":
         images, labels = webddp_data.synthetic_train(limit=TRAIN_LIMIT)
@@ -135,6 +169,10 @@ def main():
     # the run's optimizer steps (webddp's too: another world size or --epochs changes them)
     per_rank = len(DistributedSampler(train_set, num_replicas=world, rank=rank, drop_last=DROP_LAST))
     steps_per_epoch = math.ceil(math.ceil(per_rank / BATCH_SIZE) / GRAD_ACCUM)
+    redeal = ledger_redeals(ledger, world)
+    if redeal:  # webddp's schedule spans epochs as long as the first one it runs: the resumed one
+        shard, prior = ledger_shard(ledger, len(train_set), world, rank)
+        steps_per_epoch = prior + math.ceil(math.ceil(len(shard) / BATCH_SIZE) / GRAD_ACCUM)
     scheduler = make_scheduler(optimizer, total_steps=args.epochs * steps_per_epoch)
     if scheduler is not None:
         with warnings.catch_warnings():  # stepping the schedule to where the run was, before any optimizer step
@@ -151,10 +189,12 @@ def main():
         sampler = DistributedSampler(train_set, num_replicas=world, rank=rank, shuffle=SHUFFLE, seed=SEED,
                                      drop_last=DROP_LAST)
         sampler.set_epoch(epoch)
-        indices = list(sampler)
+        indices, prior = list(sampler), 0
+        if redeal and epoch == START_EPOCH:  # the ledger's shard, behind the epoch's steps run before it
+            indices, prior = ledger_shard(ledger, len(train_set), world, rank)
         micro = [indices[i : i + BATCH_SIZE] for i in range(0, len(indices), BATCH_SIZE)]  # DataLoader's batches
-        steps = [micro[i : i + GRAD_ACCUM] for i in range(0, len(micro), GRAD_ACCUM)]
-        if world == WORLD_SIZE and len(steps) != STEPS_PER_EPOCH:
+        steps = [[]] * prior + [micro[i : i + GRAD_ACCUM] for i in range(0, len(micro), GRAD_ACCUM)]
+        if world == WORLD_SIZE and not (redeal and epoch == START_EPOCH) and len(steps) != STEPS_PER_EPOCH:
             raise SystemExit(f"{len(steps)} steps per epoch, the webddp run had {STEPS_PER_EPOCH}: is --data the "
                              f"dataset it trained on ({DATA}, first {TRAIN_LIMIT or 'all'} records)?")
         augment = webddp_data.Augmenter(SEED, rank, epoch) if AUGMENT else None

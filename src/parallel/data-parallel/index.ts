@@ -47,8 +47,11 @@ function dataParallelMode(chunks: ChunkRule, usesGpu0Bsz: boolean, title: string
       ...(c.fp16 ? { fp16: true, halfActivations: false } : {}),
     }),
     loadsData: (rank) => rank === 0,
-    async planEpoch({ config: c, world, epoch, source }) {
-      const shards = Array.from({ length: world }, (_, r) => shardIndices(c, source.trainSize, world, r, epoch));
+    async planEpoch({ config: c, world, epoch, source, shardOf }) {
+      const shards = Array.from(
+        { length: world },
+        (_, r) => shardOf?.(r) ?? shardIndices(c, source.trainSize, world, r, epoch),
+      );
       const per = microBatches(shards[0]?.length ?? 0, c.batchSize);
       const global: number[] = [];
       const batches = per.map((b) => {

@@ -75,7 +75,7 @@ export class DdpRunner implements ModeRunner {
   /** What DDP does with a bucket: all-reduce it (the mean: every rank's bucket is already divided by W). */
   private allReduce = (b: ReadyBucket): Promise<void> =>
     this.ctx.comm(async () => {
-      if (b.where === 'host') await this.ctx.pg.allReduce(b.data, b.packing);
+      if (b.where === 'host') await this.ctx.pg.allReduce(b.data, { ...b.packing, bucket: b.index });
       else await b.allReduce();
     }, `all-reduce bucket ${b.index}`);
 

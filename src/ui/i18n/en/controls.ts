@@ -42,6 +42,7 @@ export const enControls = {
       exit: 'exits',
       hang: 'stops answering',
       'device-lost': 'loses its GPU device',
+      'skip-bucket': 'leaves out its all-reduce of gradient bucket 0',
     } satisfies Record<(typeof FAULT_KINDS)[number], string>,
     faultWhat: (rank: number, verb: string, step: number) => `rank ${rank} ${verb} at its step ${step}`,
     faultBad: (message: string) => `but fault ${message}`,

@@ -38,6 +38,7 @@ export const zhControls: typeof enControls = {
       exit: '退出',
       hang: '停止响应',
       'device-lost': '丢失其 GPU 设备',
+      'skip-bucket': '跳过梯度桶 0 的 all-reduce',
     },
     faultWhat: (rank, verb, step) => `rank ${rank} 在它的第 ${step} 步${verb}`,
     faultBad: (message) => `但 fault ${message}`,
