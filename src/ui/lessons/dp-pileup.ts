@@ -21,7 +21,7 @@ export const dpPileup: Lesson = {
         'In **Memory per worker**, worker 0’s bar is the longest: open “Numbers per category” and compare its optimizer state with the replicas’ (none).',
         'In **Ring**, there is no ring: a star of messages around device 0.',
         'Then set the batch to 8 and run again: the gap grows, because device 0 also gathers every replica’s outputs.',
-        'In **Compare two modes** (DataParallel against DDP), every DDP worker is taller than a DataParallel replica: its **communication** category holds the gradient buckets of the all-reduce and it keeps its own optimizer state. That is DDP’s even price per worker; DataParallel instead piles everything on worker 0.',
+        'In **Compare two modes** (DataParallel against DDP), every DDP worker is taller than a DataParallel replica: it keeps its own optimizer state, and its **communication** category, the all-reduce’s gradient buckets out and back, is twice a replica’s. That is DDP’s even price per worker; DataParallel instead piles everything on worker 0.',
       ],
       questions: [
         {
@@ -45,7 +45,7 @@ export const dpPileup: Lesson = {
         '在 **每个 worker 的显存** 中，worker 0 的条最长：展开“按类别的数字”，比较它和副本的优化器状态（副本没有）。',
         '在 **环** 视图中没有环：只有围绕设备 0 的星形消息。',
         '然后把批大小设为 8 再运行一次：差距变大，因为设备 0 还要收集每个副本的输出。',
-        '在 **对比两种模式**（DataParallel 对比 DDP）中，每个 DDP worker 都比 DataParallel 的副本高：它的 **通信** 类别里放着 all-reduce 的梯度桶，并且它保存自己的优化器状态。这是 DDP 在每个 worker 上均摊的代价；DataParallel 则把一切都堆在 worker 0 上。',
+        '在 **对比两种模式**（DataParallel 对比 DDP）中，每个 DDP worker 都比 DataParallel 的副本高：它保存自己的优化器状态，而它的 **通信** 类别（all-reduce 往返的梯度桶）是副本的两倍。这是 DDP 在每个 worker 上均摊的代价；DataParallel 则把一切都堆在 worker 0 上。',
       ],
       questions: [
         {

@@ -16,7 +16,7 @@ export const zhExplain: typeof enExplain = {
         '每个 worker 统计它创建的每个 GPU 缓冲区，就像 `torch.cuda.memory_allocated()` 和 `max_memory_allocated()`（浅色条）。',
         '`DataParallel` 只有一个进程：cuda:0 持有模型、分发批次、把所有输出收集回来、计算损失，并拥有唯一的优化器状态。所以设备 0 最先被占满，其他设备则在等待。`BalancedDataParallel` 给设备 0 分一小片（`gpu0_bsz`）来腾出空间；但额外的工作仍在设备 0 上。',
         '`DDP` 每个设备一个进程，每个都是带自己优化器的完整副本。反向传播后用 all-reduce 平均梯度，所以每个副本执行同样的更新：显存是均衡的。',
-        '所以 DDP worker 的条比 DataParallel 副本的高：它保存自己的优化器状态，而且它的 **通信** 类别里放着为 all-reduce 暂存的梯度桶（约为梯度字节数的两倍：离开 GPU 的桶和平均后传回的桶）。DataParallel 的副本两者都没有，因为它们的梯度直接交给设备 0，而 worker 0 才是越堆越高、最先耗尽显存的那个。请按类别读这些条，而不是只看高度。',
+        '所以 DDP worker 的条比 DataParallel 副本的高：它保存自己的优化器状态（副本没有），而且它的 **通信** 类别里放着 all-reduce 的梯度桶，是梯度字节数的两倍（离开 GPU 的桶和平均后传回的桶），而副本只暂存一个梯度大小的缓冲区，交给设备 0。DataParallel 的 worker 0 持有这一切甚至更多：它才是越堆越高、最先耗尽显存的那个。请按类别读这些条，而不是只看高度。',
         'ZeRO 去掉了 DDP 保留的冗余拷贝：阶段 1 切分优化器状态（每个 rank 更新 1/W 的参数，然后 all-gather）；阶段 2 再切分梯度（用 reduce-scatter 代替 all-reduce；反向传播一次只填满一个小桶）；阶段 3 再切分参数：每一层在前向之前、反向之前各 all-gather 到一个小的工作缓冲区，用完即丢。',
       ],
     },
