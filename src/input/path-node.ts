@@ -76,7 +76,7 @@ export function codeHint(code: string | undefined): string {
 }
 
 /** Refuses an empty path or one with a NUL byte, naming `what` (a flag). */
-export function checkPathText(path: string, what: string): void {
+function checkPathText(path: string, what: string): void {
   if (path === '') throw new PathError(path, what, 'is empty: give a path');
   if (path.includes('\0')) throw new PathError(path, what, 'contains a NUL byte');
 }
@@ -111,7 +111,7 @@ async function checkNotPseudo(abs: string, what: string): Promise<void> {
 }
 
 /** Refuses a directory this process cannot write into, saying why (read-only filesystem, permission). */
-export async function checkWritableDir(dir: string, what: string, file?: string): Promise<void> {
+async function checkWritableDir(dir: string, what: string, file?: string): Promise<void> {
   try {
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (e) {
