@@ -12,9 +12,9 @@ import { isJsonObject, parseJson } from '../input/json.ts';
 import { ensureDirectory, PathError } from '../input/path-node.ts';
 import { syncDir } from './write-file-node.ts';
 
-export const LOCK_FILE = '.lock';
+const LOCK_FILE = '.lock';
 /** What a killed run leaves in a checkpoint directory. */
-export const LEFTOVER = /^\.step-\d+\.(tmp|old)-\d+-\d+$|^\.lock\.tmp-\d+$/;
+const LEFTOVER = /^\.step-\d+\.(tmp|old)-\d+-\d+$|^\.lock\.tmp-\d+$/;
 
 export interface CheckpointDirLock {
   readonly root: string;

@@ -41,7 +41,7 @@ export class FileDatasetStore implements DatasetStore {
   static async open(dir: string, o: { readonly reader?: boolean } = {}): Promise<FileDatasetStore> {
     const s = new FileDatasetStore(dir);
     // created one component at a time, refusing an empty path, a non-directory and /proc, /sys, /dev
-    await ensureDirectory(dir, 'store directory');
+    await ensureDirectory(dir, 'store directory', { writable: !o.reader });
     try {
       await mkdir(s.manifests, { recursive: true });
       await mkdir(s.chunks, { recursive: true });

@@ -32,7 +32,7 @@ const pathText = (path: JSONPath) =>
     .slice(1);
 
 /** The deepest bracket nesting in `text` outside strings (and comments, where they are allowed). */
-export function nestingDepth(text: string, comments = false): number {
+function nestingDepth(text: string, comments = false): number {
   let depth = 0;
   let max = 0;
   for (let i = 0; i < text.length; i++) {

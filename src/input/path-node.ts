@@ -76,7 +76,7 @@ export function codeHint(code: string | undefined): string {
 }
 
 /** Refuses an empty path or one with a NUL byte, naming `what` (a flag). */
-export function checkPathText(path: string, what: string): void {
+function checkPathText(path: string, what: string): void {
   if (path === '') throw new PathError(path, what, 'is empty: give a path');
   if (path.includes('\0')) throw new PathError(path, what, 'contains a NUL byte');
 }
@@ -111,7 +111,7 @@ async function checkNotPseudo(abs: string, what: string): Promise<void> {
 }
 
 /** Refuses a directory this process cannot write into, saying why (read-only filesystem, permission). */
-export async function checkWritableDir(dir: string, what: string, file?: string): Promise<void> {
+async function checkWritableDir(dir: string, what: string, file?: string): Promise<void> {
   try {
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (e) {
@@ -155,9 +155,14 @@ export async function checkReplaceable(path: string, what: string): Promise<void
 /**
  * Makes sure `path` is a directory this process can write (`what`: the flag), creating it and its
  * missing parents one component at a time; refuses an empty path, a component that is not a
- * directory, a pseudo filesystem, a read-only or forbidden one. Returns the absolute path.
+ * directory, a pseudo filesystem, a read-only or forbidden one (unless `writable: false`: a reader's).
+ * Returns the absolute path.
  */
-export async function ensureDirectory(path: string, what: string): Promise<string> {
+export async function ensureDirectory(
+  path: string,
+  what: string,
+  o: { readonly writable?: boolean } = {},
+): Promise<string> {
   checkPathText(path, what);
   const abs = resolve(path);
   await checkNotPseudo(abs, what);
@@ -181,6 +186,6 @@ export async function ensureDirectory(path: string, what: string): Promise<strin
     const kind = kindOf(s);
     if (kind !== 'directory') throw new PathError(abs, what, `${at} is a ${kind ?? 'regular file'}, not a directory`);
   }
-  await checkWritableDir(abs, what);
+  if (o.writable !== false) await checkWritableDir(abs, what);
   return abs;
 }
