@@ -107,9 +107,7 @@ export class FlightRecorder {
 }
 
 /** "allReduce #12 (bucket 3, f32, 1.1 MB, step 4)". */
-function describeCollective(
-  r: CollectiveFingerprint & { readonly seq?: number; readonly bytes?: number },
-): string {
+function describeCollective(r: CollectiveFingerprint & { readonly seq?: number; readonly bytes?: number }): string {
   const parts = [
     ...(r.bucket !== null ? [`bucket ${r.bucket}`] : []),
     r.dtype,
