@@ -188,9 +188,9 @@ export function createRankApi(env: RankEnv): RankApi {
               st.gpu,
               (c) => env.exit(c),
               () => {
-                if (st.init.config.mode !== 'ddp' || env.shared)
+                if (!PARALLEL_MODES[st.init.config.mode].usesBucketCap || env.shared)
                   throw new Error(
-                    'the skip-bucket fault needs --mode ddp on the ring (the mode with gradient buckets)',
+                    'the skip-bucket fault needs a mode that all-reduces gradient buckets on the ring (--mode ddp)',
                   );
                 st.pg.skipBucket(0);
               },
