@@ -55,11 +55,16 @@ function isQuota(e: unknown): boolean {
   return name === 'QuotaExceededError' || (typeof message === 'string' && /quota/i.test(message));
 }
 
-async function estimate(): Promise<string> {
+/** What the browser reports about its storage after it refused `bytes` for a full quota. */
+async function estimate(bytes: number): Promise<string> {
   try {
     const est = typeof navigator === 'undefined' ? undefined : await navigator.storage?.estimate?.();
     if (est?.usage === undefined || est.quota === undefined) return '';
-    return `; navigator.storage.estimate() reports ${mib(est.usage)} used of ${mib(est.quota)}`;
+    // Chromium reports usage plus a fixed amount as the quota, not the limit it enforces.
+    return est.quota - est.usage >= bytes
+      ? `; the browser's real limit for this site, set by the disk's size and free space, is lower than the ` +
+          `${mib(est.quota)} navigator.storage.estimate() reports (${mib(est.usage)} used)`
+      : `; navigator.storage.estimate() reports ${mib(est.usage)} used of ${mib(est.quota)}`;
   } catch {
     return '';
   }
@@ -132,8 +137,8 @@ export class IdbCheckpointStore {
         : 'no earlier checkpoint was stored';
       if (isQuota(e))
         throw new CheckpointStoreError(
-          `the browser's storage quota is full: cannot store checkpoint ${name} (${mib(bytes)})${await estimate()}; ` +
-            `${kept}. Free space (other sites' data, or fewer checkpoints kept) and save again`,
+          `the browser's storage quota is full: cannot store checkpoint ${name} (${mib(bytes)})${await estimate(bytes)}; ` +
+            `${kept}. Free space (on the disk, other sites' data, or fewer checkpoints kept) and save again`,
           true,
           e,
         );

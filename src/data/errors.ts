@@ -353,10 +353,14 @@ export class StorageQuotaError extends DataError {
     readonly what: string,
     cause?: unknown,
   ) {
+    // A refused write (with its cause) while estimate() reports room: Chromium's reported quota is
+    // usage plus a fixed amount, not the limit it enforces, so do not call that free.
     const est =
-      usage !== undefined && quota !== undefined
-        ? `; navigator.storage.estimate() reports ${mb(usage)} used of a ${mb(quota)} quota (${mb(Math.max(0, quota - usage))} free)`
-        : '';
+      usage === undefined || quota === undefined
+        ? ''
+        : cause !== undefined && quota - usage >= neededBytes
+          ? `; the browser refused the write: its real limit for this site, set by the disk's size and free space, is lower than the ${mb(quota)} quota navigator.storage.estimate() reports (${mb(usage)} used)`
+          : `; navigator.storage.estimate() reports ${mb(usage)} used of a ${mb(quota)} quota (${mb(Math.max(0, quota - usage))} free)`;
     super(
       'QUOTA_EXCEEDED',
       `storage quota exceeded ${what}: about ${mb(neededBytes)} more is needed${est}. Free disk space or delete other site data, then import again`,

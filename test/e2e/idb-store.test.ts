@@ -2,8 +2,7 @@
 // page as bytes), reload the page and read it back byte for byte, load a shard in a module worker,
 // and check that failed imports (a corrupt or truncated second half) leave the first dataset
 // intact; generate the synthetic dataset in the page (same bytes as in Node). No console or page
-// errors allowed. (Quota: CDP Storage.overrideQuotaForOrigin has no effect in headless Chromium
-// 156 here, so StorageQuotaError is not exercised end to end.)
+// errors allowed. (An import into full storage: storage-full.test.ts.)
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'puppeteer';

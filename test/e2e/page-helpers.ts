@@ -89,12 +89,13 @@ export async function runCompare(
 /**
  * A test file's browser: Chromium launched, one page opened (at `url`, waiting until the page has
  * set `window[ready]`, where given); with `tempDir`, a temporary folder named with that prefix,
- * which receives the page's downloads where `downloads`. `close` ends the browser and deletes it.
+ * which receives the page's downloads where `downloads`; with `profileDir`, the browser's profile
+ * (user-data-dir) there instead of in a temporary folder. `close` ends the browser and deletes `dir`.
  */
 export async function openBrowserPage(
-  opts: { url?: string; ready?: string; tempDir?: string; downloads?: boolean } = {},
+  opts: { url?: string; ready?: string; tempDir?: string; downloads?: boolean; profileDir?: string } = {},
 ): Promise<{ session: BrowserSession; page: Page; dir: string; close: () => Promise<void> }> {
-  const session = await launchBrowser();
+  const session = await launchBrowser([], opts.profileDir);
   const page = await session.newPage();
   const dir = opts.tempDir === undefined ? '' : await mkdtemp(join(tmpdir(), opts.tempDir));
   if (dir && opts.downloads === true) {

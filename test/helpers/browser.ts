@@ -29,7 +29,7 @@ export interface BrowserSession {
   readonly errors: string[];
   /** Opens a page whose console, page and worker errors are collected into `errors`. */
   newPage(): Promise<Page>;
-  /** Closes the browser and deletes its temporary profile. */
+  /** Closes the browser and deletes its temporary profile (a profile folder given to launchBrowser stays). */
   close(): Promise<void>;
 }
 
@@ -38,9 +38,9 @@ function consoleText(where: string, m: ConsoleMessage): string {
   return `${where} console.${m.type()}: ${m.text()}${loc.url ? ` (${loc.url}:${loc.lineNumber ?? 0})` : ''}`;
 }
 
-/** Starts Chromium with a fresh user-data-dir. */
-export async function launchBrowser(extraArgs: readonly string[] = []): Promise<BrowserSession> {
-  const profile = await mkdtemp(join(tmpdir(), 'webddp-chromium-'));
+/** Starts Chromium with a fresh user-data-dir: a temporary folder, or the empty folder `profileDir`. */
+export async function launchBrowser(extraArgs: readonly string[] = [], profileDir?: string): Promise<BrowserSession> {
+  const profile = profileDir ?? (await mkdtemp(join(tmpdir(), 'webddp-chromium-')));
   const browser = await puppeteer.launch({
     executablePath: chromiumPath(),
     headless: true,
@@ -69,7 +69,7 @@ export async function launchBrowser(extraArgs: readonly string[] = []): Promise<
     },
     async close() {
       await browser.close();
-      await rm(profile, { recursive: true, force: true });
+      if (profileDir === undefined) await rm(profile, { recursive: true, force: true });
     },
   };
 }
