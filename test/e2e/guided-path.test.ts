@@ -128,7 +128,7 @@ describe('the guided path', () => {
     expect(session.errors).toEqual([]);
   });
 
-  it('applies the seed’s ds_config.json to the settings, and refuses lr_scheduler by name', async () => {
+  it('applies the example ZeRO-2 fp16 ds_config.json to the settings, and refuses lr_scheduler by name', async () => {
     await openPage(page, { workers: 2, autostart: 0, lang: 'en' });
     await page.$eval(
       '#ds-text',

@@ -57,7 +57,7 @@ describe('webddp as a process', () => {
     expect(new Set(lines).size).toBe(lines.length); // no row twice
     expect(lines.at(-1)).toMatch(new RegExp(`^check OK: ${lines.length - 1} passed, 0 failed, 0 skipped`));
     expect(r.stderr).not.toMatch(/XDG_RUNTIME_DIR|vkCreateInstance|Warning/);
-    expect(r.stderr).toMatch(/^adapter: .*\ncheck: kernels \.\.\.\n$/);
+    expect(r.stderr).toMatch(/^adapter: .*\nhalf arithmetic: .*\ncheck: kernels \.\.\.\n$/);
   });
 });
 

@@ -136,7 +136,7 @@ describe('--deepspeed-config', () => {
     // DeepSpeed reads hjson: comments are fine; a key given twice is refused, as DeepSpeed does.
     const commented = file(
       'commented.json',
-      '{ // the seed\n "train_batch_size": 64, /* per step */ "gradient_accumulation_steps": 2 }',
+      '{ // the example\n "train_batch_size": 64, /* per step */ "gradient_accumulation_steps": 2 }',
     );
     expect((await buildTrainConfig({ 'deepspeed-config': commented })).config.batchSize).toBe(16);
     const dup = file(
