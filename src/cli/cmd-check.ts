@@ -16,7 +16,8 @@ import { UsageError } from './command.ts';
 import { RUNTIME_ADAPTER_FLAG, BROWSER_FLAG, BROWSER_FLAGS_FLAG, RUNTIME_FLAG, TUNING_FLAG } from './common-flags.ts';
 import { nodeCheckEnvironment } from './check-node.ts';
 import { parseAdapter } from './device.ts';
-import { decimal, str } from './flags.ts';
+import { str } from './flags.ts';
+import { decimalNumber } from '../input/decimal.ts';
 import { defineCommand } from './parser.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 
@@ -36,7 +37,7 @@ function groupsFlag(v: string | undefined): CheckGroup[] {
 /** "10", "10%" or "0.5%": a percentage >= 0. */
 function slowdownFlag(v: string | undefined): number {
   if (v === undefined) return 0.1;
-  const n = decimal(v.trim().replace(/%$/, ''));
+  const n = decimalNumber(v.trim().replace(/%$/, ''), 'typed');
   if (n === undefined || n < 0 || n >= 100)
     throw new UsageError(`--max-slowdown must be a percentage in [0, 100) (got '${v}')`);
   return n / 100;
