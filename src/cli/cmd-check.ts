@@ -20,6 +20,7 @@ import { str } from './flags.ts';
 import { decimalNumber } from '../input/decimal.ts';
 import { defineCommand } from './parser.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
+import { checkOutputFileFlag } from './output-flags.ts';
 
 function groupsFlag(v: string | undefined): CheckGroup[] {
   if (v === undefined) return [...CHECK_GROUPS];
@@ -156,8 +157,12 @@ export const command = defineCommand({
           }
         })()
       : undefined;
-    if ((baseline || saveBaseline) && !groups.includes('bench'))
+    if ((baseline || saveBaseline !== undefined) && !groups.includes('bench'))
       throw new UsageError('--baseline and --save-baseline compare throughput: include bench in --only');
+    // where the results go, checked before the checks run: a report is never lost at the end
+    const junit = flag('junit');
+    if (junit !== undefined) await checkOutputFileFlag('--junit', junit);
+    if (saveBaseline !== undefined) await checkOutputFileFlag('--save-baseline', saveBaseline);
     const kernels = flag('kernels')
       ?.split(',')
       .map((k) => k.trim())
@@ -194,11 +199,14 @@ export const command = defineCommand({
         ...(json ? {} : { onRow: stream }),
       });
     }
-    const junit = flag('junit');
-    if (junit) await writeFileSafely(junit, new TextEncoder().encode(toJUnit(report)));
-    if (saveBaseline) {
+    if (junit !== undefined) await writeFileSafely(junit, new TextEncoder().encode(toJUnit(report)), '--junit');
+    if (saveBaseline !== undefined) {
       const b = makeBaseline(report.version, report.device.adapter, report.rows);
-      await writeFileSafely(saveBaseline, new TextEncoder().encode(`${JSON.stringify(b, null, 2)}\n`));
+      await writeFileSafely(
+        saveBaseline,
+        new TextEncoder().encode(`${JSON.stringify(b, null, 2)}\n`),
+        '--save-baseline',
+      );
     }
     if (json) io.out(`${JSON.stringify(report)}\n`);
     else {

@@ -60,7 +60,7 @@ export const command = defineCommand({
       width: String(width),
       init: `torch.manual_seed(${seed}); SimpleCNN(width=${width})`,
     });
-    await writeFileSafely(out, bytes);
+    await writeFileSafely(out, bytes, '--out');
     io.err(
       `webddp init: wrote ${out}: ${spec.params.length} tensors, ${spec.total.toLocaleString('en-US')} parameters (seed ${seed}, width ${width}), ${bytes.byteLength} bytes\n`,
     );
