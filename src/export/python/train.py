@@ -220,8 +220,8 @@ def main():
                 scheduler.step()
             global_step += 1
             done += 1
-            if rank == 0:
-                print(f"Epoch {epoch} | Batch {step + 1}/{len(steps)} | Loss: {loss.item() * len(group):.6f} "
+            if rank == 0:  # the batch index from 0, as webddp's log and the DDP tutorial's enumerate() print it
+                print(f"Epoch {epoch} | Batch {step}/{len(steps)} | Loss: {loss.item() * len(group):.6f} "
                       f"| global step {global_step}", flush=True)
             if args.steps and done >= args.steps:
                 break
