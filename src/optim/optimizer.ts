@@ -8,7 +8,7 @@ export type OptimizerName = 'sgd' | 'adam' | 'adamw';
 export interface OptimizerConfig {
   readonly name: OptimizerName;
   readonly lr: number;
-  /** SGD momentum (torch default 0; the seed trains with 0.9). */
+  /** SGD momentum (torch default 0; PyTorch's DDP tutorial trains with 0.9). */
   readonly momentum?: number;
   readonly dampening?: number;
   readonly nesterov?: boolean;

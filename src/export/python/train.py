@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class SimpleCNN(nn.Module):
-    """The seed's model (PyTorch's DDP tutorial net); webddp's --width scales the channels."""
+    """The SimpleCNN of PyTorch's DDP tutorial; webddp's --width scales the channels."""
 
     def __init__(self, c1=32, c2=64, hidden=128, num_classes=10):
         super().__init__()
