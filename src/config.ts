@@ -25,7 +25,7 @@ export interface TrainConfig {
   /** SGD momentum. */
   readonly momentum: number;
   readonly weightDecay: number;
-  /** Model width multiplier (1 = the seed's SimpleCNN). */
+  /** Model width multiplier (1 = the SimpleCNN of PyTorch's DDP tutorial). */
   readonly width: number;
   readonly seed: number;
   /** Random crop (4-pixel padding) and horizontal flip. */

@@ -1,5 +1,5 @@
-// Writing an output file (`train --save`, `--trace`, `parity --out`, `init --out`) so that a
-// failure loses nothing and leaves nothing. The target is checked first (src/input/path-node.ts):
+// Writing an output file (`train --save`, `--trace`, `parity --out`, `init --out`, `check --junit`,
+// `--save-baseline`) so that a failure loses nothing and leaves nothing. The target is checked first (src/input/path-node.ts):
 // an existing directory, device, FIFO or socket is never replaced (checked again just before the
 // rename), an empty path or one under /proc, /sys or /dev is refused, a read-only filesystem is
 // said as such. Then the bytes go to a temporary file next to the target, which is

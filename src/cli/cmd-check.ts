@@ -16,9 +16,11 @@ import { UsageError } from './command.ts';
 import { RUNTIME_ADAPTER_FLAG, BROWSER_FLAG, BROWSER_FLAGS_FLAG, RUNTIME_FLAG, TUNING_FLAG } from './common-flags.ts';
 import { nodeCheckEnvironment } from './check-node.ts';
 import { parseAdapter } from './device.ts';
-import { decimal, str } from './flags.ts';
+import { str } from './flags.ts';
+import { decimalNumber } from '../input/decimal.ts';
 import { defineCommand } from './parser.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
+import { checkOutputFileFlag } from './output-flags.ts';
 
 function groupsFlag(v: string | undefined): CheckGroup[] {
   if (v === undefined) return [...CHECK_GROUPS];
@@ -36,7 +38,7 @@ function groupsFlag(v: string | undefined): CheckGroup[] {
 /** "10", "10%" or "0.5%": a percentage >= 0. */
 function slowdownFlag(v: string | undefined): number {
   if (v === undefined) return 0.1;
-  const n = decimal(v.trim().replace(/%$/, ''));
+  const n = decimalNumber(v.trim().replace(/%$/, ''), 'typed');
   if (n === undefined || n < 0 || n >= 100)
     throw new UsageError(`--max-slowdown must be a percentage in [0, 100) (got '${v}')`);
   return n / 100;
@@ -155,8 +157,12 @@ export const command = defineCommand({
           }
         })()
       : undefined;
-    if ((baseline || saveBaseline) && !groups.includes('bench'))
+    if ((baseline || saveBaseline !== undefined) && !groups.includes('bench'))
       throw new UsageError('--baseline and --save-baseline compare throughput: include bench in --only');
+    // where the results go, checked before the checks run: a report is never lost at the end
+    const junit = flag('junit');
+    if (junit !== undefined) await checkOutputFileFlag('--junit', junit);
+    if (saveBaseline !== undefined) await checkOutputFileFlag('--save-baseline', saveBaseline);
     const kernels = flag('kernels')
       ?.split(',')
       .map((k) => k.trim())
@@ -193,11 +199,14 @@ export const command = defineCommand({
         ...(json ? {} : { onRow: stream }),
       });
     }
-    const junit = flag('junit');
-    if (junit) await writeFileSafely(junit, new TextEncoder().encode(toJUnit(report)));
-    if (saveBaseline) {
+    if (junit !== undefined) await writeFileSafely(junit, new TextEncoder().encode(toJUnit(report)), '--junit');
+    if (saveBaseline !== undefined) {
       const b = makeBaseline(report.version, report.device.adapter, report.rows);
-      await writeFileSafely(saveBaseline, new TextEncoder().encode(`${JSON.stringify(b, null, 2)}\n`));
+      await writeFileSafely(
+        saveBaseline,
+        new TextEncoder().encode(`${JSON.stringify(b, null, 2)}\n`),
+        '--save-baseline',
+      );
     }
     if (json) io.out(`${JSON.stringify(report)}\n`);
     else {

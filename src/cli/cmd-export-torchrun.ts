@@ -11,11 +11,12 @@ import { UsageError } from './command.ts';
 import { required, str } from './flags.ts';
 import { defineCommand } from './parser.ts';
 import { WriteFileError } from '../checkpoint/write-file-node.ts';
+import { ensureDirectory } from '../input/path-node.ts';
+import { checkOutputDirectoryFlag } from './output-flags.ts';
 
 async function emptyOrAbsent(dir: string): Promise<void> {
   const names = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return [];
-    if (e.code === 'ENOTDIR') throw new UsageError(`--out ${dir} is a file, not a directory`);
     throw e;
   });
   if (names.length > 0) throw new UsageError(`--out ${dir} is not empty (${names.length} entries): nothing written`);
@@ -24,7 +25,7 @@ async function emptyOrAbsent(dir: string): Promise<void> {
 async function writeProject(dir: string, files: Readonly<Record<string, Uint8Array>>): Promise<void> {
   const tmp = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}`);
   try {
-    await mkdir(dirname(dir), { recursive: true });
+    await ensureDirectory(dirname(dir), '--out');
     await rm(tmp, { recursive: true, force: true });
     for (const [name, bytes] of Object.entries(files)) {
       const path = join(tmp, name);
@@ -79,7 +80,7 @@ export const command = defineCommand({
           ? 'give the CHECKPOINT directory to export'
           : `give one CHECKPOINT directory (got ${positionals.length}: ${positionals.join(' ')})`,
       );
-    const out = resolve(required('--out', str(values.out)));
+    const out = await checkOutputDirectoryFlag('--out', required('--out', str(values.out)));
     const given = str(values.data);
     const data = given === undefined || given === 'synthetic' ? given : resolve(given);
     if (data !== undefined && data !== 'synthetic')

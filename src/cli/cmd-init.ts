@@ -7,13 +7,14 @@ import { serializeSafetensors, type TensorInput } from '../checkpoint/safetensor
 import { initSimpleCnn } from '../nn/init.ts';
 import { MAX_WIDTH, MIN_WIDTH, simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
 import { UsageError } from './command.ts';
-import { decimal, required, seedFlag, str } from './flags.ts';
+import { required, seedFlag, str } from './flags.ts';
+import { decimalNumber } from '../input/decimal.ts';
 import { defineCommand } from './parser.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
 
 function parseWidth(v: string | undefined): number {
   if (v === undefined) return 1;
-  const w = decimal(v);
+  const w = decimalNumber(v, 'typed');
   if (w === undefined || w < MIN_WIDTH || w > MAX_WIDTH) {
     throw new UsageError(`--width must be a number in [${MIN_WIDTH}, ${MAX_WIDTH}] (got '${v}')`);
   }
@@ -59,7 +60,7 @@ export const command = defineCommand({
       width: String(width),
       init: `torch.manual_seed(${seed}); SimpleCNN(width=${width})`,
     });
-    await writeFileSafely(out, bytes);
+    await writeFileSafely(out, bytes, '--out');
     io.err(
       `webddp init: wrote ${out}: ${spec.params.length} tensors, ${spec.total.toLocaleString('en-US')} parameters (seed ${seed}, width ${width}), ${bytes.byteLength} bytes\n`,
     );

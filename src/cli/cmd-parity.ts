@@ -16,6 +16,7 @@ import { cliDevice, parseAdapter, settleWorkerAdapter } from './device.ts';
 import { str } from './flags.ts';
 import { defineCommand } from './parser.ts';
 import { writeFileSafely } from '../checkpoint/write-file-node.ts';
+import { checkOutputFileFlag } from './output-flags.ts';
 
 interface Replay {
   outputs: ParityOutput[];
@@ -72,6 +73,8 @@ export const command = defineCommand({
   async run(values, positionals, io, env) {
     if (positionals.length !== 1) throw new UsageError('give exactly one FIXTURE file');
     const path = positionals[0] ?? '';
+    const out = str(values.out);
+    if (out !== undefined) await checkOutputFileFlag('--out', out); // before the replay: a result never lost
     const bytes = await readRegularFile(path).catch((e: NodeJS.ErrnoException) => {
       throw new UsageError(e instanceof DataError ? e.message : `cannot read ${path}: ${e.code ?? e.message}`);
     });
@@ -82,8 +85,7 @@ export const command = defineCommand({
     const nothing = rows.length === 0;
     const failed = rows.filter((r) => !r.ok);
     const ok = failed.length === 0 && !nothing;
-    const out = str(values.out);
-    if (out)
+    if (out !== undefined)
       await writeResult(out, outputs, {
         fixture: path,
         kind: fixture.kind,
@@ -115,5 +117,5 @@ async function writeResult(
 ): Promise<void> {
   const tensors: Record<string, TensorInput> = {};
   for (const o of outputs) tensors[o.name] = { dtype: 'F32', shape: o.shape, data: o.data };
-  await writeFileSafely(path, serializeSafetensors(tensors, { producer: 'webddp parity', ...meta }));
+  await writeFileSafely(path, serializeSafetensors(tensors, { producer: 'webddp parity', ...meta }), '--out');
 }

@@ -9,7 +9,8 @@ import { encodeCheckpoint, type Snapshot } from '../checkpoint/checkpoint.ts';
 import { maxTensorFileBytes } from '../checkpoint/trainer-json.ts';
 import { writeCheckpointDir } from '../checkpoint/dir-node.ts';
 import { lockCheckpointDir } from '../checkpoint/dir-lock-node.ts';
-import { checkOutputFile, ensureDirectory, PathError } from '../input/path-node.ts';
+import { checkOutputFile, ensureDirectory } from '../input/path-node.ts';
+import { asUsage } from './output-flags.ts';
 import { loadResume, resumeData } from './train-resume.ts';
 import { storedDataset } from '../checkpoint/dataset-record.ts';
 import { colocatedSpawner, nodeSpawner } from '../runtime/spawn-node.ts';
@@ -209,16 +210,6 @@ const PATH_FLAGS = [
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /** 128 + the signal's number, as a shell reports a process the signal ended. */
 const SIGNALS_EXIT: Record<NodeJS.Signals, number> = { SIGINT: 130, SIGTERM: 143 } as Record<NodeJS.Signals, number>;
-
-/** A path that cannot be used, as a usage error (exit 2, no stack). */
-async function asUsage<T>(f: () => Promise<T>): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    if (e instanceof PathError) throw new UsageError(e.message);
-    throw e;
-  }
-}
 
 /** --colocate's rules (the mode table's shared-device placements) as a usage error. */
 function checkColocate(config: Parameters<typeof checkSharable>[0]): void {

@@ -1,6 +1,7 @@
 // Flag values decoded for every `webddp` command: integers, decimal numbers, torch seeds and lists,
 // each checked with a message that names the flag and the value it got. Numbers are decimal only
 // ('0x10', 'Infinity', '' and '1_000' are refused, where JavaScript's Number() would take them).
+import { decimalInt, decimalNumber } from '../input/decimal.ts';
 import { seedToU64 } from '../random/generator.ts';
 import { UsageError } from './command.ts';
 
@@ -15,9 +16,8 @@ export function required(flag: string, v: string | undefined): string {
 
 /** A decimal integer in [min, max] (safe integers only). */
 export function intFlag(flag: string, v: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
-  const s = v.trim();
-  const n = Number(s);
-  if (!/^[+-]?\d+$/.test(s) || !Number.isSafeInteger(n) || n < min || n > max) {
+  const n = decimalInt(v, 'typed');
+  if (n === undefined || n < min || n > max) {
     const range =
       max === Number.MAX_SAFE_INTEGER
         ? min === Number.MIN_SAFE_INTEGER
@@ -54,20 +54,9 @@ export function intListFlag(flag: string, v: string): number[] {
   return parts.map((p) => intFlag(flag, p, 1));
 }
 
-/** A decimal number as people write one: 12, -0.5, .5, 1e-3, 2.5E+4 (no hex, no Infinity, no NaN). */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-/** A finite decimal number, or undefined when `v` is not one. */
-export function decimal(v: string): number | undefined {
-  const s = v.trim();
-  if (!DECIMAL.test(s)) return undefined;
-  const n = Number(s);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-/** A finite decimal number > 0 (or >= 0 with allowZero). */
+/** A finite decimal number > 0 (or >= 0 with allowZero), as people write one: 12, .5, 1e-3, 2.5E+4. */
 export function numberFlag(flag: string, v: string, allowZero = false): number {
-  const n = decimal(v);
+  const n = decimalNumber(v, 'typed');
   if (n === undefined || n < 0 || (n === 0 && !allowZero)) {
     throw new UsageError(`${flag} must be a decimal number ${allowZero ? '>= 0' : '> 0'} (got '${v}')`);
   }

@@ -2,8 +2,21 @@
 // collective (op and sequence number) and the step, in the text itself: comlink re-creates thrown
 // errors as plain Errors with only {name, message, stack}, so fields alone would be lost.
 
+/**
+ * Every collective, in the order whose index is its code where one is carried as a number (the shared
+ * ring's records, the flight recorder's fingerprints).
+ */
+export const COLLECTIVE_OPS = [
+  'allReduce',
+  'reduceScatter',
+  'allGather',
+  'broadcast',
+  'barrier',
+  'allReduceScalars',
+] as const;
+
 /** Which collective a message or a wait belongs to. */
-export type CollectiveOp = 'allReduce' | 'reduceScatter' | 'allGather' | 'broadcast' | 'barrier' | 'allReduceScalars';
+export type CollectiveOp = (typeof COLLECTIVE_OPS)[number];
 
 /** Where in a collective a wait happened, for error messages. */
 export interface WaitSite {

@@ -5,20 +5,11 @@
 // on before running it: op, bucket, dtype, count, step) and its comparison across ranks
 // (--debug-collectives, as TORCH_DISTRIBUTED_DEBUG=DETAIL), and the report the coordinator builds
 // from every rank's recorder when a run fails.
-import { reasonOf, type CollectiveOp } from './errors.ts';
+import { COLLECTIVE_OPS, reasonOf, type CollectiveOp } from './errors.ts';
 
 /** How the collective's elements are stored: float32, packed fp16 or bfloat16 pairs, float64 scalars. */
 const COLLECTIVE_DTYPES = ['f32', 'f16', 'bf16', 'f64'] as const;
 export type CollectiveDtype = (typeof COLLECTIVE_DTYPES)[number];
-
-const OPS: readonly CollectiveOp[] = [
-  'allReduce',
-  'reduceScatter',
-  'allGather',
-  'broadcast',
-  'barrier',
-  'allReduceScalars',
-];
 
 /** What every rank must agree on before a collective runs. */
 export interface CollectiveFingerprint {
@@ -138,7 +129,7 @@ export function encodeFingerprint(fp: CollectiveFingerprint, seq: number, out: F
   const lo = (v: number) => v % 2 ** 22;
   const hi = (v: number) => Math.floor(v / 2 ** 22);
   out.set([
-    OPS.indexOf(fp.op),
+    COLLECTIVE_OPS.indexOf(fp.op),
     fp.bucket === null ? 0 : fp.bucket + 1,
     COLLECTIVE_DTYPES.indexOf(fp.dtype),
     lo(fp.count),
@@ -150,7 +141,7 @@ export function encodeFingerprint(fp: CollectiveFingerprint, seq: number, out: F
 
 export function decodeFingerprint(w: Float32Array): { fp: CollectiveFingerprint; seq: number } {
   const at = (i: number) => w[i] ?? 0;
-  const op = OPS[at(0)];
+  const op = COLLECTIVE_OPS[at(0)];
   const dtype = COLLECTIVE_DTYPES[at(2)];
   if (!op || !dtype) throw new Error(`a collective fingerprint that decodes to no op/dtype: [${[...w].join(', ')}]`);
   const fp = { op, bucket: at(1) === 0 ? null : at(1) - 1, dtype, count: at(3) + at(4) * 2 ** 22, step: at(5) };

@@ -9,7 +9,7 @@
 // then `capacity` bytes (a power of two) of records. A record is a 32-byte header of int32
 // [len, op, coll, n, step, slice, 0, 0] and `len` float32, padded to 32 bytes; a record never
 // wraps: where one does not fit before the end, a skip marker (len = -1) fills the rest.
-import type { CollectiveOp } from './errors.ts';
+import { COLLECTIVE_OPS, type CollectiveOp } from './errors.ts';
 
 const HEAD = 0;
 const TAIL = 1;
@@ -20,16 +20,6 @@ const SKIP = -1;
 
 /** Ring capacity per direction: 4 MiB holds four 1 MiB slices (a ring step of SimpleCNN's gradient in flight twice). */
 export const DEFAULT_RING_BYTES = 4 * 1024 * 1024;
-
-/** The op codes records carry (an index into this list). */
-const OPS: readonly CollectiveOp[] = [
-  'allReduce',
-  'reduceScatter',
-  'allGather',
-  'broadcast',
-  'barrier',
-  'allReduceScalars',
-];
 
 /** One message as it sits in the ring: `data` views the shared memory until the record is released. */
 export interface RingRecord {
@@ -131,7 +121,7 @@ export class RingWriter {
     }
     if (free < size) return false;
     const w = at / 4;
-    this.i32.set([data.length, OPS.indexOf(op(tags)), tags.coll, tags.n, tags.step, tags.slice, 0, 0], w);
+    this.i32.set([data.length, COLLECTIVE_OPS.indexOf(op(tags)), tags.coll, tags.n, tags.step, tags.slice, 0, 0], w);
     this.f32.set(data, w + RECORD_HEADER_BYTES / 4);
     Atomics.store(this.ctl, HEAD, (head + size) | 0);
     Atomics.notify(this.ctl, HEAD);
@@ -150,7 +140,7 @@ export class RingWriter {
 }
 
 function op(tags: RecordTags): CollectiveOp {
-  if (!OPS.includes(tags.op)) throw new RangeError(`unknown collective op ${String(tags.op)}`);
+  if (!COLLECTIVE_OPS.includes(tags.op)) throw new RangeError(`unknown collective op ${String(tags.op)}`);
   return tags.op;
 }
 
@@ -188,7 +178,7 @@ export class RingReader {
         continue;
       }
       const code = this.i32[w + 1] ?? -1;
-      const opName = OPS[code];
+      const opName = COLLECTIVE_OPS[code];
       const size = RECORD_HEADER_BYTES + pad(4 * len);
       if (opName === undefined || len < 0 || at + size > this.capacity || size > ((head - tail) | 0))
         throw new Error(`corrupt shared ring record at byte ${at}: length ${len}, op code ${code}`);

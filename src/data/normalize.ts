@@ -1,10 +1,10 @@
-// CIFAR-10 normalisation constants (the values the seed's torchvision transforms use) and a CPU
+// CIFAR-10 normalisation constants (the values the DDP tutorial's torchvision transforms use) and a CPU
 // reference of ToTensor + Normalize in float32. The GPU normalises on upload; this is the oracle.
 import { IMAGE_BYTES } from './cifar.ts';
 
 /** Per-channel mean (R, G, B) of CIFAR-10 training images, on the 0..1 scale. */
 export const CIFAR10_MEAN: readonly [number, number, number] = [0.4914, 0.4822, 0.4465];
-/** Per-channel standard deviation (R, G, B), as in the seed's transforms.Normalize. */
+/** Per-channel standard deviation (R, G, B), as in the DDP tutorial's transforms.Normalize. */
 export const CIFAR10_STD: readonly [number, number, number] = [0.2023, 0.1994, 0.201];
 
 const PLANE = IMAGE_BYTES / 3;

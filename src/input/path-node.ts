@@ -1,5 +1,6 @@
 // Node only: every path webddp writes to is taken in here. An output file (--save, --trace,
-// --out, --junit) may replace only a regular file, never a device, FIFO, socket or directory; a
+// --out, --junit, --save-baseline) may replace only a regular file, never a device, FIFO, socket or
+// directory; an output directory (export-torchrun --out) must be absent or a directory; a
 // directory (--store, --checkpoint-dir) must be one or be creatable, and is created by walking its
 // components one by one (Node 20's recursive mkdir loops forever under /proc); nothing is written
 // under the kernel's pseudo filesystems (/proc, /sys, /dev except /dev/shm, cgroup, debugfs...);
@@ -137,6 +138,30 @@ export async function checkOutputFile(path: string, what: string): Promise<strin
   });
   if (!d.isDirectory()) throw new PathError(path, what, `${dir} is not a directory`);
   await checkWritableDir(dir, what, path);
+  return abs;
+}
+
+/**
+ * Checks that `path` may become an output directory written later (`what`: the flag, for messages):
+ * not empty, not on a pseudo filesystem, absent or a directory, and the directory it will be made in
+ * (its nearest existing ancestor) one this process can write. Creates nothing. Returns the absolute path.
+ */
+export async function checkOutputDirectory(path: string, what: string): Promise<string> {
+  checkPathText(path, what);
+  const abs = resolve(path);
+  await checkNotPseudo(abs, what);
+  const near = await existingAncestor(abs);
+  const s = await stat(near).catch((e: unknown) => {
+    throw new PathError(path, what, `${near} cannot be used (${(e as Error).message})`, errno(e));
+  });
+  const kind = kindOf(s);
+  if (kind !== 'directory')
+    throw new PathError(
+      path,
+      what,
+      `${near === abs ? 'is' : `${near} is`} a ${kind ?? 'regular file'}, not a directory`,
+    );
+  await checkWritableDir(near === abs ? dirname(abs) : near, what, path);
   return abs;
 }
 

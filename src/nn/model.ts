@@ -17,8 +17,8 @@ import { lossBackward, lossForward } from './loss.ts';
 import { paramByName, type ModelSpec, type ParamSpec } from './spec.ts';
 
 /**
- * The Op that turns `batch` images of uint8 `bytes` into normalised float input `x` (the seed's
- * ToTensor + Normalize with CIFAR-10's mean and std; data/normalize.ts is its CPU oracle).
+ * The Op that turns `batch` images of uint8 `bytes` into normalised float input `x` (the DDP
+ * tutorial's ToTensor + Normalize with CIFAR-10's mean and std; data/normalize.ts is its CPU oracle).
  */
 export async function normalizeOp(
   gpu: Gpu,

@@ -3,7 +3,7 @@
 //   conv1 Conv2d(3, c1, 3, padding=1) -> ReLU -> MaxPool2d(2)        32x32 -> 16x16
 //   conv2 Conv2d(c1, c2, 3, padding=1) -> ReLU -> MaxPool2d(2)       16x16 -> 8x8
 //   flatten (C, H, W order) -> fc1 Linear(c2*8*8, hidden) -> ReLU -> fc2 Linear(hidden, 10)
-// with c1 = 32w, c2 = 64w, hidden = 128w for width multiplier w (w = 1 is exactly the seed's model).
+// with c1 = 32w, c2 = 64w, hidden = 128w for width multiplier w (w = 1 is exactly the tutorial's SimpleCNN).
 
 export interface ParamSpec {
   /** The state_dict name, e.g. 'conv1.weight'. */

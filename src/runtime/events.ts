@@ -1,4 +1,4 @@
-// What a training run reports, step by step (rank 0's loss, like the seed's `if rank == 0`), with
+// What a training run reports, step by step (rank 0's loss, like the `if rank == 0` of PyTorch's DDP tutorial), with
 // every worker's memory, so the page and the CLI show the same measured numbers.
 import type { RecorderState } from '../comm/flight-recorder.ts';
 import type { EpochProof } from '../data/ledger.ts';

@@ -5,7 +5,7 @@
 // to one shared device for its second run); lessons whose run needs an engine feature this build lacks
 // say so and offer no run. No console errors; axe finds no serious or critical violation in either
 // language, on a laptop and a 375-pixel phone, where nothing overflows sideways. The DeepSpeed
-// panel takes the seed's ds_config.json and refuses its `lr_scheduler` by name. Screenshots of the
+// panel takes the example ZeRO-2 fp16 ds_config.json and refuses its `lr_scheduler` by name. Screenshots of the
 // new views in both languages go to docs/screenshots/ (the README shows them).
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';

@@ -107,7 +107,8 @@ describe('webddp export-torchrun: PyTorch continues the run', () => {
     const out = join(dir, 'ddp-torch.safetensors');
     const log = await torchrun(project, out);
     // three optimizer steps after the checkpoint's one, across the epoch boundary
-    expect(log).toMatch(/Epoch 1 \| Batch 2\/2 \| Loss: [\d.]+ \| global step 4/);
+    // the batch index from 0, as webddp's own log prints it (Epoch 1 | Batch 1/2: the epoch's last)
+    expect(log).toMatch(/Epoch 1 \| Batch 1\/2 \| Loss: [\d.]+ \| global step 4/);
     compare(out, run.final, 'strict');
     // and it moved: the checkpoint's parameters are not the end's
     const start = loadStateDict(bytesOf(join(run.ck, 'step-1', 'model.safetensors')), spec, 'step-1');
@@ -134,9 +135,9 @@ describe('webddp export-torchrun: PyTorch continues the run', () => {
     expect(readFileSync(join(project, 'README.md'), 'utf8')).toMatch(/carries the epoch's sample ledger/);
     const out = join(dir, 'ledger-torch.safetensors');
     const log = await torchrun(project, out, 1);
-    // epoch 0: step 1 done, then 6 batches of 2 (steps 2..7 of 7); epoch 1: 8 batches on one rank
-    expect(log).toMatch(/Epoch 0 \| Batch 7\/7 \| Loss: [\d.]+ \| global step 7/);
-    expect(log).toMatch(/Epoch 1 \| Batch 8\/8 \| Loss: [\d.]+ \| global step 15/);
+    // epoch 0: step 0 done, then 6 batches of 2 (batches 1..6 of 7); epoch 1: 8 batches (0..7) on one rank
+    expect(log).toMatch(/Epoch 0 \| Batch 6\/7 \| Loss: [\d.]+ \| global step 7/);
+    expect(log).toMatch(/Epoch 1 \| Batch 7\/8 \| Loss: [\d.]+ \| global step 15/);
     compare(out, resumed, 'strict');
   });
 

@@ -1,8 +1,8 @@
 // fp16 mixed precision end to end (`webddp train`, Node worker threads on Dawn): DeepSpeed's loss
 // scaler on forced overflows (scale sequence, log lines, skipped steps leave the parameters and the
 // lr schedule where they were), fp16 DDP on 2 workers against fp32 (replicas identical, the loss
-// falls as fp32's does, parameter, activation and communication memory shrink), and the seed's ds_config
-// (ZeRO-2, fp16, scheduler) as is on 2 workers.
+// falls as fp32's does, parameter, activation and communication memory shrink), and the example ds_config
+// (ZeRO-2, fp16, scheduler; test/fixtures/ds_config_zero2_fp16.json) as is on 2 workers.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,7 +151,7 @@ describe('fp16 DDP on 2 workers against fp32', () => {
   });
 });
 
-describe("the seed's ds_config (ZeRO-2, fp16, AdamW, WarmupLR, clipping), as is", () => {
+describe('the example ds_config (ZeRO-2, fp16, AdamW, WarmupLR, clipping), as is', () => {
   it('trains on 2 workers on the synthetic set', async () => {
     const seed = config('seed.json', SEED);
     const r = await webddp(

@@ -32,7 +32,7 @@ const usage = async (values: Record<string, string | boolean>) => {
 };
 
 describe('--deepspeed-config', () => {
-  it("the seed's file gives the one TrainConfig; flags for other settings apply; notes say what fp16 does", async () => {
+  it('the example ZeRO-2 fp16 ds_config.json gives the one TrainConfig; flags for other settings apply; notes say what fp16 does', async () => {
     const r = await buildTrainConfig({ 'deepspeed-config': seed, epochs: '3', workers: '2' });
     expect(r.config).toMatchObject({
       mode: 'zero2',
@@ -122,7 +122,7 @@ describe('--deepspeed-config', () => {
     expect((await buildTrainConfig({ 'deepspeed-config': seed, workers: '4' })).config.batchSize).toBe(8);
   });
 
-  it("the seed's lr_scheduler, unreadable files and non-JSON are refused naming the file", async () => {
+  it('an `lr_scheduler` key, unreadable files and non-JSON are refused naming the file', async () => {
     const { scheduler, ...rest } = SEED;
     const lrs = file('lr_scheduler.json', { ...rest, lr_scheduler: scheduler });
     expect(await usage({ 'deepspeed-config': lrs })).toBe(

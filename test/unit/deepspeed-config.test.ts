@@ -18,7 +18,7 @@ const issues = (input: unknown, world = 2) => {
   return r.ok ? [] : r.issues;
 };
 
-describe("the seed's ds_config.json", () => {
+describe('the example ZeRO-2 fp16 ds_config.json (test/fixtures/ds_config_zero2_fp16.json)', () => {
   it('parses onto TrainConfig with DeepSpeed semantics (2 workers: micro-batch 16)', () => {
     const s = ok(SEED);
     expect(s.trainBatchSize).toBe(64);
@@ -54,7 +54,7 @@ describe("the seed's ds_config.json", () => {
     expect(v.ok).toBe(true);
   });
 
-  it("refuses the seed's `lr_scheduler` spelling, saying `scheduler` is meant", () => {
+  it("refuses the `lr_scheduler` spelling of DeepSpeed's examples, saying `scheduler` is meant", () => {
     const { scheduler, ...rest } = SEED;
     expect(issues({ ...rest, lr_scheduler: scheduler })).toEqual([
       'lr_scheduler is not a DeepSpeed key: the scheduler block is `scheduler` ({ "type": ..., "params": ... })',

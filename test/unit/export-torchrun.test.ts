@@ -195,7 +195,7 @@ print(json.dumps(out))`;
       });
       expect(got[i]).toHaveLength(total - 1);
     });
-  });
+  }, 30_000); // starts Python and imports torch: 3-5 s alone, more on a loaded 2-core machine
 
   it("webddp_data.py: the synthetic set, CIFAR-10 (archive and directory) and augmentation byte for byte as webddp's", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webddp-export-data-'));
@@ -241,5 +241,5 @@ print(h(*d.cifar10_train(sys.argv[1] + "/bins")))`;
       hash(cifar, 50),
       hash(cifar, 60),
     ]);
-  });
+  }, 30_000); // starts Python with numpy and torch
 });

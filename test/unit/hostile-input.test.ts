@@ -151,6 +151,30 @@ describe('numbers written as text', () => {
       if (/^(0x|0b|0o|\+| )|^$| $|\n$|^Infinity$|^NaN$/.test(t)) expect(num, JSON.stringify(t)).toBeUndefined();
     }
   });
+
+  it("typed (a command-line flag): spaces, '+', leading zeros, '.5' and '5.' too, still decimal only", () => {
+    for (let seed = 1; seed <= 500; seed++) {
+      const r = new Prng(seed);
+      const t = numberText(r, r.int(1 << 20));
+      const s = t.trim();
+      const int = /^[+-]?\d+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) + 0 : undefined;
+      expect(decimalInt(t, 'typed'), `seed ${seed}: ${JSON.stringify(t)}`).toBe(int);
+      const num = decimalNumber(t, 'typed');
+      if (/^[+-]?(0x|0b|0o)|^\s*$|Infinity|NaN|_/.test(s)) expect(num, JSON.stringify(t)).toBeUndefined();
+      else if (int !== undefined) expect(num === undefined ? num : num + 0, JSON.stringify(t)).toBe(int); // -0 as 0
+    }
+    for (const [t, n] of [
+      [' +007 ', 7],
+      ['.5', 0.5],
+      ['5.', 5],
+      ['2.5E+4', 25000],
+    ] as const)
+      expect(decimalNumber(t, 'typed'), t).toBe(n);
+    for (const t of ['0x10', '1_000', '', ' ', 'Infinity', '1e400', '.', '+', '1e', '--1'])
+      expect(decimalNumber(t, 'typed'), JSON.stringify(t)).toBeUndefined();
+    expect(decimalInt('-0', 'typed')).toBe(0);
+    expect(decimalInt('3.0', 'typed')).toBeUndefined();
+  });
 });
 
 /** A checkpoint whose optimizer file is `opt` (trainer.json's checksum and size follow it). */

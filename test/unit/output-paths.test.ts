@@ -5,14 +5,15 @@
 // second; a second writer of one checkpoint directory is refused naming the holder, a stale lock
 // (its process gone) is taken over and what a killed run left is removed and reported.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileSafely } from '../../src/checkpoint/write-file-node.ts';
 import { lockCheckpointDir } from '../../src/checkpoint/dir-lock-node.ts';
-import { ensureDirectory, kindOf } from '../../src/input/path-node.ts';
+import { main } from '../../src/cli/main.ts';
+import { checkOutputDirectory, ensureDirectory, kindOf } from '../../src/input/path-node.ts';
 import { Prng } from '../helpers/mutate.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-paths-'));
@@ -85,6 +86,73 @@ describe('output files', () => {
       await expect(ensureDirectory(path, '--store'), path).rejects.toThrow(/^--store /);
       expect(performance.now() - t0).toBeLessThan(500);
     }
+  });
+});
+
+describe("every command's output flag", () => {
+  /** `webddp ...argv`: its exit code and standard error. */
+  async function webddp(...argv: string[]): Promise<{ code: number; err: string }> {
+    let err = '';
+    const code = await main(argv, { out: () => undefined, err: (t) => void (err += t) });
+    return { code, err };
+  }
+  const fixture = new URL('../../fixtures/simplecnn_grad.safetensors', import.meta.url).pathname;
+  const commands: ReadonlyArray<readonly [string, readonly string[], string]> = [
+    ['init', ['--seed', '0'], '--out'],
+    ['check', ['--only', 'bench'], '--junit'],
+    ['check', ['--only', 'bench'], '--save-baseline'],
+    ['parity', [fixture], '--out'],
+    ['export-torchrun', [join(dir, 'no-checkpoint')], '--out'],
+  ];
+
+  it.each(commands)("%s %j %s '': refused by name before any work (exit 2)", async (cmd, args, flag) => {
+    const r = await webddp(cmd, ...args, flag, '');
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(
+      cmd === 'init' ? /--out must be a file path \(got ''\)/ : `${flag} '': is empty: give a path`,
+    );
+  });
+
+  it('a device, FIFO, directory, a path under /proc or through a file: refused naming the flag, nothing replaced', async () => {
+    for (let seed = 1; seed <= 15; seed++) {
+      const r = new Prng(100 + seed);
+      const t = await target(r, 100 + seed);
+      if (t.path === '') continue; // the case above
+      const [cmd, args, flag] = r.pick(commands.filter(([c]) => c !== 'export-torchrun'));
+      const before = kind(t.path);
+      const res = await webddp(cmd, ...args, flag, t.path);
+      expect(res.code, `seed ${seed}: ${cmd} ${flag} ${t.what}: ${res.err}`).not.toBe(0);
+      expect(res.err, `seed ${seed}: ${t.what}`).toContain(
+        `webddp ${cmd}: ${res.code === 1 ? 'error: ' : ''}${flag} ${t.path}: `,
+      );
+      expect(kind(t.path), `seed ${seed}: ${t.what} ${t.path}`).toBe(before);
+      t.close?.();
+    }
+  });
+
+  it('export-torchrun --out: a file, a device, a path under /proc or through a file is refused by name; creates nothing', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const fifo = join(dir, 'a-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const cases: ReadonlyArray<readonly [string, RegExp]> = [
+      [file, /is a regular file, not a directory/],
+      [fifo, /is a FIFO \(named pipe\), not a directory/],
+      ['/dev/null', /is under \/dev, the kernel's filesystem/],
+      [join(file, 'project'), /a-file is a regular file, not a directory/],
+      ['/proc/self/project', /is under \/proc, the kernel's filesystem/],
+      ['/sys/project/deeper', /is under \/sys/],
+    ];
+    for (const [path, why] of cases) {
+      await expect(checkOutputDirectory(path, '--out'), path).rejects.toThrow(`--out ${path}: `);
+      await expect(checkOutputDirectory(path, '--out'), path).rejects.toThrow(why);
+      const res = await webddp('export-torchrun', join(dir, 'no-checkpoint'), '--out', path);
+      expect(res.code, res.err).toBe(2);
+      expect(res.err).toContain(`webddp export-torchrun: --out ${path}: `);
+    }
+    const fresh = join(dir, 'new', 'project');
+    await expect(checkOutputDirectory(fresh, '--out')).resolves.toBe(fresh);
+    expect(existsSync(join(dir, 'new'))).toBe(false);
   });
 });
 

@@ -35,7 +35,7 @@ describe('ZeRO layouts', () => {
     const spec = simpleCnnSpec(1);
     expect(DEFAULT_CONFIG.reduceBucketSize).toBe(BUCKET);
     expect(bucketLayout(spec, 'g', false, DEFAULT_CONFIG.reduceBucketSize).size).toBe(15 * 4097);
-    // the seed's 2e8: nothing is cut, the bucket is the largest layer (DeepSpeed's one bucket for a small model)
+    // the example ds_config's 2e8: nothing is cut, the bucket is the largest layer (DeepSpeed's one bucket for a small model)
     expect(layerRanges(spec, 2e8).some((l) => l.large)).toBe(false);
     expect(bucketLayout(spec, 'g', false, 2e8).size).toBe(524_416);
     // smaller than fc1's row (4097): one row per piece, and the bucket is conv2, never cut

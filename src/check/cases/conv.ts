@@ -2,7 +2,7 @@
 // against src/reference/conv2d.ts, on shapes that are not multiples of the 4x4 register tiles.
 import type { Gpu } from '../../gpu/device.ts';
 import { KERNELS } from '../../gpu/kernels.ts';
-import { cdiv } from '../../gpu/op.ts';
+import { cdiv, type Workgroups } from '../../gpu/op.ts';
 import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../reference/conv2d.ts';
 import { expectClose } from './close.ts';
 import { accumulated, arena, randn, runOp } from './run-op.ts';
@@ -69,45 +69,44 @@ function inputGradCases(
   }));
 }
 
+/**
+ * conv2d_backward_weight or its wide variant, in 1, 2 and 5 slices of the samples' rows (at most one
+ * per row), then the reduce, accumulating into gradients that already hold values.
+ */
+function weightGradCases(
+  kernel: 'conv2d_backward_weight' | 'conv2d_backward_weight_wide',
+  shapes: Conv2dShape[],
+  grid: (s: Conv2dShape, splits: number, overrides: Readonly<Record<string, number>>) => Workgroups,
+): OpCase[] {
+  return shapes.flatMap((s, k) =>
+    [1, 2, 5].map((splits): OpCase => {
+      const S = Math.min(splits, s.n * s.h);
+      return {
+        name: `${label(s)} splits=${S} (with reduce, accumulating)`,
+        run: (gpu) =>
+          checkWeightGrad(gpu, s, k, S, (p) => runOp(gpu, kernel, { ...s, splits: S }, p, (o) => grid(s, S, o))),
+      };
+    }),
+  );
+}
+
 export const convCases = {
   conv2d_forward: forwardCases('conv2d_forward', 4, SHAPES),
   conv2d_forward_wide: forwardCases('conv2d_forward_wide', 16, [...SHAPES, WIDE]),
   conv2d_backward_input: inputGradCases('conv2d_backward_input', 4, SHAPES),
   conv2d_backward_input_wide: inputGradCases('conv2d_backward_input_wide', 16, [...SHAPES, WIDE]),
-  conv2d_backward_weight: SHAPES.flatMap((s, k) =>
-    [1, 2, 5].map((splits): OpCase => {
-      const S = Math.min(splits, s.n * s.h);
-      return {
-        name: `${label(s)} splits=${S} (with reduce, accumulating)`,
-        run: (gpu) =>
-          checkWeightGrad(gpu, s, k, S, (p) =>
-            runOp(gpu, 'conv2d_backward_weight', { ...s, splits: S }, p, (o) => [
-              cdiv(s.ci * cdiv(s.co, 4), o.WG_X ?? 64),
-              1,
-              S,
-            ]),
-          ),
-      };
-    }),
-  ),
+  conv2d_backward_weight: weightGradCases('conv2d_backward_weight', SHAPES, (s, S, o) => [
+    cdiv(s.ci * cdiv(s.co, 4), o.WG_X ?? 64),
+    1,
+    S,
+  ]),
   // 8 output x 2 input channels per invocation: WIDE ends both in a partial block (20 = 2*8 + 4,
   // 18 = 9*2) and SHAPES in odd input channels (3, 1).
-  conv2d_backward_weight_wide: [...SHAPES, WIDE].flatMap((s, k) =>
-    [1, 2, 5].map((splits): OpCase => {
-      const S = Math.min(splits, s.n * s.h);
-      return {
-        name: `${label(s)} splits=${S} (with reduce, accumulating)`,
-        run: (gpu) =>
-          checkWeightGrad(gpu, s, k, S, (p) =>
-            runOp(gpu, 'conv2d_backward_weight_wide', { ...s, splits: S }, p, (o) => [
-              cdiv(cdiv(s.ci, 2) * cdiv(s.co, 8), o.WG_X ?? 16),
-              1,
-              S,
-            ]),
-          ),
-      };
-    }),
-  ),
+  conv2d_backward_weight_wide: weightGradCases('conv2d_backward_weight_wide', [...SHAPES, WIDE], (s, S, o) => [
+    cdiv(cdiv(s.ci, 2) * cdiv(s.co, 8), o.WG_X ?? 16),
+    1,
+    S,
+  ]),
   // Tiles of the default size (one tile covers these images) and tiles of 4x2 channels and 2x4
   // pixels, so that channels, rows and columns all end in a partial tile; then a conv2-sized layer,
   // also with 4-row tiles.

@@ -3,14 +3,14 @@
 // conv2d_backward_weight_reduce, accumulating into a gradient arena that already holds values), with
 // the device's tiles and 8 x 8 tiles of 4-wide steps, so that samples, features and slices all end in
 // partial tiles; one slice and three (slices of 100 inputs or 50 samples: not multiples of the step).
-import { cdiv, grid1d } from '../../gpu/op.ts';
+import { cdiv } from '../../gpu/op.ts';
 import { KERNELS, type KernelName } from '../../gpu/kernels.ts';
 import { packHalves } from '../../numeric/f16.ts';
 import { half } from './half-acts.ts';
-import { WEIGHT_REDUCE } from '../../nn/layers/linear-tiles.ts';
 import { linearBackwardWeight, linearForward, type LinearShape } from '../../reference/linear.ts';
 import { expectClose } from './close.ts';
 import { accumulated, arena, randn, runOp } from './run-op.ts';
+import { reduceLinearForward, reduceLinearWeight } from './linear-reduce.ts';
 import { KERNEL_TOL, type OpCase } from './case.ts';
 
 const SHAPES: LinearShape[] = [
@@ -58,14 +58,8 @@ export const denseTiledCases = {
             [cdiv(s.o, o.TO ?? 64), cdiv(s.n, o.TN ?? 64), splits],
             tiles,
           );
-          const { y } = await runOp(
-            gpu,
-            'linear_forward_reduce',
-            { n: s.n, o: s.o, b_off: offsets[1] ?? 0, relu: 1, splits },
-            { partial: partial!, theta: data, y: s.n * s.o },
-            (ov) => grid1d(s.n * s.o, ov.WG ?? 64),
-          );
-          expectClose('y', y!, linearForward(x, w, b, s, true), KERNEL_TOL);
+          const y = await reduceLinearForward(gpu, s, partial!, data, offsets[1] ?? 0, splits);
+          expectClose('y', y, linearForward(x, w, b, s, true), KERNEL_TOL);
         },
       })),
     ),
@@ -79,14 +73,8 @@ export const denseTiledCases = {
           const partial = randn(splits * s.n * s.o, 64 + splits);
           const b = randn(s.o, 65);
           const { data, offsets } = arena(2, b);
-          const { y } = await runOp(
-            gpu,
-            'linear_forward_reduce',
-            { n: s.n, o: s.o, b_off: offsets[0] ?? 0, relu: relu ? 1 : 0, splits },
-            { partial, theta: data, y: s.n * s.o },
-            (ov) => grid1d(s.n * s.o, ov.WG ?? 64),
-          );
-          expectClose('y', y!, reduceSlices(partial, b, s, splits, relu), { rtol: 0, atol: 0 });
+          const y = await reduceLinearForward(gpu, s, partial, data, offsets[0] ?? 0, splits, relu);
+          expectClose('y', y, reduceSlices(partial, b, s, splits, relu), { rtol: 0, atol: 0 });
         },
       };
     }),
@@ -114,16 +102,9 @@ export const denseTiledCases = {
             [cdiv(s.i, o.TI ?? 64), cdiv(s.o, o.TO ?? 64), splits],
             tiles,
           );
-          const { grad } = await runOp(
-            gpu,
-            'conv2d_backward_weight_reduce',
-            { co: s.o, k: s.i, splits, w_off: wOff, b_off: bOff },
-            { partial: partial!, grad: before },
-            (ov) => [cdiv(s.o * (s.i + 1), ov.OUTS ?? 64), 1, 1],
-            { ...WEIGHT_REDUCE },
-          );
+          const grad = await reduceLinearWeight(gpu, s, partial!, before, splits, wOff, bOff);
           const ref = linearBackwardWeight(dy, x, s);
-          expectClose('grad', grad!, accumulated(before, wOff, ref.dw, bOff, ref.db), KERNEL_TOL);
+          expectClose('grad', grad, accumulated(before, wOff, ref.dw, bOff, ref.db), KERNEL_TOL);
         },
       })),
     ),
@@ -151,14 +132,8 @@ export const halfActDenseTiledCases: Partial<Record<KernelName, OpCase[]>> = {
           SMALL_TILES,
           ['x'],
         );
-        const { y } = await runOp(
-          gpu,
-          'linear_forward_reduce',
-          { n: HALF.n, o: HALF.o, b_off: offsets[1] ?? 0, relu: 1, splits: 3 },
-          { partial: partial!, theta: data, y: HALF.n * HALF.o },
-          (ov) => grid1d(HALF.n * HALF.o, ov.WG ?? 64),
-        );
-        expectClose('y', y!, linearForward(x, w, b, HALF, true), KERNEL_TOL);
+        const y = await reduceLinearForward(gpu, HALF, partial!, data, offsets[1] ?? 0, 3);
+        expectClose('y', y, linearForward(x, w, b, HALF, true), KERNEL_TOL);
       },
     },
   ],
@@ -178,16 +153,9 @@ export const halfActDenseTiledCases: Partial<Record<KernelName, OpCase[]>> = {
           SMALL_WEIGHT_TILES,
           ['x'],
         );
-        const { grad } = await runOp(
-          gpu,
-          'conv2d_backward_weight_reduce',
-          { co: o, k: i, splits: 1, w_off: 0, b_off: o * i },
-          { partial: partial!, grad: o * i + o },
-          (ov) => [cdiv(o * (i + 1), ov.OUTS ?? 64), 1, 1],
-          { ...WEIGHT_REDUCE },
-        );
+        const grad = await reduceLinearWeight(gpu, HALF, partial!, o * i + o, 1, 0, o * i);
         const ref = linearBackwardWeight(dy, x, HALF);
-        expectClose('grad', grad!, [...ref.dw, ...ref.db], KERNEL_TOL);
+        expectClose('grad', grad, [...ref.dw, ...ref.db], KERNEL_TOL);
       },
     },
   ],

@@ -8,15 +8,16 @@
 // stored as halves must lie between the halves nearest to the reference minus and plus that bound.
 // Shapes end in partial tiles (rows, columns, depth and uneven split-K slices), plus the real
 // layer shapes (conv2: 32 -> 64 channels on 16 x 16; fc1: 4096 -> 128).
-import { cdiv, grid1d } from '../../gpu/op.ts';
+import { cdiv } from '../../gpu/op.ts';
 import type { KernelName } from '../../gpu/kernels.ts';
-import { MATRIX_TILE, WEIGHT_REDUCE } from '../../nn/layers/linear-tiles.ts';
+import { MATRIX_TILE } from '../../nn/layers/linear-tiles.ts';
 import { conv2dBackwardInput, conv2dBackwardWeight, conv2dForward, type Conv2dShape } from '../../reference/conv2d.ts';
 import { f16Round, packHalves, unpackHalves } from '../../numeric/f16.ts';
 import { linearBackwardWeight, linearForward, type LinearShape } from '../../reference/linear.ts';
 import { expectTrue } from './close.ts';
 import { half } from './half-acts.ts';
 import { arena, randn, runOp } from './run-op.ts';
+import { reduceLinearForward, reduceLinearWeight } from './linear-reduce.ts';
 import type { OpCase } from './case.ts';
 
 const abs = (a: Float32Array) => a.map(Math.abs);
@@ -169,15 +170,9 @@ function linearForwardCase(s: LinearShape, splits: number, seed: number): OpCase
         SG(gpu),
         ['x'],
       );
-      const { y } = await runOp(
-        gpu,
-        'linear_forward_reduce',
-        { n: s.n, o: s.o, b_off: offsets[1] ?? 0, relu: 1, splits },
-        { partial: partial!, theta: data, y: s.n * s.o },
-        (ov) => grid1d(s.n * s.o, ov.WG ?? 64),
-      );
+      const y = await reduceLinearForward(gpu, s, partial!, data, offsets[1] ?? 0, splits);
       const mag = linearForward(abs(x), abs(w), abs(b), s, false);
-      expectWithin('y', y!, linearForward(x, w, b, s, true), mag, s.i + splits + 1);
+      expectWithin('y', y, linearForward(x, w, b, s, true), mag, s.i + splits + 1);
     },
   };
 }
@@ -198,19 +193,11 @@ function linearWeightCase(s: LinearShape, splits: number, seed: number): OpCase 
         SG(gpu),
         ['x'],
       );
-      const size = s.o * s.i + s.o;
-      const { grad } = await runOp(
-        gpu,
-        'conv2d_backward_weight_reduce',
-        { co: s.o, k: s.i, splits, w_off: 0, b_off: s.o * s.i },
-        { partial: partial!, grad: new Float32Array(size) },
-        (ov) => [cdiv(s.o * (s.i + 1), ov.OUTS ?? 64), 1, 1],
-        { ...WEIGHT_REDUCE },
-      );
+      const grad = await reduceLinearWeight(gpu, s, partial!, s.o * s.i + s.o, splits, 0, s.o * s.i);
       const ref = linearBackwardWeight(dy, x, s);
       const mag = linearBackwardWeight(abs(dy), abs(x), s);
       const cat = (r: { dw: Float32Array; db: Float32Array }) => Float32Array.from([...r.dw, ...r.db]);
-      expectWithin('dw, db', grad!, cat(ref), cat(mag), s.n + splits);
+      expectWithin('dw, db', grad, cat(ref), cat(mag), s.n + splits);
     },
   };
 }

@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class SimpleCNN(nn.Module):
-    """The seed's model (PyTorch's DDP tutorial net); webddp's --width scales the channels."""
+    """The SimpleCNN of PyTorch's DDP tutorial; webddp's --width scales the channels."""
 
     def __init__(self, c1=32, c2=64, hidden=128, num_classes=10):
         super().__init__()
@@ -220,8 +220,8 @@ def main():
                 scheduler.step()
             global_step += 1
             done += 1
-            if rank == 0:
-                print(f"Epoch {epoch} | Batch {step + 1}/{len(steps)} | Loss: {loss.item() * len(group):.6f} "
+            if rank == 0:  # the batch index from 0, as webddp's log and the DDP tutorial's enumerate() print it
+                print(f"Epoch {epoch} | Batch {step}/{len(steps)} | Loss: {loss.item() * len(group):.6f} "
                       f"| global step {global_step}", flush=True)
             if args.steps and done >= args.steps:
                 break

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 RECORD_BYTES = 3073  # 1 label byte, then 1024 R, 1024 G, 1024 B bytes (32x32, row-major)
-CIFAR10_MEAN = (0.4914, 0.4822, 0.4465)  # webddp's src/data/normalize.ts, the seed's transforms
+CIFAR10_MEAN = (0.4914, 0.4822, 0.4465)  # webddp's src/data/normalize.ts, the DDP tutorial's transforms
 CIFAR10_STD = (0.2023, 0.1994, 0.201)
 TRAIN_FILES = ["data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin"]
 
