@@ -52,20 +52,79 @@ function f16NonFinite(bits: number): boolean {
   return (bits & 0x7c00) === 0x7c00;
 }
 
+// The bulk paths below (packing, unpacking, half addition) run on every fp16 step's gradients and
+// inputs, hundreds of thousands of halves each: they read and write the IEEE bits through typed
+// arrays instead of going through f16Bits's logarithm, and give the same bits as f16Bits /
+// f16Value (test/unit/f16.test.ts compares them over every half and every rounding case).
+
+const f32 = new Float32Array(1);
+const f32Bits = new Uint32Array(f32.buffer);
+const f64 = new Float64Array(1);
+const f64Words = new Uint32Array(f64.buffer);
+/** Which of f64Words holds the sign, exponent and top of the mantissa (1 on little-endian hosts). */
+const HI = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? 1 : 0;
+const LO = 1 - HI;
+
+/** The value of every half, indexed by its bits (built on first use). */
+let valueTable: Float64Array | null = null;
+function values(): Float64Array {
+  if (valueTable) return valueTable;
+  const t = new Float64Array(0x10000);
+  for (let b = 0; b < 0x10000; b++) t[b] = f16Value(b);
+  valueTable = t;
+  return t;
+}
+
+/** f16Bits(x) for a float32 `x` (x === Math.fround(x)): the rounding done on its bits. */
+function f16BitsOfFloat32(x: number): number {
+  f32[0] = x;
+  const u = f32Bits[0] ?? 0;
+  const sign = (u >>> 16) & 0x8000;
+  const a = u & 0x7fffffff;
+  if (a > 0x7f800000) return 0x7e00; // NaN
+  if (a >= 0x477ff000) return sign | 0x7c00; // >= 65520 rounds to infinity
+  if (a < 0x38800000) return sign | roundHalfEven(Math.abs(x) * 2 ** 24); // subnormal half (exact product)
+  // rebias the exponent (127 - 15 = 112), then drop 13 mantissa bits rounding to nearest even: the
+  // carry of a round-up moves into the exponent as it should
+  return (sign | ((a - 0x38000000 + 0xfff + ((a >>> 13) & 1)) >>> 13)) & 0xffff;
+}
+
+/** f16Bits(x) for any float64 `x`: the rounding done on its bits. */
+function f16BitsOfFloat64(x: number): number {
+  f64[0] = x;
+  const hi = f64Words[HI] ?? 0;
+  const lo = f64Words[LO] ?? 0;
+  const sign = (hi >>> 16) & 0x8000;
+  const a = hi & 0x7fffffff;
+  if (a >= 0x7ff00000) return (a & 0xfffff) !== 0 || lo !== 0 ? 0x7e00 : sign | 0x7c00; // NaN, infinity
+  if (a >= 0x40f00000) return sign | 0x7c00; // >= 65536 (65520 up to it: the carry below gives infinity)
+  if (a < 0x3f100000) return sign | roundHalfEven(Math.abs(x) * 2 ** 24); // subnormal half or zero (exact product)
+  // rebias the exponent (1023 - 15 = 1008), keep 10 of the 52 mantissa bits; round to nearest even
+  // on the 42 dropped (bit 9 of `hi` is the half-way bit, the rest and `lo` the sticky bits)
+  const h = (a - 0x3f000000) >>> 10;
+  const up = (a & 0x200) !== 0 && ((a & 0x1ff) !== 0 || lo !== 0 || (h & 1) !== 0) ? 1 : 0;
+  return sign | (h + up);
+}
+
 /** Packs `src[off, off + count)` (times `scale`) into ceil(count / 2) words; an odd tail's high half is 0. */
 export function packHalves(src: ArrayLike<number>, off = 0, count = src.length - off, scale = 1): Uint32Array {
   const out = new Uint32Array(Math.ceil(count / 2));
-  for (let i = 0; i < count; i++) {
-    const h = f16Bits(Math.fround((src[off + i] ?? 0) * scale));
-    out[i >> 1] = (out[i >> 1] ?? 0) | (h << ((i & 1) * 16));
+  const pairs = count >> 1;
+  for (let w = 0; w < pairs; w++) {
+    const i = off + 2 * w;
+    const lo = f16BitsOfFloat32(Math.fround((src[i] ?? 0) * scale));
+    const hi = f16BitsOfFloat32(Math.fround((src[i + 1] ?? 0) * scale));
+    out[w] = lo | (hi << 16);
   }
+  if (count & 1) out[pairs] = f16BitsOfFloat32(Math.fround((src[off + count - 1] ?? 0) * scale));
   return out;
 }
 
 /** Unpacks `count` halves from `words` (times `scale`, rounded to float32) into a new Float32Array. */
 export function unpackHalves(words: Uint32Array, count = words.length * 2, scale = 1): Float32Array {
   const out = new Float32Array(count);
-  for (let i = 0; i < count; i++) out[i] = f16Value(((words[i >> 1] ?? 0) >>> ((i & 1) * 16)) & 0xffff) * scale;
+  const t = values();
+  for (let i = 0; i < count; i++) out[i] = (t[((words[i >> 1] ?? 0) >>> ((i & 1) * 16)) & 0xffff] ?? 0) * scale;
   return out;
 }
 
@@ -80,11 +139,12 @@ export function halvesOverflow(words: Uint32Array, count = words.length * 2): bo
  * two halves is exact in float64, so this is IEEE half addition, as NCCL's fp16 sum does it).
  */
 export function addHalves(dst: Uint32Array, off: number, src: Uint32Array): void {
+  const t = values();
   for (let i = 0; i < src.length; i++) {
     const a = dst[off + i] ?? 0;
     const b = src[i] ?? 0;
-    const lo = f16Bits(f16Value(a & 0xffff) + f16Value(b & 0xffff));
-    const hi = f16Bits(f16Value(a >>> 16) + f16Value(b >>> 16));
+    const lo = f16BitsOfFloat64((t[a & 0xffff] ?? 0) + (t[b & 0xffff] ?? 0));
+    const hi = f16BitsOfFloat64((t[a >>> 16] ?? 0) + (t[b >>> 16] ?? 0));
     dst[off + i] = (lo | (hi << 16)) >>> 0;
   }
 }
