@@ -78,12 +78,20 @@ function values(): Float64Array {
 /** f16Bits(x) for a float32 `x` (x === Math.fround(x)): the rounding done on its bits. */
 function f16BitsOfFloat32(x: number): number {
   f32[0] = x;
-  const u = f32Bits[0] ?? 0;
+  return f16BitsOfFloat32Bits(f32Bits[0] ?? 0);
+}
+
+/** f16Bits of the float32 whose IEEE bits are `u`. */
+function f16BitsOfFloat32Bits(u: number): number {
   const sign = (u >>> 16) & 0x8000;
   const a = u & 0x7fffffff;
   if (a > 0x7f800000) return 0x7e00; // NaN
   if (a >= 0x477ff000) return sign | 0x7c00; // >= 65520 rounds to infinity
-  if (a < 0x38800000) return sign | roundHalfEven(Math.abs(x) * 2 ** 24); // subnormal half (exact product)
+  if (a < 0x38800000) {
+    // subnormal half (rare): the float32's value times 2^24 (exact), rounded to an integer
+    f32Bits[0] = a;
+    return sign | roundHalfEven((f32[0] ?? 0) * 2 ** 24);
+  }
   // rebias the exponent (127 - 15 = 112), then drop 13 mantissa bits rounding to nearest even: the
   // carry of a round-up moves into the exponent as it should
   return (sign | ((a - 0x38000000 + 0xfff + ((a >>> 13) & 1)) >>> 13)) & 0xffff;
@@ -110,6 +118,14 @@ function f16BitsOfFloat64(x: number): number {
 export function packHalves(src: ArrayLike<number>, off = 0, count = src.length - off, scale = 1): Uint32Array {
   const out = new Uint32Array(Math.ceil(count / 2));
   const pairs = count >> 1;
+  if (scale === 1 && src instanceof Float32Array) {
+    // float32 values unscaled (a batch's images, gradients): straight from their bits
+    const u = new Uint32Array(src.buffer, src.byteOffset + 4 * off, count);
+    for (let w = 0; w < pairs; w++)
+      out[w] = f16BitsOfFloat32Bits(u[2 * w] ?? 0) | (f16BitsOfFloat32Bits(u[2 * w + 1] ?? 0) << 16);
+    if (count & 1) out[pairs] = f16BitsOfFloat32Bits(u[count - 1] ?? 0);
+    return out;
+  }
   for (let w = 0; w < pairs; w++) {
     const i = off + 2 * w;
     const lo = f16BitsOfFloat32(Math.fround((src[i] ?? 0) * scale));
@@ -130,8 +146,13 @@ export function unpackHalves(words: Uint32Array, count = words.length * 2, scale
 
 /** Whether any of the first `count` halves in `words` is infinite or NaN. */
 export function halvesOverflow(words: Uint32Array, count = words.length * 2): boolean {
-  for (let i = 0; i < count; i++) if (f16NonFinite(((words[i >> 1] ?? 0) >>> ((i & 1) * 16)) & 0xffff)) return true;
-  return false;
+  const pairs = count >> 1;
+  // a whole word at a time: either half's exponent bits all ones
+  for (let w = 0; w < pairs; w++) {
+    const v = words[w] ?? 0;
+    if ((v & 0x7c00) === 0x7c00 || (v & 0x7c000000) === 0x7c000000) return true;
+  }
+  return (count & 1) === 1 && f16NonFinite((words[pairs] ?? 0) & 0xffff);
 }
 
 /**

@@ -96,13 +96,23 @@ describe('binary16 codec', () => {
       // the half, the float32 tie between it and the next, and the float32 values just either side
       for (const x of [lo, mid, mid * (1 - 2 ** -23), mid * (1 + 2 ** -23)]) xs.push(x, -x);
     }
-    const words = packHalves(xs, 0, xs.length, 1);
-    const back = unpackHalves(words, xs.length, 0.5);
     const wrong: number[] = [];
-    for (const [i, x] of xs.entries()) {
-      const h = f16Bits(Math.fround(x));
-      if (((words[i >> 1] ?? 0) >>> ((i & 1) * 16)) % 0x10000 !== h) wrong.push(x);
-      if (!Object.is(back[i], Math.fround(f16Value(h) * 0.5))) wrong.push(x);
+    // a plain array and a Float32Array (read as bits) must pack alike
+    for (const src of [xs, Float32Array.from(xs)]) {
+      const words = packHalves(src, 0, xs.length, 1);
+      const back = unpackHalves(words, xs.length, 0.5);
+      for (const [i, x] of xs.entries()) {
+        const h = f16Bits(Math.fround(x));
+        if (((words[i >> 1] ?? 0) >>> ((i & 1) * 16)) % 0x10000 !== h) wrong.push(x);
+        if (!Object.is(back[i], Math.fround(f16Value(h) * 0.5))) wrong.push(x);
+      }
+      // every non-finite half is found, alone in an odd tail or in either half of a word
+      for (let i = 0; i < xs.length; i++) {
+        const h = f16Bits(Math.fround(xs[i] ?? 0));
+        const one = packHalves([0, 0, 0], 0, 3);
+        one[(i % 3) >> 1] = ((h << (16 * ((i % 3) & 1))) | 0) >>> 0;
+        if (halvesOverflow(one, 3) !== ((h & 0x7c00) === 0x7c00)) wrong.push(xs[i] ?? 0);
+      }
     }
     expect(wrong.slice(0, 5)).toEqual([]);
   });
