@@ -59,11 +59,6 @@ function f16NonFinite(bits: number): boolean {
 
 const f32 = new Float32Array(1);
 const f32Bits = new Uint32Array(f32.buffer);
-const f64 = new Float64Array(1);
-const f64Words = new Uint32Array(f64.buffer);
-/** Which of f64Words holds the sign, exponent and top of the mantissa (1 on little-endian hosts). */
-const HI = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? 1 : 0;
-const LO = 1 - HI;
 
 /** The value of every half, indexed by its bits (built on first use). */
 let valueTable: Float64Array | null = null;
@@ -95,23 +90,6 @@ function f16BitsOfFloat32Bits(u: number): number {
   // rebias the exponent (127 - 15 = 112), then drop 13 mantissa bits rounding to nearest even: the
   // carry of a round-up moves into the exponent as it should
   return (sign | ((a - 0x38000000 + 0xfff + ((a >>> 13) & 1)) >>> 13)) & 0xffff;
-}
-
-/** f16Bits(x) for any float64 `x`: the rounding done on its bits. */
-function f16BitsOfFloat64(x: number): number {
-  f64[0] = x;
-  const hi = f64Words[HI] ?? 0;
-  const lo = f64Words[LO] ?? 0;
-  const sign = (hi >>> 16) & 0x8000;
-  const a = hi & 0x7fffffff;
-  if (a >= 0x7ff00000) return (a & 0xfffff) !== 0 || lo !== 0 ? 0x7e00 : sign | 0x7c00; // NaN, infinity
-  if (a >= 0x40f00000) return sign | 0x7c00; // >= 65536 (65520 up to it: the carry below gives infinity)
-  if (a < 0x3f100000) return sign | roundHalfEven(Math.abs(x) * 2 ** 24); // subnormal half or zero (exact product)
-  // rebias the exponent (1023 - 15 = 1008), keep 10 of the 52 mantissa bits; round to nearest even
-  // on the 42 dropped (bit 9 of `hi` is the half-way bit, the rest and `lo` the sticky bits)
-  const h = (a - 0x3f000000) >>> 10;
-  const up = (a & 0x200) !== 0 && ((a & 0x1ff) !== 0 || lo !== 0 || (h & 1) !== 0) ? 1 : 0;
-  return sign | (h + up);
 }
 
 /** Packs `src[off, off + count)` (times `scale`) into ceil(count / 2) words; an odd tail's high half is 0. */
@@ -158,14 +136,22 @@ export function halvesOverflow(words: Uint32Array, count = words.length * 2): bo
 /**
  * Adds packed halves `src` into `dst` from word `off`, each sum rounded once to a half (the sum of
  * two halves is exact in float64, so this is IEEE half addition, as NCCL's fp16 sum does it).
+ *
+ * The exact sum goes through float32 on its way (stored into a Float32Array, then rounded on its
+ * bits), and that second rounding never changes the half: with |a| >= |b|, a sum that float32
+ * cannot hold needs ulp(b) <= ulp(a) / 2^13, so |b| <= ulp(a) / 4 - ulp(b); both the sum and its
+ * float32 rounding (at most ulp(a) / 2^13 away, never past a) then lie strictly inside a's rounding
+ * interval (ulp(a) / 4 below a power of two a, ulp(a) / 2 elsewhere) and round to a.
  */
 export function addHalves(dst: Uint32Array, off: number, src: Uint32Array): void {
   const t = values();
   for (let i = 0; i < src.length; i++) {
     const a = dst[off + i] ?? 0;
     const b = src[i] ?? 0;
-    const lo = f16BitsOfFloat64((t[a & 0xffff] ?? 0) + (t[b & 0xffff] ?? 0));
-    const hi = f16BitsOfFloat64((t[a >>> 16] ?? 0) + (t[b >>> 16] ?? 0));
+    f32[0] = (t[a & 0xffff] ?? 0) + (t[b & 0xffff] ?? 0);
+    const lo = f16BitsOfFloat32Bits(f32Bits[0] ?? 0);
+    f32[0] = (t[a >>> 16] ?? 0) + (t[b >>> 16] ?? 0);
+    const hi = f16BitsOfFloat32Bits(f32Bits[0] ?? 0);
     dst[off + i] = (lo | (hi << 16)) >>> 0;
   }
 }
