@@ -5,14 +5,15 @@
 // them in place and this writes them back; or, where the ranks share one device, summed there
 // (device-reduce.ts) without leaving it. Each bucket is announced as soon as its copy lands (in
 // bucket order on every rank), while the GPU goes on with the earlier layers' backward. Then the
-// update: the optimizer (fp16: after the overflow check and unscale of the reduced halves; bf16:
-// after widening them).
+// update: the optimizer (fp16: after the overflow check and unscale of the reduced halves, the check
+// done on the host where every bucket passed through it; bf16: after widening them).
 import { bufferFrom } from '../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import { Readback } from '../gpu/readback.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import type { ParamSpec } from '../nn/spec.ts';
 import type { DeviceReduce } from './device-reduce.ts';
+import { halvesOverflow } from '../numeric/f16.ts';
 import { HalfGradients } from './half-grads.ts';
 import type { HalfFormat } from './half-format.ts';
 import type { Pass } from './trainer.ts';
@@ -62,6 +63,13 @@ export class BucketedBackward {
     /** The ranks sharing this device and this rank's place among them; null: a device of its own. */
     private readonly shared: { readonly reduce: DeviceReduce; readonly rank: number } | null,
   ) {}
+
+  /**
+   * fp16 buckets reduced on the host this step: whether any of their reduced halves (the very
+   * words written back) is infinite or NaN; null when the halves were not all seen on the host
+   * (one worker), and update() then reads the GPU's check back.
+   */
+  private hostOverflow: boolean | null = null;
 
   static async create(
     trainer: Trainer,
@@ -124,6 +132,7 @@ export class BucketedBackward {
     const ready = new Set<string>();
     const done = new Set<number>();
     let chain = Promise.resolve();
+    this.hostOverflow = half?.format === 'f16' && !this.shared ? false : null;
     for (const seg of plan.backward) {
       for (const op of seg.ops) rec.dispatch(op);
       rec.layer(`${seg.layer}.backward`);
@@ -171,8 +180,12 @@ export class BucketedBackward {
     await hook({ where: 'host', index: b.index, data, packing });
     const endWrite = tracer.begin(`write ${name}`, 'comm');
     const label = `ddp.bucket${b.index}`;
-    if (half) half.writeWords(k, new Uint32Array(data.buffer, data.byteOffset, n), label);
-    else trainer.writeGrads(b.offset, data, label);
+    if (half) {
+      const words = new Uint32Array(data.buffer, data.byteOffset, n);
+      half.writeWords(k, words, label);
+      // the GPU's overflow check over these words, done here: the update needs no readback
+      if (this.hostOverflow === false && halvesOverflow(words)) this.hostOverflow = true;
+    } else trainer.writeGrads(b.offset, data, label);
     endWrite();
   }
 
@@ -187,6 +200,18 @@ export class BucketedBackward {
   ): Promise<T | undefined> {
     const { trainer, half } = this;
     const { gpu } = trainer;
+    const hostOverflow = this.hostOverflow;
+    this.hostOverflow = null;
+    if (half && fp16 && hostOverflow !== null) {
+      // every reduced half was checked on the host: unscale and step (or clear) in one submit
+      const info = fp16.decide(hostOverflow);
+      const rec = new Recorder(gpu, 'ddp.fp16.update');
+      half.recordUnscale(rec, fp16.lossScale, false);
+      if (info.skipped) rec.clear(trainer.grads);
+      else trainer.recordUpdate(rec, lr);
+      rec.submit();
+      return info;
+    }
     if (half && fp16) {
       const check = new Recorder(gpu, 'ddp.fp16.unscale');
       half.recordUnscale(check, fp16.lossScale);

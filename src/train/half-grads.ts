@@ -105,21 +105,24 @@ export class HalfGradients {
 
   /**
    * Records the overflow check over every half and the unscaling (x 1/`lossScale`) back into the
-   * float32 arena; readOverflow() then tells whether the step must be skipped.
+   * float32 arena; readOverflow() then tells whether the step must be skipped. `check: false`: the
+   * caller already knows (it checked every half on the host, as they were written back), so only
+   * the unscaling is recorded and nothing waits for the GPU.
    */
-  recordUnscale(rec: Recorder, lossScale: number): void {
+  recordUnscale(rec: Recorder, lossScale: number, check = true): void {
     const inv = 1 / lossScale;
     if (inv !== this.invScale) {
       for (const op of this.unpack) op.setParams({ scale: inv });
       this.invScale = inv;
     }
     // bfloat16 has float32's range and no loss scale: nothing to check (DeepSpeed's bf16 skips no step)
-    if (this.format === 'f16') {
+    const flag = check && this.format === 'f16';
+    if (flag) {
       rec.clear(this.flag);
       rec.dispatch(this.check);
     }
     for (const op of this.unpack) rec.dispatch(op);
-    if (this.format === 'f16') this.flagReadback.record(rec, this.flag, 0, 1);
+    if (flag) this.flagReadback.record(rec, this.flag, 0, 1);
   }
 
   /** Whether the halves unscaled by the last submitted recordUnscale held an inf or NaN. */

@@ -69,4 +69,51 @@ describe('binary16 codec', () => {
     expect(s0).toBe(1); // 1 + 2^-11 is a tie: even 1
     expect(s1).toBe(Infinity); // 70000 overflows
   });
+
+  // The bulk paths work on the bits (no logarithm); they must give exactly the scalar codec's bits.
+  it('adds every half to a spread of halves exactly as f16Bits(f16Value(a) + f16Value(b))', () => {
+    const others = [0, 1, 0x3ff, 0x400, 0x3c00, 0x7bff, 0x7c00, 0x7e00, 0x8000, 0x8001, 0xbc01, 0xfbff, 0xfc00];
+    for (let b = 7; b < 0x10000; b += 4099) others.push(b);
+    const wrong: string[] = [];
+    const dst = new Uint32Array(0x10000);
+    for (const b of others) {
+      for (let a = 0; a < 0x10000; a++) dst[a] = (a | ((a ^ 0x8000) << 16)) >>> 0; // a and -a
+      addHalves(dst, 0, new Uint32Array(0x10000).fill((b | (b << 16)) >>> 0));
+      for (let a = 0; a < 0x10000; a++) {
+        const lo = f16Bits(f16Value(a) + f16Value(b));
+        const hi = f16Bits(f16Value(a ^ 0x8000) + f16Value(b));
+        if (dst[a] !== (lo | (hi << 16)) >>> 0) wrong.push(`${a.toString(16)} + ${b.toString(16)}`);
+      }
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+  });
+
+  it('packs and unpacks every half and every rounding boundary as f16Bits and f16Value do', () => {
+    const xs: number[] = [0, -0, NaN, Infinity, -Infinity, 65520, 65519.99, 1e30, 2 ** -25, -(2 ** -25), 3 * 2 ** -25];
+    for (let b = 0; b < 0x7c00; b++) {
+      const lo = f16Value(b);
+      const mid = (lo + f16Value(b + 1)) / 2;
+      // the half, the float32 tie between it and the next, and the float32 values just either side
+      for (const x of [lo, mid, mid * (1 - 2 ** -23), mid * (1 + 2 ** -23)]) xs.push(x, -x);
+    }
+    const wrong: number[] = [];
+    // a plain array and a Float32Array (read as bits) must pack alike
+    for (const src of [xs, Float32Array.from(xs)]) {
+      const words = packHalves(src, 0, xs.length, 1);
+      const back = unpackHalves(words, xs.length, 0.5);
+      for (const [i, x] of xs.entries()) {
+        const h = f16Bits(Math.fround(x));
+        if (((words[i >> 1] ?? 0) >>> ((i & 1) * 16)) % 0x10000 !== h) wrong.push(x);
+        if (!Object.is(back[i], Math.fround(f16Value(h) * 0.5))) wrong.push(x);
+      }
+      // every non-finite half is found, alone in an odd tail or in either half of a word
+      for (let i = 0; i < xs.length; i++) {
+        const h = f16Bits(Math.fround(xs[i] ?? 0));
+        const one = packHalves([0, 0, 0], 0, 3);
+        one[(i % 3) >> 1] = ((h << (16 * ((i % 3) & 1))) | 0) >>> 0;
+        if (halvesOverflow(one, 3) !== ((h & 0x7c00) === 0x7c00)) wrong.push(xs[i] ?? 0);
+      }
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+  });
 });
