@@ -41,6 +41,9 @@ import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 import { IdbCheckpointStore } from '../checkpoint/dir-idb.ts';
 
+import { compareDdp, EQUIVALENCE_QUICK } from '../check/equivalence.ts';
+import { browserSpawner } from '../runtime/spawn-browser.ts';
+
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Builds the page; `notes` are remarks about this browser's WebGPU (e.g. no cross-origin isolation). */
@@ -118,6 +121,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       syncAddress();
     },
     run: () => void start(),
+    compare: () => compareDdp(browserSpawner(), EQUIVALENCE_QUICK),
   });
   const { curves, memory, calc, ring, shards, timeline, samples, compare, log } = runViews(viewsEl, {
     classes: () => datasets.classes(),
@@ -181,6 +185,11 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     const s = new Session({
       event: onEvent,
       sample: (b, at) => samples.show(b, at),
+      failed: (e) => {
+        record.failed(e.message);
+        timeline.failed(e);
+        scheduler.request();
+      },
       state: (st, raw) => {
         const detail = raw === undefined ? undefined : localizeRunError(raw);
         buttons.set(st, detail);
@@ -211,6 +220,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         ...(resume ? { resume: resume.snapshot } : {}),
         maxRestarts: lifeSettings.maxRestarts,
         placement: placement.value(),
+        ...(lessonId && LESSONS[lessonId].debugCollectives ? { debugCollectives: true } : {}),
       });
       checkpoint.setTrained(s.params, config);
       await record.finished(s.params);

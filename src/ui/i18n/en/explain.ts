@@ -98,6 +98,7 @@ export const enExplain = {
     zeroPaper: 'ZeRO paper',
     dsConfig: 'DeepSpeed config JSON',
     torchrun: 'torchrun (elastic launch)',
+    distDebug: 'Debugging torch.distributed (TORCH_DISTRIBUTED_DEBUG)',
     checkpointTutorial: 'Saving and loading models',
     amp: 'Automatic mixed precision',
     dsFp16: 'DeepSpeed fp16 options',
@@ -118,5 +119,10 @@ export const enExplain = {
       `The run part of this lesson needs ${feature}, which this build of the engine does not have yet. Read the text and the questions; the run is left out rather than faked.`,
     goTo: (view: string) => `Go to the ${view} view`,
     point: 'Reached the lesson’s point:',
+    comparing: (world: number, batch: number, steps: number) =>
+      `Now training the same comparison as webddp check: DDP on ${world} ranks at batch ${batch / world} each against one worker at batch ${batch}, from the same initial parameters and the same samples, ${steps} steps…`,
+    compared: (world: number, batch: number, steps: number, diff: string, rel: string, tol: string, equal: boolean) =>
+      `Equivalence, measured here: after ${steps} steps, DDP on ${world} ranks × ${batch / world} and one worker × ${batch} differ by at most ${diff} in any parameter, ${rel} of the largest change the training made; the tolerance for float32 sums added in another order is ${tol}: ${equal ? 'equal within it' : 'NOT equal: this is a bug'}.`,
+    compareFailed: (err: string) => `The equivalence comparison failed: ${err}`,
   },
 };

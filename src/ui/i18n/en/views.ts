@@ -158,6 +158,8 @@ export const enViews = {
     noData: (r: number) => `rank ${r}: no data`,
     summary: (step: number, parts: string) => `Step ${step}, communication not hidden by GPU work: ${parts}.`,
     canvasLabel: (ranks: number, summary: string) => `Timeline of ${ranks} ranks. ${summary}`,
+    recorder:
+      'Collectives at the failure (every rank’s flight recorder; in the lanes above, the one a rank was in is red)',
   },
   compare: {
     first: 'First mode',

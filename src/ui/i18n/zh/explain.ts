@@ -99,6 +99,7 @@ export const zhExplain: typeof enExplain = {
     zeroPaper: 'ZeRO 论文',
     dsConfig: 'DeepSpeed 配置 JSON',
     torchrun: 'torchrun（弹性启动）',
+    distDebug: '调试 torch.distributed（TORCH_DISTRIBUTED_DEBUG）',
     checkpointTutorial: '保存和加载模型',
     amp: '自动混合精度',
     dsFp16: 'DeepSpeed fp16 选项',
@@ -119,5 +120,10 @@ export const zhExplain: typeof enExplain = {
       `本课的运行部分需要${feature}，而当前引擎版本还没有。请阅读文字和问题；运行部分留空，而不是伪造。`,
     goTo: (view) => `转到“${view}”视图`,
     point: '已到达本课要点：',
+    comparing: (world, batch, steps) =>
+      `正在训练与 webddp check 相同的对照：${world} 个 rank 的 DDP（每个批大小 ${batch / world}）对比批大小 ${batch} 的单个 worker，初始参数和样本都相同，共 ${steps} 步……`,
+    compared: (world, batch, steps, diff, rel, tol, equal) =>
+      `在这里实测的等价性：${steps} 步之后，${world} 个 rank × ${batch / world} 的 DDP 与 1 个 worker × ${batch} 的参数最大相差 ${diff}，是训练带来的最大变化的 ${rel}；float32 求和顺序不同所允许的容差是 ${tol}：${equal ? '在容差内相等' : '不相等：这是一个 bug'}。`,
+    compareFailed: (err) => `等价性对照失败：${err}`,
   },
 };

@@ -171,6 +171,7 @@ export const zhViews: typeof enViews = {
     noData: (r) => `rank ${r}：无数据`,
     summary: (step, parts) => `第 ${step} 步，未被 GPU 计算掩盖的通信：${parts}。`,
     canvasLabel: (ranks, summary) => `${ranks} 个 rank 的时间线。${summary}`,
+    recorder: '故障时的集合通信（每个 rank 的飞行记录器；上方各行中，rank 当时所在的那一个标为红色）',
   },
   compare: {
     first: '第一种模式',
