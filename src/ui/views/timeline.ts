@@ -5,6 +5,7 @@
 // of the step. When a rank fails, every rank's collective flight recorder is added (the collectives
 // of the failed step, the one each rank was in drawn red) with the recorder's report beneath: which
 // collective each rank was in, its last completed one, who is behind. The whole run's trace downloads as a Chrome trace (Perfetto, chrome://tracing).
+import type { RecorderState } from '../../comm/flight-recorder.ts';
 import type { RankFailedError, TrainEvent } from '../../runtime/events.ts';
 import { recorderSpans } from '../../runtime/recorder-spans.ts';
 import { TraceCollector } from '../../trace/collect.ts';
@@ -29,11 +30,14 @@ export class TimelineView implements View {
     t().timeline.download,
   );
   private readonly report = h('pre', { class: 'timeline-report' });
+  /** Every rank's recorded collectives, newest last. */
+  private readonly records = h('ul', { class: 'timeline-records' });
   private readonly failure = h(
     'div',
     { class: 'timeline-failure', hidden: true },
     h('h4', {}, t().timeline.recorder),
     this.report,
+    this.records,
   );
   private readonly root: HTMLElement;
   /** Optimizer steps reported in this run (the recorder's collectives from this step on were not traced yet). */
@@ -72,8 +76,10 @@ export class TimelineView implements View {
     this.recorded = recorderSpans(e.collectives.states, this.steps);
     this.collector.add(this.recorded);
     this.report.textContent = e.collectives.report;
+    const lines = e.collectives.states.map((groups, r) => recorderLine(r, groups));
+    this.records.replaceChildren(...lines.map((l) => h('li', {}, l)));
     this.failure.hidden = false;
-    this.root.dataset.recorded = String(this.recorded.flat().length);
+    this.root.dataset.recorded = String(e.collectives.states.reduce((n, g) => n + (g?.[0]?.records.length ?? 0), 0));
     this.dirty = true;
   }
 
@@ -108,6 +114,7 @@ export class TimelineView implements View {
     this.steps = 0;
     this.recorded = [];
     this.report.textContent = '';
+    this.records.replaceChildren();
     this.failure.hidden = true;
     this.root.dataset.recorded = '0';
     this.download.disabled = true;
@@ -144,6 +151,20 @@ function windowOf(ranks: readonly (readonly Span[])[]): { t0: number; t1: number
   const t0 = Math.min(...shown.map((s) => s.t));
   const t1 = Math.max(...shown.map((s) => s.t + (s.dur ?? 0)));
   return { t0, t1, step: last };
+}
+
+/** Records listed per rank (the newest). */
+const RECORDS_LISTED = 8;
+
+/** One rank's line: the newest collectives of its ring recorder, each with its bucket, step and duration. */
+function recorderLine(rank: number, groups: readonly RecorderState[] | null): string {
+  const w = t().timeline;
+  const ring = groups?.[0];
+  if (!ring) return w.recorderSilent(rank);
+  const items = ring.records
+    .slice(-RECORDS_LISTED)
+    .map((c) => w.recorderItem(c.op, c.seq, c.bucket, c.step, c.end === null ? null : (c.end - c.start).toFixed(1)));
+  return w.recorderRank(rank, ring.entered, items.join(' · '));
 }
 
 /** The window stretched to the recorder's collectives at a failure (they come after the last step). */

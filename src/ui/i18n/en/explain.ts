@@ -63,6 +63,7 @@ export const enExplain = {
       body: [
         'Each rank’s last steps as measured: GPU work per layer (blue; the optimizer violet), communication (orange: collectives and waits; gold: writing reduced buckets back), data (green). Ticks are ring chunks sent and received.',
         'In DDP the first buckets are all-reduced while the GPU still runs the earlier layers’ backward; what is left over is exposed. The download is the whole run in the Chrome trace format, as `webddp train --trace` writes it.',
+        'When a rank fails, every rank’s collective flight recorder appears under the lanes: the collectives it entered, the one it was in (red in its comm lane), its last completed one, and which ranks are behind.',
       ],
     },
     calc: {

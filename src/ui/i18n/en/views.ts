@@ -160,6 +160,11 @@ export const enViews = {
     canvasLabel: (ranks: number, summary: string) => `Timeline of ${ranks} ranks. ${summary}`,
     recorder:
       'Collectives at the failure (every rank’s flight recorder; in the lanes above, the one a rank was in is red)',
+    recorderRank: (r: number, entered: number, items: string) =>
+      `rank ${r}, ${entered} ${plural(entered, 'collective')} entered: ${items}`,
+    recorderItem: (op: string, seq: number, bucket: number | null, step: number, ms: string | null) =>
+      `${op} #${seq} (${bucket === null ? '' : `bucket ${bucket}, `}step ${step}, ${ms === null ? 'in flight' : `${ms} ms`})`,
+    recorderSilent: (r: number) => `rank ${r}: no recorder (the worker did not answer)`,
   },
   compare: {
     first: 'First mode',
