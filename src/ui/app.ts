@@ -93,6 +93,8 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     notesEl.append(h('p', { class: 'banner' }, t().page.unknownParams(params.unknown.join(', '))));
 
   let lessonId: LessonId | null = opened;
+  /** The DDP lesson's equivalence comparison is training. */
+  let comparing = false;
   const syncAddress = () => {
     const q = addressQuery(location.search, {
       values: form.values(),
@@ -121,7 +123,17 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       syncAddress();
     },
     run: () => void start(),
-    compare: () => compareDdp(browserSpawner(), EQUIVALENCE_QUICK),
+    compare: async () => {
+      // no run starts while the comparison's workers train
+      comparing = true;
+      lock(true);
+      try {
+        return await compareDdp(browserSpawner(), EQUIVALENCE_QUICK);
+      } finally {
+        comparing = false;
+        lock(false);
+      }
+    },
   });
   const { curves, memory, calc, ring, shards, timeline, samples, compare, log } = runViews(viewsEl, {
     classes: () => datasets.classes(),
@@ -167,7 +179,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   async function start(resume?: { where: string; snapshot: Snapshot; dataset: DatasetRecord | null }): Promise<void> {
     const config: TrainConfig | null = resume?.snapshot.config ?? form.config();
     const lifeSettings = life.settings();
-    if (!config || !lifeSettings || session) return;
+    if (!config || !lifeSettings || session || comparing) return;
     let initialParams: Float32Array | undefined;
     let staged: RankFault | undefined;
     try {
