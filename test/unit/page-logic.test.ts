@@ -144,6 +144,15 @@ describe('desync lesson', () => {
     expect(desync.measured?.(run('failed', failure(1, 0)), 'en')).toBe(
       'The error named both sides of allReduce #3: rank 1 was about to reduce bucket 1, rank 0 bucket 0.',
     );
+    // either rank may report the desync first
+    const fromRank0 = new CollectiveDesyncError(
+      0,
+      { fp: { op: 'allReduce', bucket: 0, dtype: 'f32', count: 525706, step: 1 }, seq: 3 },
+      1,
+      { fp: { op: 'allReduce', bucket: 1, dtype: 'f32', count: 19392, step: 1 }, seq: 3 },
+      ['bucket', 'count'],
+    );
+    expect(desync.reached(run('failed', `rank 0 failed during step 1 of epoch 0: ${fromRank0.message}`))).toBe(true);
     expect(desync.reached(run('done', null))).toBe(false);
     expect(desync.reached(run('failed', 'rank 1 failed during step 1 of epoch 0: did not answer'))).toBe(false);
     // the other rank not on bucket 0, or the two on different collectives: not the skip the lesson staged

@@ -3,8 +3,9 @@
 // are all-reduced while backward still runs; DataParallel's replicas wait on device 0; ZeRO
 // reduce-scatters then all-gathers. Under the lanes: the communication no GPU work hid, as a share
 // of the step. When a rank fails, every rank's collective flight recorder is added (the collectives
-// of the failed step, the one each rank was in drawn red) with the recorder's report beneath: which
-// collective each rank was in, its last completed one, who is behind. The whole run's trace downloads as a Chrome trace (Perfetto, chrome://tracing).
+// of the failed step, the one each rank was in drawn red) with the recorder's report and every
+// rank's recorded collectives beneath: which collective each rank was in, its last completed one,
+// who is behind. The whole run's trace downloads as a Chrome trace (Perfetto, chrome://tracing).
 import type { RecorderState } from '../../comm/flight-recorder.ts';
 import type { RankFailedError, TrainEvent } from '../../runtime/events.ts';
 import { recorderSpans } from '../../runtime/recorder-spans.ts';
@@ -40,7 +41,7 @@ export class TimelineView implements View {
     this.records,
   );
   private readonly root: HTMLElement;
-  /** Optimizer steps reported in this run (the recorder's collectives from this step on were not traced yet). */
+  /** Optimizer steps done since the run's start, by the last step event (later collectives were not traced). */
   private steps = 0;
   /** Every rank's recorder spans at a failure (index = rank), drawn past the last steps. */
   private recorded: Span[][] = [];
@@ -64,7 +65,7 @@ export class TimelineView implements View {
   handle(e: TrainEvent): void {
     if (e.type === 'start') this.about = { mode: e.config.mode, workers: e.config.workers };
     if (e.type !== 'step') return;
-    this.steps++;
+    this.steps = e.epoch * e.steps + e.step + 1;
     if (!e.spans) return;
     this.collector.add(e.spans);
     this.dirty = true;
