@@ -117,6 +117,45 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
   return m;
 }
 
+/** The data and initial parameters every run of a size shares (seeded: the same in Node and a browser). */
+function inputs(s: EquivalenceSize): { spec: DataSpec; init: Float32Array } {
+  const data = split(generateSynthetic({ seed: 5, train: s.steps * s.batch, test: 0 }).train);
+  return { spec: { kind: 'tensors', x: data.x, y: data.y }, init: initSimpleCnn(simpleCnnSpec(WIDTH), BASE.seed) };
+}
+
+/** DDP on `size.world` ranks against one worker at the whole batch: what the page's DDP lesson shows live. */
+export interface DdpComparison {
+  readonly size: EquivalenceSize;
+  /** The one-worker run's largest parameter change from the initial parameters. */
+  readonly moved: number;
+  /** max |θ_W − θ_1|. */
+  readonly diff: number;
+  /** diff / moved, compared with the tolerance. */
+  readonly relative: number;
+  readonly tolerance: number;
+  readonly equal: boolean;
+}
+
+/** The check's DDP case alone (the same runs, data, init and tolerance), for the page. */
+export async function compareDdp(spawn: SpawnWorker, s: EquivalenceSize): Promise<DdpComparison> {
+  const { spec, init } = inputs(s);
+  const tolerance = equivalenceTolerance(s);
+  const reference = await train(
+    spawn,
+    parseConfig({ ...BASE, mode: 'ddp', workers: 1, batchSize: s.batch }),
+    spec,
+    init,
+  );
+  const moved = maxAbsDiff(reference, init);
+  if (!(moved > 0)) throw new Error('the one-worker run did not move the parameters: nothing to compare');
+  const [ddp] = cases(s);
+  if (!ddp) throw new Error('the equivalence cases have no DDP case');
+  const params = await train(spawn, parseConfig({ ...BASE, ...ddp.config }), spec, init);
+  const diff = maxAbsDiff(params, reference);
+  const relative = diff / moved;
+  return { size: s, moved, diff, relative, tolerance, equal: relative <= tolerance };
+}
+
 /**
  * One row per case: the largest parameter difference to the one-worker run, relative to the
  * one-worker run's largest parameter change, against equivalenceTolerance. The one-worker run
@@ -124,9 +163,7 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
  */
 export async function checkEquivalence(spawn: SpawnWorker, s: EquivalenceSize): Promise<CheckRow[]> {
   const tol = equivalenceTolerance(s);
-  const data = split(generateSynthetic({ seed: 5, train: s.steps * s.batch, test: 0 }).train);
-  const spec: DataSpec = { kind: 'tensors', x: data.x, y: data.y };
-  const init = initSimpleCnn(simpleCnnSpec(WIDTH), BASE.seed);
+  const { spec, init } = inputs(s);
   let reference: Float32Array | null = null;
   let moved = 0;
   const rows: CheckRow[] = [];

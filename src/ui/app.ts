@@ -41,6 +41,9 @@ import type { View } from './views/view.ts';
 import { isSoftwareAdapter, type WebGpuInfo } from './webgpu-check.ts';
 import { IdbCheckpointStore } from '../checkpoint/dir-idb.ts';
 
+import { compareDdp, EQUIVALENCE_QUICK } from '../check/equivalence.ts';
+import { browserSpawner } from '../runtime/spawn-browser.ts';
+
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Builds the page; `notes` are remarks about this browser's WebGPU (e.g. no cross-origin isolation). */
@@ -90,6 +93,8 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     notesEl.append(h('p', { class: 'banner' }, t().page.unknownParams(params.unknown.join(', '))));
 
   let lessonId: LessonId | null = opened;
+  /** The DDP lesson's equivalence comparison is training. */
+  let comparing = false;
   const syncAddress = () => {
     const q = addressQuery(location.search, {
       values: form.values(),
@@ -118,6 +123,17 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
       syncAddress();
     },
     run: () => void start(),
+    compare: async () => {
+      // no run starts while the comparison's workers train
+      comparing = true;
+      lock(true);
+      try {
+        return await compareDdp(browserSpawner(), EQUIVALENCE_QUICK);
+      } finally {
+        comparing = false;
+        lock(false);
+      }
+    },
   });
   const { curves, memory, calc, ring, shards, timeline, samples, compare, log } = runViews(viewsEl, {
     classes: () => datasets.classes(),
@@ -163,7 +179,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
   async function start(resume?: { where: string; snapshot: Snapshot; dataset: DatasetRecord | null }): Promise<void> {
     const config: TrainConfig | null = resume?.snapshot.config ?? form.config();
     const lifeSettings = life.settings();
-    if (!config || !lifeSettings || session) return;
+    if (!config || !lifeSettings || session || comparing) return;
     let initialParams: Float32Array | undefined;
     let staged: RankFault | undefined;
     try {
@@ -181,6 +197,11 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
     const s = new Session({
       event: onEvent,
       sample: (b, at) => samples.show(b, at),
+      failed: (e) => {
+        record.failed(e.message);
+        timeline.failed(e);
+        scheduler.request();
+      },
       state: (st, raw) => {
         const detail = raw === undefined ? undefined : localizeRunError(raw);
         buttons.set(st, detail);
@@ -211,6 +232,7 @@ export function startApp(root: HTMLElement, gpu: WebGpuInfo, notes: readonly str
         ...(resume ? { resume: resume.snapshot } : {}),
         maxRestarts: lifeSettings.maxRestarts,
         placement: placement.value(),
+        ...(lessonId && LESSONS[lessonId].debugCollectives ? { debugCollectives: true } : {}),
       });
       checkpoint.setTrained(s.params, config);
       await record.finished(s.params);

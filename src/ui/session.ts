@@ -10,7 +10,7 @@ import type { TrainConfig } from '../config.ts';
 import type { Coordinator } from '../runtime/coordinator.ts';
 import { ElasticRun } from '../runtime/elastic.ts';
 import type { RunOptions as CoordinatorRunOptions } from '../runtime/options.ts';
-import type { TrainEvent } from '../runtime/events.ts';
+import { RankFailedError, type TrainEvent } from '../runtime/events.ts';
 import type { BatchSample } from '../runtime/protocol.ts';
 import type { RankFault } from '../runtime/fault.ts';
 import { browserSpawner, colocatedBrowserSpawner } from '../runtime/spawn-browser.ts';
@@ -22,6 +22,11 @@ export interface RunSink {
   event(e: TrainEvent): void;
   sample?(s: BatchSample, at: { epoch: number; step: number }): void;
   state(s: RunState, detail?: string): void;
+  /**
+   * A rank failed and ended the run (told before the state 'failed'): the engine's error, with
+   * every rank's collective flight recorders and their report when the coordinator gathered them.
+   */
+  failed?(e: RankFailedError): void;
 }
 
 export interface RunOptions {
@@ -44,6 +49,8 @@ export interface RunOptions {
   readonly maxRestarts?: number;
   /** Where the ranks live (default: each its own device; `shared-device`: one Web Worker, one device). */
   readonly placement?: Placement;
+  /** Compare every collective's fingerprint across ranks before it runs (the CLI's --debug-collectives). */
+  readonly debugCollectives?: boolean;
 }
 
 export class Session {
@@ -75,6 +82,7 @@ export class Session {
       ...(opts.fault ? { fault: opts.fault } : {}),
       ...(opts.resume ? { resume: opts.resume } : {}),
       ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+      ...(opts.debugCollectives ? { debugCollectives: true } : {}),
     });
     this.elastic = run;
     if (this.stopRequested) run.stop();
@@ -113,6 +121,7 @@ export class Session {
       end = [this.stopRequested ? 'stopped' : 'done'];
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
+      if (e instanceof RankFailedError) this.sink.failed?.(e);
       end = ['failed', message];
       this.set('stopping', t().run.closing(message));
     } finally {

@@ -2,7 +2,8 @@
 // lesson opens from its address (?lesson=ID&lang=...), shows its text, and a lesson with a run
 // reaches its point on the numbers the page measured (lessons run once each, the languages taking
 // turns, to keep the e2e tier short; the placements lesson twice, switching the placement control
-// to one shared device for its second run); lessons whose run needs an engine feature this build lacks
+// to one shared device for its second run; the DDP lesson then trains its live equivalence comparison;
+// the desync lesson's run fails at the desync, naming both sides, with the flight recorders in the timeline); lessons whose run needs an engine feature this build lacks
 // say so and offer no run. No console errors; axe finds no serious or critical violation in either
 // language, on a laptop and a 375-pixel phone, where nothing overflows sideways. The DeepSpeed
 // panel takes the example ZeRO-2 fp16 ds_config.json and refuses its `lr_scheduler` by name. Screenshots of the
@@ -81,6 +82,47 @@ describe('the guided path', () => {
             window.webddpPage?.lesson().reached === true ||
             document.querySelector('#life-status')?.classList.contains('error'),
           { polling: 50 },
+        );
+      }
+      if (id === 'ddp-ring') {
+        // After the run, the equivalence check's DDP case trained live: 2 ranks x 4 against 1 worker x 8.
+        await page.waitForFunction(
+          () =>
+            !['', 'running'].includes(document.querySelector<HTMLElement>('.lesson-proof')?.dataset.equivalence ?? ''),
+          { polling: 100, timeout: 120_000 },
+        );
+        const proof = await page.$eval('.lesson-proof', (el) => [
+          (el as HTMLElement).dataset.equivalence,
+          el.textContent,
+        ]);
+        expect(proof[0], proof[1] ?? '').toBe('equal');
+        expect(proof[1]).toMatch(lang === 'en' ? /differ by at most \S+ in any parameter/ : /参数最大相差 \S+/);
+      }
+      if (id === 'desync') {
+        // The run stopped at the desync; the timeline shows every rank's flight recorder and its report.
+        // (either rank may be the one that reports it first)
+        const status = await statusText(page);
+        expect(status).toMatch(/collective desync \(bucket, count differ\)/);
+        expect(status).toMatch(/rank 1 is about to run allReduce #3 \(bucket 1\b/);
+        expect(status).toMatch(/rank 0 is about to run allReduce #3 \(bucket 0\b/);
+        const recorded = await page.$eval('.timeline', (el) => Number((el as HTMLElement).dataset.recorded));
+        expect(recorded).toBeGreaterThan(0);
+        // every rank's recorded collectives, newest last: step 0's, the last one bucket 1's all-reduce
+        const line = (r: number) =>
+          lang === 'en'
+            ? new RegExp(`^rank ${r}, 3 collectives entered: .*allReduce #2 \\(bucket 1, step 0, [\\d.]+ ms\\)$`)
+            : new RegExp(`^rank ${r}，已进入 3 次集合通信：.*allReduce #2（桶 1，第 0 步，[\\d.]+ 毫秒）$`);
+        expect(await page.$$eval('.timeline-records li', (els) => els.map((el) => el.textContent))).toEqual([
+          expect.stringMatching(line(0)),
+          expect.stringMatching(line(1)),
+        ]);
+        expect(await page.$eval('.timeline-report', (el) => el.textContent)).toMatch(
+          /^collectives at the failure \(flight recorder\):\n {2}ranks 0, 1 are in no collective; last completed allReduce #2 \(bucket 1/,
+        );
+        expect(await page.$eval('.lesson-result', (el) => el.textContent)).toMatch(
+          lang === 'en'
+            ? /rank 1 was about to reduce bucket 1, rank 0 bucket 0/
+            : /rank 1 正要归约桶 1，rank 0 正要归约桶 0/,
         );
       }
       const lesson = await read(page, 'lesson');

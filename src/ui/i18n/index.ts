@@ -120,6 +120,7 @@ export const DOCS = {
   checkpointTutorial: { en: 'https://pytorch.org/tutorials/beginner/saving_loading_models.html' },
   amp: { en: 'https://pytorch.org/docs/stable/amp.html', zh: 'https://pytorch.apachecn.org/2.0/docs/amp' },
   dsFp16: { en: 'https://www.deepspeed.ai/docs/config-json/#fp16-training-options' },
+  distDebug: { en: 'https://pytorch.org/docs/stable/distributed.html#debugging-torch-distributed-applications' },
 } as const satisfies Record<string, { en: string; zh?: string }>;
 
 export type DocKey = keyof typeof DOCS & keyof Messages['docs'];

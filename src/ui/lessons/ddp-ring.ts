@@ -5,6 +5,7 @@ export const ddpRing: Lesson = {
   settings: { mode: 'ddp', workers: 2, batchSize: 4, trainLimit: 16, epochs: 1, bucketCapMB: 1 },
   testLimit: 8,
   view: 'timeline',
+  equivalence: true,
   docs: ['ddpNotes', 'ddp'],
   reached: (r) => r.state === 'done' && r.commSpans > 0,
   text: {

@@ -4,6 +4,7 @@ import { balancedDp } from './balanced-dp.ts';
 import { checkpoint } from './checkpoint.ts';
 import { cluster } from './cluster.ts';
 import { ddpRing } from './ddp-ring.ts';
+import { desync } from './desync.ts';
 import { dpPileup } from './dp-pileup.ts';
 import { failure } from './failure.ts';
 import { fp16 } from './fp16.ts';
@@ -22,6 +23,7 @@ export const LESSON_IDS = [
   'sampler',
   'checkpoint',
   'failure',
+  'desync',
   'zero',
   'fp16',
   'cluster',
@@ -37,6 +39,7 @@ export const LESSONS: { readonly [K in LessonId]: Lesson } = {
   sampler,
   checkpoint,
   failure,
+  desync,
   zero,
   fp16,
   cluster,

@@ -44,6 +44,8 @@ export interface LessonRun {
   readonly restarts: readonly number[];
   /** The run continued a stored checkpoint. */
   readonly resumed: boolean;
+  /** The engine's error when a rank failed and ended the run (English, as the engine wrote it), else null. */
+  readonly failure: string | null;
   /** Its checkpoint was exported for torchrun (the button, after the run). */
   readonly exported: boolean;
   /** Rank 0's step split, from the last run finished in each placement since the page opened. */
@@ -62,6 +64,10 @@ export interface Lesson {
   readonly settings: FormValues;
   readonly testLimit?: number;
   readonly fault?: string;
+  /** Compare every collective's fingerprint across ranks before it runs (the CLI's --debug-collectives). */
+  readonly debugCollectives?: boolean;
+  /** After a run that reached the point, train DDP against one worker at the whole batch and show the difference. */
+  readonly equivalence?: boolean;
   /** Checkpoints and restarts (the rest: the page's defaults). */
   readonly life?: Partial<LifeSettings>;
   /** Where the workers run (default: each its own device). */

@@ -1,7 +1,9 @@
 // The guided path's card: pick a lesson (or free exploration), read it, load its prepared run, look
 // where it says, answer its questions (answers fold out), and see whether the run reached the
 // lesson's point. A lesson whose run needs an engine feature this build lacks shows its text and
-// says so, with no run button.
+// says so, with no run button. The DDP lesson then trains the equivalence check's DDP case live (W
+// ranks at batch B/W against one worker at batch B) and shows the largest parameter difference.
+import { EQUIVALENCE_QUICK, type DdpComparison } from '../../check/equivalence.ts';
 import { h } from '../dom.ts';
 import { docLinkOf, lang, para, t } from '../i18n/index.ts';
 import { FEATURE_NAMES, missing } from '../lessons/features.ts';
@@ -12,6 +14,8 @@ export interface LessonsHost {
   select(id: LessonId | null): void;
   /** Starts the lesson's run (its settings are in the form). */
   run(): void;
+  /** Trains DDP against one worker at the whole batch (the equivalence check's DDP case, its --quick size). */
+  compare(): Promise<DdpComparison>;
 }
 
 export class LessonsView {
@@ -20,6 +24,9 @@ export class LessonsView {
   private readonly next: HTMLButtonElement;
   private readonly article = h('article', { class: 'lesson', 'aria-live': 'off' });
   private readonly result = h('p', { class: 'lesson-result', role: 'status' });
+  private readonly proof = h('p', { class: 'lesson-proof', 'data-equivalence': '' });
+  /** Counts comparisons started, so one that ends after the lesson changed is dropped. */
+  private comparisons = 0;
   private readonly root: HTMLElement;
   private current: LessonId | null = null;
   private reached: boolean | null = null;
@@ -52,6 +59,7 @@ export class LessonsView {
       ),
       this.article,
       this.result,
+      this.proof,
     );
     body.append(this.root);
     this.show(null);
@@ -80,6 +88,30 @@ export class LessonsView {
     this.result.textContent = this.reached
       ? `✓ ${t().lesson.point} ${text.point}${measured ? ` ${measured}` : ''}`
       : '';
+    if (this.reached && lesson.equivalence) void this.compare();
+  }
+
+  /** The equivalence check's DDP case, live: shown under the lesson's result. */
+  private async compare(): Promise<void> {
+    const id = ++this.comparisons;
+    const w = t().lesson;
+    const { world, batch, steps } = EQUIVALENCE_QUICK;
+    this.proof.dataset.equivalence = 'running';
+    this.proof.textContent = w.comparing(world, batch, steps);
+    let text: string;
+    let state: string;
+    try {
+      const c = await this.host.compare();
+      const e = (x: number) => x.toExponential(2);
+      text = w.compared(world, batch, steps, e(c.diff), e(c.relative), e(c.tolerance), c.equal);
+      state = c.equal ? 'equal' : 'unequal';
+    } catch (err) {
+      text = w.compareFailed(err instanceof Error ? err.message : String(err));
+      state = 'failed';
+    }
+    if (id !== this.comparisons) return;
+    this.proof.dataset.equivalence = state;
+    this.proof.textContent = text;
   }
 
   /** The last run's checkpoint was exported for torchrun: checks the open lesson's point again. */
@@ -101,6 +133,9 @@ export class LessonsView {
     this.root.dataset.lesson = id ?? '';
     this.root.dataset.reached = '';
     this.result.textContent = '';
+    this.comparisons++;
+    this.proof.dataset.equivalence = '';
+    this.proof.textContent = '';
     this.picker.value = id ?? '';
     const i = id ? LESSON_IDS.indexOf(id) : -1;
     this.prev.disabled = i <= 0;

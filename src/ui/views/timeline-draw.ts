@@ -13,8 +13,12 @@ const ROW_H = 16;
 const RANK_GAP = 10;
 const LABEL_W = 86;
 
-/** Colour of a span: GPU work blue, collectives orange, writes of reduced buckets gold, data green. */
+/**
+ * Colour of a span: GPU work blue, collectives orange, writes of reduced buckets gold, data green;
+ * a collective a rank was still in when the run failed (its flight recorder's), red.
+ */
 export function colourOf(s: Span): string {
+  if (s.args?.['recorder'] === 'flight' && s.name.includes('in flight')) return '#c0392b';
   if (s.lane === 'compute') return s.name === 'optimizer' ? '#7a4fd0' : '#3b6fd8';
   if (s.lane === 'data') return '#3aa35b';
   if (s.lane === 'comm') return s.name.startsWith('write') ? '#c9a227' : '#e8833a';

@@ -2,8 +2,13 @@
 // submit to fence, collectives, ring chunks, data), one group of lanes per rank. DDP's buckets
 // are all-reduced while backward still runs; DataParallel's replicas wait on device 0; ZeRO
 // reduce-scatters then all-gathers. Under the lanes: the communication no GPU work hid, as a share
-// of the step. The whole run's trace downloads as a Chrome trace (Perfetto, chrome://tracing).
-import type { TrainEvent } from '../../runtime/events.ts';
+// of the step. When a rank fails, every rank's collective flight recorder is added (the collectives
+// of the failed step, the one each rank was in drawn red) with the recorder's report and every
+// rank's recorded collectives beneath: which collective each rank was in, its last completed one,
+// who is behind. The whole run's trace downloads as a Chrome trace (Perfetto, chrome://tracing).
+import type { RecorderState } from '../../comm/flight-recorder.ts';
+import type { RankFailedError, TrainEvent } from '../../runtime/events.ts';
+import { recorderSpans } from '../../runtime/recorder-spans.ts';
 import { TraceCollector } from '../../trace/collect.ts';
 import { stepShares, type StepShare } from '../../trace/overlap.ts';
 import type { Span } from '../../trace/tracer.ts';
@@ -25,7 +30,21 @@ export class TimelineView implements View {
     { type: 'button', class: 'timeline-download', disabled: true },
     t().timeline.download,
   );
+  private readonly report = h('pre', { class: 'timeline-report' });
+  /** Every rank's recorded collectives, newest last. */
+  private readonly records = h('ul', { class: 'timeline-records' });
+  private readonly failure = h(
+    'div',
+    { class: 'timeline-failure', hidden: true },
+    h('h4', {}, t().timeline.recorder),
+    this.report,
+    this.records,
+  );
   private readonly root: HTMLElement;
+  /** Optimizer steps done since the run's start, by the last step event (later collectives were not traced). */
+  private steps = 0;
+  /** Every rank's recorder spans at a failure (index = rank), drawn past the last steps. */
+  private recorded: Span[][] = [];
   private about: Record<string, string | number> = {};
   private dirty = false;
 
@@ -36,6 +55,7 @@ export class TimelineView implements View {
       legend(),
       this.canvas,
       this.summary,
+      this.failure,
       this.download,
     );
     body.append(this.root);
@@ -44,8 +64,23 @@ export class TimelineView implements View {
 
   handle(e: TrainEvent): void {
     if (e.type === 'start') this.about = { mode: e.config.mode, workers: e.config.workers };
-    if (e.type !== 'step' || !e.spans) return;
+    if (e.type !== 'step') return;
+    this.steps = e.epoch * e.steps + e.step + 1;
+    if (!e.spans) return;
     this.collector.add(e.spans);
+    this.dirty = true;
+  }
+
+  /** A rank failed and ended the run: shows every rank's flight recorder (when the coordinator gathered them). */
+  failed(e: RankFailedError): void {
+    if (!e.collectives) return;
+    this.recorded = recorderSpans(e.collectives.states, this.steps);
+    this.collector.add(this.recorded);
+    this.report.textContent = e.collectives.report;
+    const lines = e.collectives.states.map((groups, r) => recorderLine(r, groups));
+    this.records.replaceChildren(...lines.map((l) => h('li', {}, l)));
+    this.failure.hidden = false;
+    this.root.dataset.recorded = String(e.collectives.states.reduce((n, g) => n + (g?.[0]?.records.length ?? 0), 0));
     this.dirty = true;
   }
 
@@ -53,7 +88,7 @@ export class TimelineView implements View {
     if (!this.dirty) return false;
     this.dirty = false;
     const ranks = Array.from({ length: this.collector.world }, (_, r) => this.collector.spans(r));
-    const win = windowOf(ranks);
+    const win = withRecorded(windowOf(ranks), this.recorded);
     if (!win) return false;
     const drawn = drawTimeline(this.canvas, ranks, win);
     const shares = ranks.map((s) => stepShares(s).filter((x) => x.step === win.step)[0]);
@@ -77,6 +112,12 @@ export class TimelineView implements View {
 
   reset(): void {
     this.collector.clear();
+    this.steps = 0;
+    this.recorded = [];
+    this.report.textContent = '';
+    this.records.replaceChildren();
+    this.failure.hidden = true;
+    this.root.dataset.recorded = '0';
     this.download.disabled = true;
     this.dirty = true;
   }
@@ -111,6 +152,36 @@ function windowOf(ranks: readonly (readonly Span[])[]): { t0: number; t1: number
   const t0 = Math.min(...shown.map((s) => s.t));
   const t1 = Math.max(...shown.map((s) => s.t + (s.dur ?? 0)));
   return { t0, t1, step: last };
+}
+
+/** Records listed per rank (the newest). */
+const RECORDS_LISTED = 8;
+
+/** One rank's line: the newest collectives of its ring recorder, each with its bucket, step and duration. */
+function recorderLine(rank: number, groups: readonly RecorderState[] | null): string {
+  const w = t().timeline;
+  const ring = groups?.[0];
+  if (!ring) return w.recorderSilent(rank);
+  const items = ring.records
+    .slice(-RECORDS_LISTED)
+    .map((c) => w.recorderItem(c.op, c.seq, c.bucket, c.step, c.end === null ? null : (c.end - c.start).toFixed(1)));
+  return w.recorderRank(rank, ring.entered, items.join(' · '));
+}
+
+/** The window stretched to the recorder's collectives at a failure (they come after the last step). */
+function withRecorded(
+  win: { t0: number; t1: number; step: number } | null,
+  recorded: readonly (readonly Span[])[],
+): { t0: number; t1: number; step: number } | null {
+  const spans = recorded.flat();
+  if (spans.length === 0) return win;
+  const t1 = Math.max(...spans.map((s) => s.t + (s.dur ?? 0)));
+  if (win) return { ...win, t1: Math.max(win.t1, t1) };
+  return {
+    t0: Math.min(...spans.map((s) => s.t)),
+    t1,
+    step: Math.max(0, ...spans.map((s) => Number(s.args?.['step'] ?? 0))),
+  };
 }
 
 function summarise(step: number, shares: readonly (StepShare | undefined)[]): string {

@@ -63,6 +63,7 @@ export const enExplain = {
       body: [
         'Each rank’s last steps as measured: GPU work per layer (blue; the optimizer violet), communication (orange: collectives and waits; gold: writing reduced buckets back), data (green). Ticks are ring chunks sent and received.',
         'In DDP the first buckets are all-reduced while the GPU still runs the earlier layers’ backward; what is left over is exposed. The download is the whole run in the Chrome trace format, as `webddp train --trace` writes it.',
+        'When a rank fails, every rank’s collective flight recorder appears under the lanes: the collectives it entered, the one it was in (red in its comm lane), its last completed one, and which ranks are behind.',
       ],
     },
     calc: {
@@ -98,6 +99,7 @@ export const enExplain = {
     zeroPaper: 'ZeRO paper',
     dsConfig: 'DeepSpeed config JSON',
     torchrun: 'torchrun (elastic launch)',
+    distDebug: 'Debugging torch.distributed (TORCH_DISTRIBUTED_DEBUG)',
     checkpointTutorial: 'Saving and loading models',
     amp: 'Automatic mixed precision',
     dsFp16: 'DeepSpeed fp16 options',
@@ -118,5 +120,10 @@ export const enExplain = {
       `The run part of this lesson needs ${feature}, which this build of the engine does not have yet. Read the text and the questions; the run is left out rather than faked.`,
     goTo: (view: string) => `Go to the ${view} view`,
     point: 'Reached the lesson’s point:',
+    comparing: (world: number, batch: number, steps: number) =>
+      `Now training the same comparison as webddp check: DDP on ${world} ranks at batch ${batch / world} each against one worker at batch ${batch}, from the same initial parameters and the same samples, ${steps} steps…`,
+    compared: (world: number, batch: number, steps: number, diff: string, rel: string, tol: string, equal: boolean) =>
+      `Equivalence, measured here: after ${steps} steps, DDP on ${world} ranks × ${batch / world} and one worker × ${batch} differ by at most ${diff} in any parameter, ${rel} of the largest change the training made; the tolerance for float32 sums added in another order is ${tol}: ${equal ? 'equal within it' : 'NOT equal: this is a bug'}.`,
+    compareFailed: (err: string) => `The equivalence comparison failed: ${err}`,
   },
 };

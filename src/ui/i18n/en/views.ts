@@ -158,6 +158,13 @@ export const enViews = {
     noData: (r: number) => `rank ${r}: no data`,
     summary: (step: number, parts: string) => `Step ${step}, communication not hidden by GPU work: ${parts}.`,
     canvasLabel: (ranks: number, summary: string) => `Timeline of ${ranks} ranks. ${summary}`,
+    recorder:
+      'Collectives at the failure (every rank’s flight recorder; in the lanes above, the one a rank was in is red)',
+    recorderRank: (r: number, entered: number, items: string) =>
+      `rank ${r}, ${entered} ${plural(entered, 'collective')} entered: ${items}`,
+    recorderItem: (op: string, seq: number, bucket: number | null, step: number, ms: string | null) =>
+      `${op} #${seq} (${bucket === null ? '' : `bucket ${bucket}, `}step ${step}, ${ms === null ? 'in flight' : `${ms} ms`})`,
+    recorderSilent: (r: number) => `rank ${r}: no recorder (the worker did not answer)`,
   },
   compare: {
     first: 'First mode',

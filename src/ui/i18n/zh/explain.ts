@@ -64,6 +64,7 @@ export const zhExplain: typeof enExplain = {
       body: [
         '每个 rank 最近几步的实测情况：每层的 GPU 计算（蓝色；优化器为紫色）、通信（橙色：集合通信和等待；金色：写回归约后的桶）、数据（绿色）。刻度线是发送和接收的环上数据块。',
         '在 DDP 中，最先完成的桶在 GPU 仍在计算前面各层的反向传播时就做 all-reduce；剩下没被掩盖的部分就是暴露的通信。下载的是整次运行的 Chrome trace 格式文件，与 `webddp train --trace` 写出的相同。',
+        '某个 rank 失败时，各行下方会出现每个 rank 的集合通信飞行记录器：它进入过的集合通信、它当时所在的那一个（在通信行中标为红色）、它最后完成的那一个，以及哪些 rank 落后。',
       ],
     },
     calc: {
@@ -99,6 +100,7 @@ export const zhExplain: typeof enExplain = {
     zeroPaper: 'ZeRO 论文',
     dsConfig: 'DeepSpeed 配置 JSON',
     torchrun: 'torchrun（弹性启动）',
+    distDebug: '调试 torch.distributed（TORCH_DISTRIBUTED_DEBUG）',
     checkpointTutorial: '保存和加载模型',
     amp: '自动混合精度',
     dsFp16: 'DeepSpeed fp16 选项',
@@ -119,5 +121,10 @@ export const zhExplain: typeof enExplain = {
       `本课的运行部分需要${feature}，而当前引擎版本还没有。请阅读文字和问题；运行部分留空，而不是伪造。`,
     goTo: (view) => `转到“${view}”视图`,
     point: '已到达本课要点：',
+    comparing: (world, batch, steps) =>
+      `正在训练与 webddp check 相同的对照：${world} 个 rank 的 DDP（每个批大小 ${batch / world}）对比批大小 ${batch} 的单个 worker，初始参数和样本都相同，共 ${steps} 步……`,
+    compared: (world, batch, steps, diff, rel, tol, equal) =>
+      `在这里实测的等价性：${steps} 步之后，${world} 个 rank × ${batch / world} 的 DDP 与 1 个 worker × ${batch} 的参数最大相差 ${diff}，是训练带来的最大变化的 ${rel}；float32 求和顺序不同所允许的容差是 ${tol}：${equal ? '在容差内相等' : '不相等：这是一个 bug'}。`,
+    compareFailed: (err) => `等价性对照失败：${err}`,
   },
 };

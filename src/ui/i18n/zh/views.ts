@@ -171,6 +171,11 @@ export const zhViews: typeof enViews = {
     noData: (r) => `rank ${r}：无数据`,
     summary: (step, parts) => `第 ${step} 步，未被 GPU 计算掩盖的通信：${parts}。`,
     canvasLabel: (ranks, summary) => `${ranks} 个 rank 的时间线。${summary}`,
+    recorder: '故障时的集合通信（每个 rank 的飞行记录器；上方各行中，rank 当时所在的那一个标为红色）',
+    recorderRank: (r, entered, items) => `rank ${r}，已进入 ${entered} 次集合通信：${items}`,
+    recorderItem: (op, seq, bucket, step, ms) =>
+      `${op} #${seq}（${bucket === null ? '' : `桶 ${bucket}，`}第 ${step} 步，${ms === null ? '进行中' : `${ms} 毫秒`}）`,
+    recorderSilent: (r) => `rank ${r}：没有记录（该 worker 没有应答）`,
   },
   compare: {
     first: '第一种模式',
