@@ -4,7 +4,7 @@
 # epochs, the second epoch's images/s: one worker (b128); 2 x 64 and 4 x 32 with their own devices
 # (MessagePort messages between the worker threads, and again with WEBDDP_TRANSPORT=shared: the
 # shared-memory rings) and
-# sharing one device (--colocate); then bench/pytorch_ddp_one_gpu.py at W = 1, 2, 4 (DDP over gloo,
+# sharing one device (--colocate); ZeRO-2 and fp16 in both placements; then bench/pytorch_ddp_one_gpu.py at W = 1, 2, 4 (DDP over gloo,
 # data on the GPU, strict fp32, Adam, global batch 128, second epoch); a traced W=2 own-devices run
 # summarised by bench/trace-summary.mjs (where the step's time goes); `webddp bench --workers 1,2,4`
 # with both placements side by side; and a table of the train runs at the end.
@@ -60,6 +60,12 @@ train "W=2 x 64, --colocate" --workers 2 --batch-size 64 --colocate
 train "W=4 x 32, own devices" --workers 4 --batch-size 32
 train "W=4 x 32, own devices, shared-memory ring" WEBDDP_TRANSPORT=shared --workers 4 --batch-size 32
 train "W=4 x 32, --colocate" --workers 4 --batch-size 32 --colocate
+# other modes and fp16 in both placements (no PyTorch column: its script runs float32 DDP)
+train "W=2 x 64, ZeRO-2" --workers 2 --batch-size 64 --mode zero2
+train "W=2 x 64, ZeRO-2, --colocate" --workers 2 --batch-size 64 --mode zero2 --colocate
+train "W=1, b128, fp16" --workers 1 --batch-size 128 --fp16
+train "W=2 x 64, fp16" --workers 2 --batch-size 64 --fp16
+train "W=2 x 64, fp16, --colocate" --workers 2 --batch-size 64 --fp16 --colocate
 step "python3 bench/pytorch_ddp_one_gpu.py --workers 1,2,4 --global-batch 128 --epochs 2"
 timeout 240 python3 "$B/pytorch_ddp_one_gpu.py" --workers 1,2,4 --global-batch 128 --epochs 2 2>&1 | tee "$out/pytorch.txt" |
   grep -vE "^\[W|Warning" | tee -a "$log"
@@ -83,7 +89,7 @@ print(f"| run | webddp | ratio to its W=1 | PyTorch, W ranks on one GPU | ratio 
 print(f"| --- | ---: | ---: | ---: | ---: |")
 for name, ips in rows:
     w = int(name.split(",")[0].split(" ")[0][2:])
-    own = "own devices" in name and "shared" not in name or name.startswith("W=1")
+    own = ("own devices" in name and "shared" not in name or name == "W=1, b128")
     t = torch.get(w) if own else None
     tr = f"{t:,.0f} | {t / torch[1]:.2f}x" if t is not None and 1 in torch else " | "
     print(f"| {name} | {float(ips):,.0f} | {float(ips) / base:.2f}x | {tr} |")
