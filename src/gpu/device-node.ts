@@ -128,6 +128,18 @@ async function loadDawn(): Promise<DawnModule> {
   return dawn;
 }
 
+/**
+ * The adapter choice to hand to rank workers spawned from this thread. A worker thread's
+ * process.env is its own copy, which the Vulkan loader (native code) never reads; so where 'auto'
+ * would end on SwiftShader (Linux without an installed Vulkan driver, no WEBDDP_ADAPTER), the choice
+ * is made here, in the spawning thread, whose environment the workers inherit.
+ */
+export function workerAdapterChoice(choice: AdapterChoice): AdapterChoice {
+  if (choice !== 'auto' || !isMainThread || process.env.WEBDDP_ADAPTER || linuxVulkanDrivers()) return choice;
+  useSwiftShader();
+  return 'swiftshader';
+}
+
 function useSwiftShader(): void {
   if (!existsSync(SWIFTSHADER_ICD)) {
     throw new Error(

@@ -4,7 +4,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import type { AdapterChoice } from '../gpu/device-node.ts';
+import { workerAdapterChoice, type AdapterChoice } from '../gpu/device-node.ts';
 import type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 import { ExitNotice } from './exit-notice.ts';
 import type { RankApi } from './protocol.ts';
@@ -17,7 +17,8 @@ export interface NodeRankData {
 }
 
 /** Spawns ranks from `workerUrl`; rank r uses `devices[r % devices.length]` when devices are given. */
-export function nodeSpawner(workerUrl: URL, adapter: AdapterChoice, devices: readonly string[] = []): SpawnWorker {
+export function nodeSpawner(workerUrl: URL, choice: AdapterChoice, devices: readonly string[] = []): SpawnWorker {
+  const adapter = workerAdapterChoice(choice);
   return (rank): WorkerHandle => {
     const device = devices.length > 0 ? devices[rank % devices.length] : undefined;
     const data: NodeRankData = { adapter, ...(device ? { device } : {}) };
@@ -43,7 +44,8 @@ export function nodeSpawner(workerUrl: URL, adapter: AdapterChoice, devices: rea
  * --colocate): the first call starts the worker, each rank's handle talks to its own port; the
  * worker ends when every rank's handle is terminated (a restart then starts a fresh one).
  */
-export function colocatedSpawner(workerUrl: URL, adapter: AdapterChoice, world: number): SpawnWorker {
+export function colocatedSpawner(workerUrl: URL, choice: AdapterChoice, world: number): SpawnWorker {
+  const adapter = workerAdapterChoice(choice);
   let host: { worker: Worker; ports: MessagePort[]; exit: ExitNotice; alive: number } | null = null;
   const start = () => {
     const channels = Array.from({ length: world }, () => new MessageChannel());
