@@ -1,6 +1,6 @@
 // Reading a stored dataset: open it by name (manifest validated), read chunks with their SHA-256
 // verified, list and delete datasets.
-import { ChecksumMismatchError, DatasetNotFoundError } from './errors.ts';
+import { ChecksumMismatchError, DatasetNotFoundError } from './store-errors.ts';
 import { liveChunks, rawReferences } from './dataset-writer.ts';
 import { sha256Hex } from './hash.ts';
 import { ChunkIndex, parseManifest } from './manifest.ts';

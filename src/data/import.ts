@@ -5,14 +5,8 @@
 import { ARCHIVE_DIR, META_FILE, cifarFileOf } from './cifar.ts';
 import { forEachArchiveEntry, skipEntry } from './archive.ts';
 import { DatasetWriter } from './dataset-writer.ts';
-import {
-  ArchiveContentsError,
-  HttpStatusError,
-  ImportAbortedError,
-  NetworkError,
-  SourceReadError,
-  StorageQuotaError,
-} from './errors.ts';
+import { ArchiveContentsError, HttpStatusError, ImportAbortedError, NetworkError, SourceReadError } from './errors.ts';
+import { StorageQuotaError } from './store-errors.ts';
 import { CifarIngest, type Completeness } from './ingest.ts';
 import {
   DEFAULT_DATASET,

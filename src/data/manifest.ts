@@ -1,7 +1,7 @@
 // Manifest logic shared by writer and reader: the content version id, validation of a manifest
 // read back from storage (it is input like any file), and locating a record's chunk.
 import { RECORD_BYTES } from './cifar.ts';
-import { ManifestError } from './errors.ts';
+import { ManifestError } from './store-errors.ts';
 import { sha256Hex } from './hash.ts';
 import { SPLITS, type ChunkInfo, type DatasetManifest, type Split, type SplitInfo } from './store.ts';
 

@@ -6,7 +6,7 @@
 // the directory is fsynced after the rename, so a crash leaves either the old or the new file.
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StoreError } from './errors.ts';
+import { StoreError } from './store-errors.ts';
 import { DATASET_NAME } from './manifest.ts';
 import type { DatasetManifest, DatasetStore } from './store.ts';
 import { parseJson } from '../input/json.ts';

@@ -5,7 +5,7 @@
 // Quota failures become StorageQuotaError with navigator.storage.estimate() numbers; imports are
 // serialised across tabs and workers with the Web Locks API.
 import { createStore, del, delMany, get, getMany, keys, set, type UseStore } from 'idb-keyval';
-import { StorageQuotaError, StoreError } from './errors.ts';
+import { StorageQuotaError, StoreError } from './store-errors.ts';
 import type { DatasetManifest, DatasetStore } from './store.ts';
 
 const MANIFEST = 'manifest/';

@@ -5,13 +5,8 @@ import { readFile, writeFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deleteDataset, listDatasets, openDataset } from '../../src/data/dataset.ts';
-import {
-  ChecksumMismatchError,
-  DatasetNotFoundError,
-  ImportAbortedError,
-  ManifestError,
-  SourceReadError,
-} from '../../src/data/errors.ts';
+import { ImportAbortedError, SourceReadError } from '../../src/data/errors.ts';
+import { ChecksumMismatchError, DatasetNotFoundError, ManifestError } from '../../src/data/store-errors.ts';
 import { importArchive, importFiles } from '../../src/data/import.ts';
 import { FileDatasetStore } from '../../src/data/store-file-node.ts';
 import { useTempStore } from '../helpers/temp-store.ts';

@@ -2,7 +2,8 @@
 // generated in the browser) or CIFAR-10 (once imported), and import CIFAR-10 from a file picker,
 // a drop zone or a URL, with progress, Cancel, and the importer's own error messages.
 // For tests: data-dataset = the selected name; data-import-state = idle|importing|done|error.
-import { DatasetNotFoundError, describe } from '../../data/errors.ts';
+import { describe } from '../../data/errors.ts';
+import { DatasetNotFoundError } from '../../data/store-errors.ts';
 import { CIFAR10_CLASSES } from '../../data/cifar.ts';
 import { readManifest } from '../../data/dataset.ts';
 import { DEFAULT_DATASET } from '../../data/import-types.ts';
