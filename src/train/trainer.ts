@@ -1,30 +1,25 @@
 // One device's training engine, the facade the modes, the runtime and the benchmarks use: its
-// parts (buildTrainerParts: the parameter arena (fp16 / bf16: packed 16-bit pairs, with the fp32
-// master of the optimizer's slice), the gradient arena (or the shard's own reduced gradients),
-// SimpleCNN's plans over them, the optimizer and the optional gradient clipper), the batch upload
-// and the step. A training step is recorded into one encoder, in the order it runs (upload ->
+// parts (trainer-parts.ts), the batch upload (batch-upload.ts) and the step. A training step is recorded into one encoder, in the order it runs (upload ->
 // normalise -> forward -> loss -> backward -> clip -> optimizer -> zero grads: recordForward,
 // recordBackward, recordUpdate) and submitted once; only the loss and accuracy come back
 // (step-stats.ts). The distributed modes' steps record the same pieces with communication in
 // between (Trainer.forward's Pass, bucketed.ts, partitioned.ts, layerwise.ts, replica-io.ts, gathered-loss.ts);
 // the arenas' reads and writes are arena-io.ts.
 import type { Batch } from '../data/batch.ts';
-import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import type { Timer } from '../gpu/timer.ts';
-import { tuningFor } from '../gpu/tuning.ts';
 import { Model, type StepPlan } from '../nn/model.ts';
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
-import { packHalves } from '../numeric/f16.ts';
 import { GradClipper } from '../optim/clip.ts';
-import { createOptimizer } from '../optim/create-optimizer.ts';
 import type { Optimizer } from '../optim/optimizer.ts';
 import * as io from './arena-io.ts';
-import { HALF_CODECS, type HalfFormat } from './half-format.ts';
+import type { HalfFormat } from './half-format.ts';
 import { Fp32Master } from './master.ts';
 import { StepStatsReadback } from './step-stats.ts';
 import type { StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
+import { buildTrainerParts, type TrainerParts } from './trainer-parts.ts';
+import { uploadBatch } from './batch-upload.ts';
 
 export type { GradientLayout, StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
 
@@ -206,71 +201,6 @@ export class Trainer {
   }
 }
 
-/** What buildTrainerParts makes (each part documented on Trainer's fields). */
-export type TrainerParts = Awaited<ReturnType<typeof buildTrainerParts>>;
-
-/** Allocates and builds a trainer's parts on `gpu` (and sets the kernels' tuning). */
-export async function buildTrainerParts(gpu: Gpu, o: TrainerOptions) {
-  const tuning = o.tuning ?? tuningFor(gpu.adapter);
-  gpu.kernels.tuning = tuning.kernels;
-  const shard = o.shard ?? { offset: 0, count: o.spec.total };
-  const pl = o.parameterLayout;
-  const format: HalfFormat | null = o.bf16 === true ? 'bf16' : o.fp16 === true ? 'f16' : null;
-  const params = format
-    ? storageBuffer(
-        gpu,
-        `${pl?.label ?? 'params'}.${HALF_CODECS[format].name}`,
-        Math.ceil((pl?.size ?? o.spec.total) / 2) * 4,
-        'parameters',
-      )
-    : storageBuffer(gpu, pl?.label ?? 'params', (pl?.size ?? o.spec.total) * 4, 'parameters');
-  // only where an optimizer steps (not DataParallel's replicas; ZeRO-3's runner keeps its own)
-  const master =
-    format && o.optimizer !== null ? await Fp32Master.create(gpu, params, shard.offset, shard.count, format) : null;
-  const layout = o.gradientLayout ?? { label: 'grads', size: o.spec.total, offset: (p: ParamSpec) => p.offset };
-  const grads = storageBuffer(gpu, layout.label, layout.size * 4, 'gradients');
-  const shardGrads = o.shard?.ownGradients ? storageBuffer(gpu, 'grads.shard', shard.count * 4, 'gradients') : null;
-  const halfActs = o.halfActivations ?? format === 'f16';
-  const model = new Model(
-    gpu,
-    o.spec,
-    o.maxBatch,
-    params,
-    grads,
-    tuning,
-    layout.offset,
-    pl?.offset,
-    format ?? 'f32',
-    halfActs,
-  );
-  const optimizer =
-    o.optimizer === null
-      ? null
-      : await createOptimizer(gpu, o.optimizer, {
-          params: master?.buffer ?? params,
-          grads: shardGrads ?? grads,
-          paramOffset: master ? 0 : shard.offset,
-          gradOffset: shardGrads ? 0 : shard.offset,
-          count: shard.count,
-        });
-  const clipper =
-    o.clipGradNorm && !o.shard
-      ? await GradClipper.create(gpu, grads, 0, o.spec.total, o.clipGradNorm, tuning.normWorkgroups)
-      : null;
-  return {
-    params,
-    grads,
-    model,
-    optimizer,
-    clipper,
-    shardGrads,
-    gradOffset: layout.offset,
-    shardOffset: shard.offset,
-    master,
-    halfFormat: format,
-  };
-}
-
 // A step's phases, recorded in the order a step runs them.
 
 /** Records input normalisation (for byte batches), forward and the loss. */
@@ -349,36 +279,4 @@ export class Pass {
     const t = this.trainer;
     return t.gpu.tracer.span('readback stats', 'step', () => t.readStats(this.statsBuf, this.plan.batch));
   }
-}
-
-// The batch into the model's input buffers: its labels checked against the classes, its pixels
-// (uint8, normalised on the GPU) or its float32 input (packed to halves where the model stores
-// fp16 activations) uploaded through the device's upload pool.
-
-/** Writes `b` into `model`'s input buffers and returns the plan for its size. */
-export async function uploadBatch(gpu: Gpu, model: Model, b: Batch): Promise<StepPlan> {
-  const spec = model.spec;
-  const n = b.labels.length;
-  const per = spec.input[0] * spec.input[1] * spec.input[2];
-  const plan = await model.plan(n);
-  for (const y of b.labels) {
-    if (!Number.isInteger(y) || y < 0 || y >= spec.classes)
-      throw new RangeError(`label ${y} is outside 0..${spec.classes - 1}`);
-  }
-  const up = gpu.uploads;
-  up.write(model.labels, 0, b.labels, 'other', 'input.labels');
-  if ('images' in b) {
-    if (b.images.length !== n * per)
-      throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
-    const padded =
-      b.images.length % 4 === 0
-        ? b.images
-        : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
-    up.write(model.bytes, 0, padded, 'other', 'input.bytes');
-  } else {
-    if (b.x.length !== n * per)
-      throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
-    up.write(model.x, 0, model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
-  }
-  return plan;
 }
