@@ -207,29 +207,15 @@ export class LinearLayer implements Layer {
       'f32',
       halvesOf({ x: io.x }),
     );
-    const kr = await g.kernels.get('conv2d_backward_weight_reduce', WEIGHT_REDUCE);
-    const reduce = {
-      co: this.o,
-      k: this.i,
-      splits,
-      w_off: ctx.gradOffset(this.weight),
-      b_off: ctx.gradOffset(this.bias),
-    };
-    return [
-      makeOp(
-        g,
-        km,
-        `${this.name}.backward_weight`,
-        { n: batch, i: this.i, o: this.o, splits },
-        { dy: io.dy, x: io.x, partial: ctx.workspace },
-        [cdiv(this.o, MATRIX_TILE), cdiv(this.i + 1, MATRIX_TILE), splits],
-      ),
-      makeOp(g, kr, `${this.name}.backward_weight_reduce`, reduce, { partial: ctx.workspace, grad: ctx.grads }, [
-        cdiv(this.o * (this.i + 1), kr.overrides.OUTS ?? 64),
-        1,
-        1,
-      ]),
-    ];
+    const slices = makeOp(
+      g,
+      km,
+      `${this.name}.backward_weight`,
+      { n: batch, i: this.i, o: this.o, splits },
+      { dy: io.dy, x: io.x, partial: ctx.workspace },
+      [cdiv(this.o, MATRIX_TILE), cdiv(this.i + 1, MATRIX_TILE), splits],
+    );
+    return [slices, await this.sliceReduce(ctx, splits)];
   }
 
   // The tiled weight gradient: split-K slices over the batch into the workspace ([S, o, i + 1], the
@@ -238,7 +224,20 @@ export class LinearLayer implements Layer {
     const g = ctx.gpu;
     const splits = weightSplits(this.i, this.o, batch, ctx.tuning, t);
     const kt = await g.kernels.get('linear_backward_weight_tiled', { ...t }, 'f32', halvesOf({ x: io.x }));
-    const kr = await g.kernels.get('conv2d_backward_weight_reduce', WEIGHT_REDUCE);
+    const slices = makeOp(
+      g,
+      kt,
+      `${this.name}.backward_weight`,
+      { n: batch, i: this.i, o: this.o, splits },
+      { dy: io.dy, x: io.x, partial: ctx.workspace },
+      [cdiv(this.i, t.TI), cdiv(this.o, t.TO), splits],
+    );
+    return [slices, await this.sliceReduce(ctx, splits)];
+  }
+
+  /** The reduce that sums `splits` weight-gradient slices of the workspace into the gradients. */
+  private async sliceReduce(ctx: BuildContext, splits: number): Promise<Op> {
+    const kr = await ctx.gpu.kernels.get('conv2d_backward_weight_reduce', WEIGHT_REDUCE);
     const reduce = {
       co: this.o,
       k: this.i,
@@ -246,20 +245,13 @@ export class LinearLayer implements Layer {
       w_off: ctx.gradOffset(this.weight),
       b_off: ctx.gradOffset(this.bias),
     };
-    return [
-      makeOp(
-        g,
-        kt,
-        `${this.name}.backward_weight`,
-        { n: batch, i: this.i, o: this.o, splits },
-        { dy: io.dy, x: io.x, partial: ctx.workspace },
-        [cdiv(this.i, t.TI), cdiv(this.o, t.TO), splits],
-      ),
-      makeOp(g, kr, `${this.name}.backward_weight_reduce`, reduce, { partial: ctx.workspace, grad: ctx.grads }, [
-        cdiv(this.o * (this.i + 1), kr.overrides.OUTS ?? 64),
-        1,
-        1,
-      ]),
-    ];
+    return makeOp(
+      ctx.gpu,
+      kr,
+      `${this.name}.backward_weight_reduce`,
+      reduce,
+      { partial: ctx.workspace, grad: ctx.grads },
+      [cdiv(this.o * (this.i + 1), kr.overrides.OUTS ?? 64), 1, 1],
+    );
   }
 }
