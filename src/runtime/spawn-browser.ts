@@ -8,6 +8,7 @@ import { wrap } from 'comlink';
 import type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 import { ExitNotice } from './exit-notice.ts';
 import type { RankApi } from './protocol.ts';
+import { sharedHostSpawner } from './shared-host.ts';
 
 /** The first message a colocated worker gets: one port per rank. */
 export interface ColocatedInit {
@@ -50,8 +51,7 @@ export function browserSpawner(): SpawnWorker {
  * is terminated (a restart then starts a fresh one).
  */
 export function colocatedBrowserSpawner(world: number): SpawnWorker {
-  let host: { worker: Worker; ports: MessagePort[]; exit: ExitNotice; alive: number } | null = null;
-  const start = () => {
+  return sharedHostSpawner(world, () => {
     const channels = Array.from({ length: world }, () => new MessageChannel());
     const worker = new Worker(new URL('../../workers/colocated.worker.ts', import.meta.url), {
       type: 'module',
@@ -62,27 +62,10 @@ export function colocatedBrowserSpawner(world: number): SpawnWorker {
     const ranks = channels.map((c) => c.port2);
     const init: ColocatedInit = { ranks };
     worker.postMessage(init, ranks);
-    return { worker, ports: channels.map((c) => c.port1), exit, alive: world };
-  };
-  return (rank): WorkerHandle => {
-    const h = (host ??= start());
-    const port = h.ports[rank];
-    if (!port) throw new Error(`rank ${rank} of a run of ${world} sharing one device`);
-    let ended = false;
     return {
-      api: wrap<RankApi>(port),
-      onExit(cb) {
-        h.exit.onExit(cb);
-      },
-      terminate() {
-        if (ended) return;
-        ended = true;
-        port.close();
-        if (--h.alive > 0) return;
-        if (host === h) host = null;
-        h.exit.terminated();
-        h.worker.terminate();
-      },
+      ranks: channels.map(({ port1 }) => ({ api: wrap<RankApi>(port1), close: () => port1.close() })),
+      exit,
+      end: () => worker.terminate(),
     };
-  };
+  });
 }

@@ -8,6 +8,7 @@ import { workerAdapterChoice, type AdapterChoice } from '../gpu/device-node.ts';
 import type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 import { ExitNotice } from './exit-notice.ts';
 import type { RankApi } from './protocol.ts';
+import { sharedHostSpawner } from './shared-host.ts';
 
 export interface NodeRankData {
   readonly adapter: AdapterChoice;
@@ -46,8 +47,7 @@ export function nodeSpawner(workerUrl: URL, choice: AdapterChoice, devices: read
  */
 export function colocatedSpawner(workerUrl: URL, choice: AdapterChoice, world: number): SpawnWorker {
   const adapter = workerAdapterChoice(choice);
-  let host: { worker: Worker; ports: MessagePort[]; exit: ExitNotice; alive: number } | null = null;
-  const start = () => {
+  return sharedHostSpawner(world, () => {
     const channels = Array.from({ length: world }, () => new MessageChannel());
     const ranks = channels.map((c) => c.port2);
     const data: NodeRankData = { adapter, ranks };
@@ -55,27 +55,10 @@ export function colocatedSpawner(workerUrl: URL, choice: AdapterChoice, world: n
     const exit = new ExitNotice();
     worker.on('error', (e) => exit.die(`worker error: ${e.message}`));
     worker.on('exit', (code) => exit.die(`worker exited with code ${code}`));
-    return { worker, ports: channels.map((c) => c.port1), exit, alive: world };
-  };
-  return (rank): WorkerHandle => {
-    const h = (host ??= start());
-    const port = h.ports[rank];
-    if (!port) throw new Error(`rank ${rank} of a colocated run of ${world}`);
-    let ended = false;
     return {
-      api: wrap<RankApi>(nodeEndpoint(port)),
-      onExit(cb) {
-        h.exit.onExit(cb);
-      },
-      terminate() {
-        if (ended) return;
-        ended = true;
-        port.close();
-        if (--h.alive > 0) return;
-        if (host === h) host = null;
-        h.exit.terminated();
-        void h.worker.terminate();
-      },
+      ranks: channels.map(({ port1 }) => ({ api: wrap<RankApi>(nodeEndpoint(port1)), close: () => port1.close() })),
+      exit,
+      end: () => void worker.terminate(),
     };
-  };
+  });
 }
