@@ -70,6 +70,21 @@ export class Recorder {
   }
 
   /**
+   * Whether submit() must be used (a traced run, timed layer by layer, or a Timer's timestamps to
+   * resolve); otherwise finish() hands the recording to a caller that submits it with others.
+   */
+  get submitsItself(): boolean {
+    return this.gpu.tracer.on || this.timer !== null;
+  }
+
+  /** Finishes the encoder for a queue.submit together with other recordings (not when submitsItself). */
+  finish(): GPUCommandBuffer {
+    if (this.submitsItself) throw new Error(`${this.phaseName}: a traced or timed recording submits itself`);
+    this.endPass();
+    return this.encoder.finish();
+  }
+
+  /**
    * The work recorded since the last layer() or submit() is layer `name`. When tracing, it is
    * submitted now (its own GPU span on the timeline) and recording goes on in a new encoder;
    * otherwise nothing happens.

@@ -2,9 +2,11 @@
 // layer by layer, and after the layer that completes a bucket, the bucket's gradients are
 // pre-divided by the world size on the GPU and announced to the mode's hook as ready: read back
 // to the host (fp16 / bf16: packed into halves first, half the bytes), where the hook reduces
-// them in place and this writes them back; or, where the ranks share one device, summed there
-// (device-reduce.ts) without leaving it. Each bucket is announced as soon as its copy lands (in
-// bucket order on every rank), while the GPU goes on with the earlier layers' backward. Then the
+// them in place and this writes them back. Each bucket is announced as soon as its copy lands (in
+// bucket order on every rank), while the GPU goes on with the earlier layers' backward. Where the
+// ranks share one device, nothing is read back: every bucket is pre-divided, and the step joins
+// the other ranks' (device-reduce.ts: the gradients summed on the device and every rank's update,
+// all submitted at once). Then the
 // update: the optimizer (fp16: after the overflow check and unscale of the reduced halves, the check
 // done on the host where every bucket passed through it; bf16: after widening them).
 import { bufferFrom } from '../gpu/buffers.ts';
@@ -35,13 +37,14 @@ export interface Packing {
 }
 
 /**
- * A bucket whose gradients backward has produced (already divided by W): on the host, to be
- * reduced in place (this rank's values in, the reduced values out; the trainer writes them back),
- * or on the device the ranks share, where allReduce sums every rank's bucket.
+ * A bucket whose gradients backward has produced (already divided by W), on the host, to be
+ * reduced in place (this rank's values in, the reduced values out; the trainer writes them back).
  */
-export type ReadyBucket =
-  | { readonly where: 'host'; readonly index: number; readonly data: Float32Array; readonly packing: Packing }
-  | { readonly where: 'device'; readonly index: number; allReduce(): Promise<void> };
+export interface ReadyBucket {
+  readonly index: number;
+  readonly data: Float32Array;
+  readonly packing: Packing;
+}
 
 /** What the mode does with a ready bucket; resolves once the bucket is reduced. */
 export type BucketHook = (bucket: ReadyBucket) => Promise<void>;
@@ -107,9 +110,36 @@ export class BucketedBackward {
     return this.half !== null;
   }
 
-  /** Whether the buckets are summed on the device the ranks share (no host round trip). */
+  /** Whether the buckets are summed on the device the ranks share (no host round trip): sharedStep, not backward. */
   get onDevice(): boolean {
     return this.shared !== null;
+  }
+
+  /**
+   * Ranks sharing this device: records `pass`'s backward with every bucket divided by W, and
+   * joins the step of every rank (device-reduce.ts), which sums the gradients on the device and
+   * records this rank's update at `lr`. Settles once every rank's step is submitted.
+   */
+  sharedStep(pass: Pass, lr: number): Promise<void> {
+    const { trainer, shared } = this;
+    if (!shared) throw new Error('sharedStep: this rank has a device of its own');
+    const { gpu } = trainer;
+    const rec = pass.rec;
+    trainer.recordBackward(rec, pass.plan);
+    rec.phase('bucket copy');
+    for (const b of this.buckets) rec.dispatch(b.prescale);
+    const count = Math.max(...this.buckets.map((b) => b.bucket.offset + b.bucket.count));
+    return shared.reduce.step(gpu, {
+      rank: shared.rank,
+      work: rec,
+      grads: trainer.grads,
+      count,
+      update: () => {
+        const u = new Recorder(gpu, 'ddp.update');
+        trainer.recordUpdate(u, lr);
+        return u;
+      },
+    });
   }
 
   /** Records the packing of every bucket into halves (fp16 / bf16 on one worker: their precision and overflow). */
@@ -120,8 +150,10 @@ export class BucketedBackward {
   /**
    * Records `pass`'s backward, submitting after each layer that completes a bucket; `hook` gets
    * each bucket once it is ready, in bucket order. Resolves when every bucket is reduced and back.
+   * Not for ranks sharing a device (sharedStep).
    */
   backward(pass: Pass, hook: BucketHook): Promise<void> {
+    if (this.shared) throw new Error('backward: ranks sharing a device take sharedStep');
     const { trainer, half } = this;
     const { gpu } = trainer;
     const { plan } = pass;
@@ -132,7 +164,7 @@ export class BucketedBackward {
     const ready = new Set<string>();
     const done = new Set<number>();
     let chain = Promise.resolve();
-    this.hostOverflow = half?.format === 'f16' && !this.shared ? false : null;
+    this.hostOverflow = half?.format === 'f16' ? false : null;
     for (const seg of plan.backward) {
       for (const op of seg.ops) rec.dispatch(op);
       rec.layer(`${seg.layer}.backward`);
@@ -143,15 +175,6 @@ export class BucketedBackward {
         const { index, offset, count } = b.bucket;
         rec.phase(`bucket ${index} copy`);
         rec.dispatch(b.prescale);
-        if (this.shared) {
-          // Ranks sharing this device: the bucket is summed on the GPU, never read back.
-          rec.submit();
-          rec = new Recorder(gpu, 'ddp.backward');
-          const shared = this.shared;
-          const allReduce = () => shared.reduce.allReduce(gpu, shared.rank, trainer.grads, offset, count);
-          chain = chain.then(() => hook({ where: 'device', index, allReduce }));
-          continue;
-        }
         const readback = b.readback;
         if (!readback) throw new Error(`bucket ${index} has no host copy`);
         // fp16: the bucket's halves travel (fp16_compress_hook: divided by W, then cast)
@@ -177,7 +200,7 @@ export class BucketedBackward {
     const data = await readback.read(n);
     tracer.mark(`${name} ready`, 'comm', { bytes: n * 4 });
     const packing = half ? (half.format === 'bf16' ? { bf16: true } : { halves: true }) : {};
-    await hook({ where: 'host', index: b.index, data, packing });
+    await hook({ index: b.index, data, packing });
     const endWrite = tracer.begin(`write ${name}`, 'comm');
     const label = `ddp.bucket${b.index}`;
     if (half) {

@@ -2,8 +2,10 @@
 // its own shard. Gradients are averaged in buckets (reverse parameter order, 1 MiB first bucket,
 // then bucketCapMB, as PyTorch's Reducer: buckets.ts): as soon as backward has produced a
 // bucket's gradients, the trainer announces it (train/bucketed.ts: pre-divided by the world size
-// on the GPU and copied out, or left on the device the ranks share) and this all-reduces it over
-// the ring while the GPU goes on with the earlier layers. Then every rank steps its own optimizer.
+// on the GPU and copied out) and this all-reduces it over the ring while the GPU goes on with the
+// earlier layers. Then every rank steps its own optimizer. Ranks sharing one device (float32)
+// instead join one step of all of them: the gradients summed on the device and every rank's
+// update, submitted at once (train/device-reduce.ts).
 // Gradient accumulation: micro-batches before the last run without any all-reduce (no_sync).
 // fp16 (DeepSpeed's fp16 section): the loss gradient is multiplied by the loss scale, each bucket
 // travels as halves and is all-reduced as fp16 (half the bytes, as PyTorch's fp16_compress_hook),
@@ -75,8 +77,7 @@ export class DdpRunner implements ModeRunner {
   /** What DDP does with a bucket: all-reduce it (the mean: every rank's bucket is already divided by W). */
   private allReduce = (b: ReadyBucket): Promise<void> =>
     this.ctx.comm(async () => {
-      if (b.where === 'host') await this.ctx.pg.allReduce(b.data, { ...b.packing, bucket: b.index });
-      else await b.allReduce();
+      await this.ctx.pg.allReduce(b.data, { ...b.packing, bucket: b.index });
     }, `all-reduce bucket ${b.index}`);
 
   private async run(micro: readonly MicroBatch[], lr: number, submitted: () => void): Promise<StepStats> {
@@ -88,9 +89,10 @@ export class DdpRunner implements ModeRunner {
     // One worker, one micro-batch: the update goes in the same submit, so that the next step
     // (the coordinator may already have asked for it: ParallelMode.pipelines) queues behind it.
     const alone = world === 1 && micro.length === 1 && !buckets.mixed;
-    // Ranks sharing a device, one micro-batch: the update is queued as soon as every bucket's sum
-    // is, and the next step (ParallelMode.pipelines) may start before this step's loss is back.
-    const queued = world > 1 && buckets.onDevice && micro.length === 1;
+    // Ranks sharing a device: the last micro-batch's backward, the sum and the update are submitted
+    // with every rank's, and the next step (ParallelMode.pipelines) may start before this step's
+    // loss is back.
+    const shared = world > 1 && buckets.onDevice;
     for (const [m, mb] of micro.entries()) {
       const last = m === micro.length - 1;
       // 1. data
@@ -101,13 +103,16 @@ export class DdpRunner implements ModeRunner {
       const pass = await trainer.forward(batch, lossScale / (mb.count * micro.length), 'ddp.forward_backward');
       // 3. backward; only the last micro-batch all-reduces (no_sync before it)
       let reduced = Promise.resolve();
+      if (last && shared) {
+        // the stats copy is in this step's one submit: read once it is submitted
+        await this.ctx.comm(() => buckets.sharedStep(pass, lr), 'all-reduce on the shared device');
+        submitted();
+        const r = await pass.stats();
+        stats.add(r.loss, r.correct, mb.count);
+        return stats.value;
+      }
       if (last && world > 1) {
         reduced = buckets.backward(pass, this.allReduce);
-        if (queued)
-          reduced = reduced.then(async () => {
-            await buckets.update(lr);
-            submitted();
-          });
       } else if (alone) {
         pass.backward({ update: lr });
         submitted();
@@ -119,7 +124,7 @@ export class DdpRunner implements ModeRunner {
       // the other's rejection is still handled instead of surfacing as an unhandled error.
       const [r] = await Promise.all([pass.stats(), reduced]);
       stats.add(r.loss, r.correct, mb.count);
-      if (alone || queued) return stats.value;
+      if (alone) return stats.value;
     }
     // 4. the optimizer (fp16: unless the reduced halves overflowed)
     if (!scaler) {
