@@ -1,7 +1,7 @@
 // allreduce_sum: the all-reduce of ranks that share one device (webddp train --colocate): the sum
-// over W ranks of one gradient bucket, gathered rank after rank,
+// over W ranks of their gradients, gathered rank after rank,
 //   out[i] = sum_r gathered[r * count + i]   (r = 0, 1, ..., W-1, in that order)
-// Each rank has already divided its bucket by W (DDP's pre-division); the sum is copied back into
+// Each rank has already divided its gradients by W (DDP's pre-division); the sum is copied back into
 // every rank's gradients. For W = 2 it is the ring's sum bit for bit (a + b = b + a); for more
 // ranks the ring adds the same values in another order.
 //
