@@ -112,7 +112,7 @@ async function measure(
       ms.push(e.ms);
       comm.push(e.workers[0]?.commMs ?? 0);
       peak = Math.max(peak, e.workers[0]?.memory.peak ?? 0);
-      samples = e.samples;
+      samples = Math.max(samples, e.samples); // a full step's (an epoch's last step may be short)
     }
   } finally {
     await c.close();
