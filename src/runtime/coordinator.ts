@@ -19,6 +19,12 @@ import { gatherOptimizer, rankRestore, snapshotOf } from './snapshot.ts';
 import { Interrupt, sumEvals } from './evaluation.ts';
 import { EpochLedger } from './epoch-ledger.ts';
 
+/**
+ * How many steps after the current one a pipelined mode has asked for: two, so that the GPU has a
+ * step queued while the current step's loss travels back and the next one is recorded.
+ */
+const PIPELINE_DEPTH = 2;
+
 export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 
 export type { CoordinatorOptions, RunOptions } from './options.ts';
@@ -181,32 +187,45 @@ export class Coordinator {
         correct = 0,
         samples0 = 0,
         samplesAll = 0;
-      // Pipelined modes: step k+1 is already asked for (its batch read and uploaded, its work queued)
-      // while step k runs; a step's time is then from the previous step's end to its own.
+      // Pipelined modes: the next PIPELINE_DEPTH steps are already asked for (their batches read and
+      // uploaded, their work queued) while step k runs, so the GPU has the next step queued while
+      // step k's loss comes back; a step's time is then from the previous step's end to its own.
       const pipelined = PARALLEL_MODES[c.mode].pipelines?.(c, this.colocated) ?? false;
       const issue = (step: number) => {
         const p = this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step));
         p.catch(() => undefined); // a failure is reported where the step is awaited
         return { at: performance.now(), p };
       };
-      let ahead: ReturnType<typeof issue> | null = null;
+      /** Steps asked for and not yet awaited, in step order (the first is the current step). */
+      const ahead: ReturnType<typeof issue>[] = [];
       let prevEnd = -Infinity;
-      // A checkpoint, the step limit or a replica check after this step (the epoch's last step: its
-      // end saves): no next step may be in flight then, or a rank's state could be a step ahead.
-      const pauseAfter = (step: number) =>
-        globalStep + 1 >= maxSteps ||
-        (every > 0 && (globalStep + 1) % every === 0 && step < steps - 1) ||
-        (c.checkEvery > 0 && (globalStep + 1) % c.checkEvery === 0);
+      // A checkpoint, the step limit or a replica check after the step `j` steps from now (the
+      // epoch's last step: its end saves): no later step may be in flight then, or a rank's state
+      // could be a step ahead.
+      const pauseAfter = (step: number, j: number) =>
+        globalStep + j + 1 >= maxSteps ||
+        (every > 0 && (globalStep + j + 1) % every === 0 && step + j < steps - 1) ||
+        (c.checkEvery > 0 && (globalStep + j + 1) % c.checkEvery === 0);
       let next = fromStep;
       for (let step = fromStep; step < steps; step++) {
-        if (!ahead && this.pauseGate) {
+        if (ahead.length === 0 && this.pauseGate) {
           this.pauseGate.held();
           await this.pauseGate.promise;
         }
-        if (!ahead && this.stopRequested) break;
-        const cur: ReturnType<typeof issue> = ahead ?? issue(step);
-        const more = pipelined && step + 1 < steps && !this.pauseGate && !this.stopRequested && !pauseAfter(step);
-        ahead = more ? issue(step + 1) : null;
+        if (ahead.length === 0 && this.stopRequested) break;
+        if (ahead.length === 0) ahead.push(issue(step));
+        // ask for the following steps up to the depth, none past a pause
+        while (
+          pipelined &&
+          ahead.length <= PIPELINE_DEPTH &&
+          step + ahead.length < steps &&
+          !this.pauseGate &&
+          !this.stopRequested &&
+          !pauseAfter(step, ahead.length - 1)
+        )
+          ahead.push(issue(step + ahead.length));
+        const cur = ahead.shift();
+        if (!cur) break;
         const last = await cur.p;
         const end = performance.now();
         const ms = end - Math.max(cur.at, prevEnd);
