@@ -117,7 +117,7 @@ def autocast():
             "note": f"SimpleCNN from torch.manual_seed({MSEED}), weights rounded to fp16; x,y from Generator seed {DSEED}; batch {BS}; "
                     f"one SGD step under CUDA autocast fp16, static loss scale {SCALE:g}"}
     save(os.path.join(OUT, "simplecnn_autocast_fp16.safetensors"), t, meta)
-    print("autocast fp16 fixture loss", float(loss), "on", meta["device"], "torch", torch.__version__)
+    print("autocast fp16 fixture loss", float(loss.detach()), "on", meta["device"], "torch", torch.__version__)
 
 def ddp_rank(rank, world, port):
     import torch.distributed as dist

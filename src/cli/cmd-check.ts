@@ -90,7 +90,9 @@ export const command = defineCommand({
     "  precision  webddp's fp16 step (--fp16: halves, loss scale, fp32 master) against one SGD step under\n" +
     "           PyTorch's CUDA autocast fp16 with a static loss scale (fixtures/simplecnn_autocast_fp16\n" +
     '           .safetensors): logits, loss, unscaled gradients, the master after the step, each within\n' +
-    '           m x 2^-11 x its largest |value| (m from the fp16 roundings on its path, docs/precision.md)\n' +
+    '           m x 2^-11 x its largest |value| (m from the fp16 roundings on its path, docs/precision.md);\n' +
+    "           the convolutions' gradients are shown (skipped), not judged: max-pool's choices among\n" +
+    '           fp16 ties make them differ by more than rounding\n' +
     "  ddp      a 2-worker DistributedDataParallel run against PyTorch's (fixtures/ddp_world2.safetensors):\n" +
     "           final parameters, each rank's DistributedSampler shard and per-step losses\n" +
     '  equivalence  ddp, zero1, zero2, zero3, dp and balanced-dp on 4 ranks (batch 2 each; balanced-dp\n' +

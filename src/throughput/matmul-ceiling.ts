@@ -150,13 +150,13 @@ export async function measureCeilings(
   o: { readonly n?: number; readonly reps?: number } = {},
 ): Promise<Ceilings> {
   const n = o.n ?? ceilingSize(gpu);
-  const reps = o.reps ?? (gpu.adapter.fallback ? 3 : 20);
+  const reps = o.reps ?? (gpu.adapter.fallback ? 2 : 20);
   const fp32 = await measure(gpu, 'fp32', n, reps);
   if (!gpu.halfMatrix)
     return {
       fp32,
       f16Matrix: null,
-      f16MatrixMissing: `${gpu.label} has no shader-f16 with f16 x f16 -> f32 16x16x16 subgroup matrices`,
+      f16MatrixMissing: `the device (${gpu.adapter.description || gpu.adapter.vendor}) has no shader-f16 with f16 x f16 -> f32 16x16x16 subgroup matrices`,
     };
   return { fp32, f16Matrix: await measure(gpu, 'f16-matrix', n, reps) };
 }
