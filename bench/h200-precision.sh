@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One H200 call for half-precision arithmetic: the adapter with and without the Dawn toggles, the
-# matmul ceilings (bench/matmul-ceiling.mjs: fp32 WGSL, f16 subgroup matrices), `webddp check` with
+# matmul ceilings (`webddp bench --profile`'s: fp32 WGSL, f16 subgroup matrices), `webddp check` with
 # the half-precision features (JUnit XML), and webddp bench at batch 128, 512 and 2048 in fp32,
 # fp16 and bf16 beside PyTorch 2.11 eager (TF32 default, autocast fp16, autocast bf16) on the same
-# step, twice, alternating. Runs a packed CLI: BUNDLE holds bin/, dist-cli/, matmul-ceiling.mjs
+# step, twice, alternating. Runs a packed CLI: BUNDLE holds bin/, dist-cli/
 # and node_modules/webgpu without its binary (taken from .gpu/). From the repository root after
 # `source .gpu/remote.sh`:  bash BUNDLE/h200-precision.sh OUT_DIR BUNDLE [quick|full]
 set -uo pipefail
@@ -33,8 +33,8 @@ if [ "$what" = fp16 ]; then
 fi
 step "webddp devices"
 timeout 60 $W devices 2>&1 | grep -v XDG | tee -a "$log"
-step "node bench/matmul-ceiling.mjs --n 4096"
-timeout 60 node "$B/matmul-ceiling.mjs" --n 4096 2>&1 | grep -E "TFLOP|^\\{|rror" | tee -a "$log"
+step "webddp bench --adapter gpu --precision fp16 --batches 128 --steps 5 --warmup 2 --profile (the matmul ceilings)"
+timeout 60 $W bench --adapter gpu --precision fp16 --batches 128 --steps 5 --warmup 2 --profile 2>&1 | grep -E "ceiling|rror" | tee -a "$log"
 if [ "$what" = quick ]; then
   step "webddp check --adapter gpu --only kernels --kernels sgmat,linear_forward_reduce"
   timeout 120 $W check --adapter gpu --only kernels --kernels sgmat,linear_forward_reduce --junit "$out/check-sgmat.xml" 2>&1 | F | tail -40 | tee -a "$log"

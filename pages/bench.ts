@@ -7,7 +7,7 @@ import { importSynthetic, SYNTHETIC_DATASET } from '../src/data/synthetic.ts';
 import { browserSpawner, colocatedBrowserSpawner } from '../src/runtime/spawn-browser.ts';
 import { acquireDevice } from '../src/gpu/device.ts';
 import { benchmarkDistributed, formatDistBench } from '../src/throughput/dist-step.ts';
-import { benchmarkTraining, formatKernelProfile, formatTrainBench } from '../src/throughput/train-step.ts';
+import { benchmarkTraining, formatProfiles, formatTrainBench } from '../src/throughput/train-step.ts';
 
 declare global {
   interface Window {
@@ -80,7 +80,7 @@ async function run(): Promise<unknown> {
       },
       (r) => status(`batch ${r.batch}: ${r.imagesPerSec.toFixed(1)} images/s`),
     );
-    const profiles = rows.filter((r) => r.kernels).map(formatKernelProfile);
+    const profiles = rows.some((r) => r.kernels) ? [formatProfiles(rows)] : [];
     show('#table', [formatTrainBench(rows), ...profiles].join('\n'));
     return { runtime: 'chromium', kind: 'train', adapter: gpu.adapter, userAgent: navigator.userAgent, rows };
   } finally {

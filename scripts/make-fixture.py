@@ -4,6 +4,10 @@ python3-torch 1.13 works: `apt-get install python3-torch`, then `/usr/bin/python
 
   MSEED=3 DSEED=5 BS=5 OUT=/tmp python3 scripts/make-fixture.py grad      -> $OUT/simplecnn_grad.safetensors
   WORLD=3 RBS=3 NDATA=31 SSEED=7 DROP=1 python3 scripts/make-fixture.py ddp -> $OUT/ddp_world3.safetensors
+  BS=8 SCALE=1024 python3 scripts/make-fixture.py autocast             -> $OUT/simplecnn_autocast_fp16.safetensors
+
+`autocast` needs CUDA torch: one SGD step of SimpleCNN under torch.autocast('cuda', dtype=torch.float16) with a
+static loss scale, as DeepSpeed's fp16 runs it (fp32 master weights, fp16 compute), for `webddp check --only precision`.
 """
 import json, os, struct, sys
 import torch, torch.nn as nn, torch.nn.functional as F
@@ -13,6 +17,7 @@ OUT = E("OUT", ".")
 MSEED, DSEED, BS = int(E("MSEED", "0")), int(E("DSEED", "1")), int(E("BS", "8"))
 WORLD, RBS, NDATA, SSEED, DROP = int(E("WORLD", "2")), int(E("RBS", "4")), int(E("NDATA", "40")), int(E("SSEED", "0")), E("DROP", "0") == "1"
 OPT = E("OPT", "adam")
+SCALE = float(E("SCALE", "1024"))
 
 class SimpleCNN(nn.Module):
     def __init__(self):
@@ -68,6 +73,52 @@ def grad():
          "note": f"SimpleCNN from torch.manual_seed({MSEED}); x,y from Generator seed {DSEED}; batch {BS}"})
     print("grad fixture loss", float(loss))
 
+def autocast():
+    """One SGD step under CUDA autocast fp16 with a static loss scale (DeepSpeed's fp16: fp32 master weights,
+    f16 compute). The initial weights are the seed's init rounded to fp16 (DeepSpeed halves the module and
+    copies its master from the halves; autocast casts the master to fp16 for every conv and linear, so the
+    forward reads the same halves either way). Saved: the inputs, those weights, the fp16 logits, the loss, the
+    float32 gradients unscaled (each the loss-scaled gradient rounded to fp16, as autocast's casts hand it
+    back, times 1/scale) and the float32 master after SGD's step."""
+    if not torch.cuda.is_available():
+        sys.exit("make-fixture.py autocast: needs CUDA torch (torch.autocast('cuda', dtype=torch.float16))")
+    dev = torch.device("cuda")
+    # float32 accumulation in the fp16 GEMMs (cuBLAS may otherwise reduce split-K partial sums in fp16),
+    # and cuDNN's deterministic algorithms
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cudnn.deterministic = True; torch.backends.cudnn.benchmark = False
+    torch.manual_seed(MSEED); model = SimpleCNN()
+    with torch.no_grad():
+        for p in model.parameters(): p.copy_(p.half().float())
+    g = torch.Generator().manual_seed(DSEED)
+    x = torch.randn(BS, 3, 32, 32, generator=g); y = torch.randint(0, 10, (BS,), generator=g)
+    t = {f"param.{k}": v.detach().clone() for k, v in model.state_dict().items()}
+    t["input.x"] = x; t["input.y"] = y.to(torch.int32)
+    model.to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=OPTS["sgd"]["lr"], momentum=OPTS["sgd"]["momentum"])
+    opt.zero_grad()
+    with torch.autocast("cuda", dtype=torch.float16):
+        logits = model(x.to(dev)); loss = F.cross_entropy(logits, y.to(dev))
+    assert logits.dtype == torch.float16 and loss.dtype == torch.float32, (logits.dtype, loss.dtype)
+    (loss * SCALE).backward()
+    for p in model.parameters():
+        assert p.grad.dtype == torch.float32 and bool(torch.isfinite(p.grad).all()), "the scaled gradients overflowed"
+        p.grad.mul_(1.0 / SCALE)
+    t["out.logits"] = logits.detach().float().cpu(); t["out.loss"] = loss.detach().float().cpu().reshape(1)
+    for k, p in model.named_parameters(): t[f"grad.{k}"] = p.grad.detach().cpu().clone()
+    opt.step()
+    for k, v in model.state_dict().items(): t[f"after1.sgd.{k}"] = v.detach().cpu().clone()
+    spec = {"kind": "autocast_fp16", "model": "SimpleCNN", "loss_scale": SCALE, "steps": 1,
+            "optimizer": dict(OPTS["sgd"], name="sgd"),
+            "inputs": {"params": "param.<name>", "x": "input.x", "y": "input.y"},
+            "autocast": "torch.autocast('cuda', dtype=torch.float16); cross_entropy in float32 (autocast's rule), logits float16"}
+    meta = {"torch": torch.__version__, "cuda": str(torch.version.cuda), "cudnn": str(torch.backends.cudnn.version()),
+            "device": torch.cuda.get_device_name(0), "spec": json.dumps(spec),
+            "note": f"SimpleCNN from torch.manual_seed({MSEED}), weights rounded to fp16; x,y from Generator seed {DSEED}; batch {BS}; "
+                    f"one SGD step under CUDA autocast fp16, static loss scale {SCALE:g}"}
+    save(os.path.join(OUT, "simplecnn_autocast_fp16.safetensors"), t, meta)
+    print("autocast fp16 fixture loss", float(loss.detach()), "on", meta["device"], "torch", torch.__version__)
+
 def ddp_rank(rank, world, port):
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
@@ -113,4 +164,5 @@ if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "grad"
     if cmd == "ddp_rank": ddp_rank(int(sys.argv[2]), WORLD, 29000 + MSEED % 500 + 7 * WORLD)
     elif cmd == "ddp": ddp()
+    elif cmd == "autocast": autocast()
     else: grad()

@@ -4,7 +4,7 @@
 // reports one failed row saying so.
 import type { AdapterSummary } from '../gpu/device.ts';
 
-export const CHECK_GROUPS = ['kernels', 'model', 'ddp', 'equivalence', 'learn', 'bench'] as const;
+export const CHECK_GROUPS = ['kernels', 'model', 'precision', 'ddp', 'equivalence', 'learn', 'bench'] as const;
 export type CheckGroup = (typeof CHECK_GROUPS)[number];
 
 export type CheckStatus = 'pass' | 'fail' | 'skip';

@@ -1,5 +1,5 @@
 // `webddp check` in any runtime: the environment (check-env.ts) gives a device, a worker spawner and
-// the fixtures; this runs the groups asked for, in order (kernels, model, ddp, equivalence, learn, bench), on the
+// the fixtures; this runs the groups asked for, in order (kernels, model, precision, ddp, equivalence, learn, bench), on the
 // adapter's tuning (or --tuning over it), compares the throughput with a baseline when one is
 // given, and returns the report. Exit-code rule: ok only when no row failed and one passed.
 import type { KernelName } from '../gpu/kernels.ts';
@@ -11,7 +11,7 @@ import type { CheckEnvironment } from './check-env.ts';
 import { checkEquivalence, EQUIVALENCE_FULL, EQUIVALENCE_QUICK } from './equivalence.ts';
 import { checkKernels } from './kernels.ts';
 import { checkLearning, LEARN_FULL, LEARN_QUICK } from './learn.ts';
-import { checkDdp, checkModel } from './pytorch.ts';
+import { checkAutocast, checkDdp, checkModel } from './pytorch.ts';
 import { CHECK_GROUPS, countRows, reportOk, type CheckGroup, type CheckReport, type CheckRow } from './result.ts';
 
 export interface CheckOptions {
@@ -72,6 +72,10 @@ export async function runCheck(env: CheckEnvironment, o: CheckOptions = {}): Pro
     if (groups.has('model')) {
       o.onGroup?.('model');
       add(await checkModel(gpu, tuning, env.readFixture));
+    }
+    if (groups.has('precision')) {
+      o.onGroup?.('precision');
+      add(await checkAutocast(gpu, tuning, env.readFixture));
     }
     if (groups.has('ddp')) {
       o.onGroup?.('ddp');

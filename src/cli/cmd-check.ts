@@ -87,6 +87,12 @@ export const command = defineCommand({
     '           not pick for the model are checked too and marked so\n' +
     "  model    SimpleCNN against PyTorch (the package's fixtures/simplecnn_grad.safetensors): logits,\n" +
     '           loss, every gradient, two steps of SGD, Adam and AdamW, clip_grad_norm_ (rtol 1e-4, atol 1e-5)\n' +
+    "  precision  webddp's fp16 step (--fp16: halves, loss scale, fp32 master) against one SGD step under\n" +
+    "           PyTorch's CUDA autocast fp16 with a static loss scale (fixtures/simplecnn_autocast_fp16\n" +
+    '           .safetensors): logits, loss, unscaled gradients, the master after the step, each within\n' +
+    '           m x 2^-11 x its largest |value| (m from the fp16 roundings on its path, docs/precision.md);\n' +
+    "           the convolutions' gradients are shown (skipped), not judged: max-pool's choices among\n" +
+    '           fp16 ties make them differ by more than rounding\n' +
     "  ddp      a 2-worker DistributedDataParallel run against PyTorch's (fixtures/ddp_world2.safetensors):\n" +
     "           final parameters, each rank's DistributedSampler shard and per-step losses\n" +
     '  equivalence  ddp, zero1, zero2, zero3, dp and balanced-dp on 4 ranks (batch 2 each; balanced-dp\n' +

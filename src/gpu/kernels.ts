@@ -66,6 +66,17 @@ export const KERNELS = {
     overrides: { SG: 32 },
     requires: SGMAT,
   },
+  matmul_f32: {
+    bindings: [P, ['a', 'read'], ['b', 'read'], ['c', 'read_write']],
+    params: { n: u },
+    overrides: {},
+  },
+  matmul_f16_sgmat: {
+    bindings: [P, ['a', 'read'], ['b', 'read'], ['c', 'read_write']],
+    params: { n: u },
+    overrides: { SG: 32 },
+    requires: SGMAT,
+  },
   conv2d_backward_input: {
     bindings: [P, ['dy', 'read'], ['theta', 'read'], ['dx', 'read_write']],
     params: { n: u, ci: u, co: u, h: u, w: u, w_off: u },

@@ -39,7 +39,10 @@ export class Recorder {
   }
 
   dispatch(op: Op): void {
-    if (this.profile) this.phase(op.label);
+    if (this.profile) {
+      this.phase(op.label);
+      this.timer?.noteKernel(op.label, op.kernel.name);
+    }
     const pass = this.openPass();
     pass.setPipeline(op.kernel.pipeline);
     pass.setBindGroup(0, op.bindGroup);

@@ -1,11 +1,15 @@
 // GPU time per phase from timestamp queries (where the adapter has 'timestamp-query'): each compute
-// pass a Recorder opens gets a begin/end pair; read() sums the pass durations by phase name.
+// pass a Recorder opens gets a begin/end pair; read() sums the pass durations by phase name. A
+// profiling Recorder also notes which kernels each phase ran (kernelsOf: what arithmetic a profiled
+// kernel did, for `bench --profile`'s ceilings).
 import type { Gpu } from './device.ts';
+import type { KernelName } from './kernels.ts';
 import { PassTimestamps } from './pass-timestamps.ts';
 
 export class Timer {
   private readonly queries: PassTimestamps;
   private phases: string[] = [];
+  private readonly kernels = new Map<string, Set<KernelName>>();
 
   constructor(gpu: Gpu, capacity = 64) {
     this.queries = new PassTimestamps(gpu, 'timer.queries', capacity);
@@ -17,6 +21,18 @@ export class Timer {
     if (k >= this.queries.capacity) return undefined;
     this.phases.push(phase);
     return this.queries.writes(k);
+  }
+
+  /** Notes that phase `phase` dispatched `kernel`. */
+  noteKernel(phase: string, kernel: KernelName): void {
+    let set = this.kernels.get(phase);
+    if (!set) this.kernels.set(phase, (set = new Set()));
+    set.add(kernel);
+  }
+
+  /** The kernels phase `phase` dispatched in any step timed so far. */
+  kernelsOf(phase: string): readonly KernelName[] {
+    return [...(this.kernels.get(phase) ?? [])];
   }
 
   resolve(encoder: GPUCommandEncoder): void {

@@ -34,6 +34,8 @@ export function decodeFloats(t: TensorEntry, name: string, source: string): Floa
 function checkableNames(f: Fixture): string[] {
   const params = f.model.params.map((p) => p.name);
   if (f.kind === 'ddp') return params.map((p) => `param_final.${p}`);
+  if (f.kind === 'autocast_fp16')
+    return ['out.logits', 'out.loss', ...params.map((p) => `grad.${p}`), ...params.map((p) => `after1.sgd.${p}`)];
   const opts = Object.keys(f.spec.optimizers ?? {});
   return [
     'out.logits',
@@ -44,6 +46,12 @@ function checkableNames(f: Fixture): string[] {
   ];
 }
 
+const EXPECTED_OUTPUTS: Readonly<Record<Fixture['kind'], string>> = {
+  grad: 'out.logits, out.loss, grad.*, after2.<optimizer>.*, clip.*',
+  ddp: 'param_final.*, metadata shards / losses',
+  autocast_fp16: 'out.logits, out.loss, grad.*, after1.sgd.*',
+};
+
 /** Throws unless the fixture holds at least one expected output a replay would check. */
 export function requireExpected(f: Fixture): void {
   const st: SafeTensors = f.st;
@@ -53,7 +61,7 @@ export function requireExpected(f: Fixture): void {
   if (!any)
     throw new FixtureError(
       f.source,
-      `nothing to check: the fixture holds none of the expected outputs of a '${f.kind}' replay (${f.kind === 'ddp' ? 'param_final.*, metadata shards / losses' : 'out.logits, out.loss, grad.*, after2.<optimizer>.*, clip.*'})`,
+      `nothing to check: the fixture holds none of the expected outputs of a '${f.kind}' replay (${EXPECTED_OUTPUTS[f.kind]})`,
     );
 }
 
@@ -71,7 +79,7 @@ export function compareOutputs(f: Fixture, outputs: readonly ParityOutput[]): Pa
       rows.push(failedRow(`${o.name} (shape ${show(o.shape)} vs expected ${show(t.shape)})`, o.rule, o.data.length));
       continue;
     }
-    rows.push(checkTensor(o.name, o.rule, o.data, decodeFloats(t, o.name, f.source)));
+    rows.push(checkTensor(o.name, o.rule, o.data, decodeFloats(t, o.name, f.source), o.bound));
   }
   return rows;
 }

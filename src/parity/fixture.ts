@@ -1,5 +1,5 @@
 // Reading a PyTorch fixture for `webddp parity`: the safetensors file and the JSON `spec` in its
-// metadata (kind 'grad' or 'ddp'), checked so a wrong or damaged file fails with a clear message.
+// metadata (kind 'grad', 'ddp' or 'autocast_fp16'), checked so a wrong or damaged file fails with a clear message.
 import { getF32, parseSafetensors, type SafeTensors } from '../checkpoint/safetensors.ts';
 import { simpleCnnSpec, type ModelSpec } from '../nn/spec.ts';
 import type { OptimizerConfig } from '../optim/optimizer.ts';
@@ -12,11 +12,15 @@ export class FixtureError extends Error {
   }
 }
 
+/** grad: one fp32 step and the optimizers; ddp: a DDP run; autocast_fp16: one step under CUDA autocast fp16. */
+export type FixtureKind = 'grad' | 'ddp' | 'autocast_fp16';
+const KINDS: readonly string[] = ['grad', 'ddp', 'autocast_fp16'] satisfies FixtureKind[];
+
 export interface Fixture {
   readonly source: string;
   readonly st: SafeTensors;
   readonly spec: Record<string, unknown>;
-  readonly kind: 'grad' | 'ddp';
+  readonly kind: FixtureKind;
   readonly model: ModelSpec;
 }
 
@@ -29,12 +33,16 @@ export function readFixture(bytes: Uint8Array, source: string): Fixture {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
     throw new FixtureError(source, '__metadata__.spec is not a JSON object');
   const s = spec as Record<string, unknown>;
-  if (s.kind !== 'grad' && s.kind !== 'ddp')
-    throw new FixtureError(source, `unsupported fixture kind ${JSON.stringify(s.kind)} (expected "grad" or "ddp")`);
+  if (typeof s.kind !== 'string' || !KINDS.includes(s.kind))
+    throw new FixtureError(
+      source,
+      `unsupported fixture kind ${JSON.stringify(s.kind)} (expected ${KINDS.map((k) => `"${k}"`).join(', ')})`,
+    );
+  const kind = s.kind as FixtureKind;
   if (s.model !== undefined && s.model !== 'SimpleCNN')
     throw new FixtureError(source, `unsupported model ${JSON.stringify(s.model)} (only SimpleCNN)`);
-  const prefix = s.kind === 'grad' ? 'param.' : 'param_init.';
-  return { source, st, spec: s, kind: s.kind, model: inferModel(st, prefix, source) };
+  const prefix = kind === 'ddp' ? 'param_init.' : 'param.';
+  return { source, st, spec: s, kind, model: inferModel(st, prefix, source) };
 }
 
 /** SimpleCNN's width from the fixture's conv1.weight, with every parameter's shape checked. */

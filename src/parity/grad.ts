@@ -17,6 +17,8 @@ export interface ParityOutput {
   readonly data: Float32Array;
   readonly shape: readonly number[];
   readonly rule: RuleName;
+  /** The f16 rule's bound on |a - b| (autocast.ts derives it). */
+  readonly bound?: number;
 }
 
 export async function runGradFixture(

@@ -14,6 +14,7 @@ import type { Tuning } from '../gpu/tuning.ts';
 import type { Batch } from '../data/batch.ts';
 import { Trainer } from '../train/trainer.ts';
 import { kernelWork, type KernelWork } from './kernel-work.ts';
+import { arithmeticOf, formatCeilings, measureCeilings, type Arithmetic, type Ceilings } from './matmul-ceiling.ts';
 
 export interface TrainBenchOptions {
   readonly batches: readonly number[];
@@ -22,7 +23,10 @@ export interface TrainBenchOptions {
   readonly width?: number;
   readonly optimizer?: OptimizerConfig;
   readonly tuning?: Tuning;
-  /** Also time every kernel separately (needs timestamp queries). */
+  /**
+   * Also time every kernel separately (needs timestamp queries), and measure the matmul ceilings
+   * (matmul-ceiling.ts) each kernel's TFLOP/s is compared with.
+   */
   readonly profile?: boolean;
   /**
    * fp32 (default), or the trainer's fp16 / bf16 mixed precision: halves as parameters and saved
@@ -52,6 +56,8 @@ export interface TrainBenchRow {
   readonly kernels?: Record<string, number>;
   /** With the profile: each timed kernel's TFLOP/s and GB/s (kernel-work.ts: the fewest bytes it must move). */
   readonly kernelRates?: Record<string, KernelRate>;
+  /** With the profile: the matmul ceilings measured in the same run on the same device. */
+  readonly ceilings?: Ceilings;
 }
 
 export interface KernelRate {
@@ -59,15 +65,36 @@ export interface KernelRate {
   readonly gbs: number;
   /** FLOP per byte: below the GPU's balance (about 14 on an H200, float32) memory bounds the kernel. */
   readonly intensity: number;
+  /** What the kernel computes in: its products in f16 subgroup matrices, or float32 arithmetic. */
+  readonly arithmetic: Arithmetic;
+  /** TFLOP/s as a percentage of the ceiling of its arithmetic (absent where it does no FLOPs or the device has no such ceiling). */
+  readonly ofCeiling?: number;
 }
 
-/** TFLOP/s and GB/s of the profiled kernels whose work kernelWork knows. */
-function rates(kernels: Record<string, number>, work: Record<string, KernelWork>): Record<string, KernelRate> {
+/**
+ * TFLOP/s and GB/s of the profiled kernels whose work kernelWork knows, each against the ceiling of
+ * its arithmetic: f16 subgroup matrices where one of the label's kernels computes in them, else fp32.
+ */
+function rates(
+  kernels: Record<string, number>,
+  work: Record<string, KernelWork>,
+  timer: Timer,
+  ceilings: Ceilings,
+): Record<string, KernelRate> {
   const out: Record<string, KernelRate> = {};
   for (const [k, ms] of Object.entries(kernels)) {
     const w = work[k];
     if (!w || !(ms > 0)) continue;
-    out[k] = { tflops: w.flops / ms / 1e9, gbs: w.bytes / ms / 1e6, intensity: w.flops / w.bytes };
+    const arithmetic = timer.kernelsOf(k).some((name) => arithmeticOf(name) === 'f16-matrix') ? 'f16-matrix' : 'fp32';
+    const tflops = w.flops / ms / 1e9;
+    const ceiling = arithmetic === 'f16-matrix' ? ceilings.f16Matrix : ceilings.fp32;
+    out[k] = {
+      tflops,
+      gbs: w.bytes / ms / 1e6,
+      intensity: w.flops / w.bytes,
+      arithmetic,
+      ...(ceiling && tflops > 0 ? { ofCeiling: (100 * tflops) / ceiling.tflops } : {}),
+    };
   }
   return out;
 }
@@ -122,6 +149,7 @@ export async function benchmarkTraining(
   const spec = simpleCnnSpec(o.width ?? 1);
   const rows: TrainBenchRow[] = [];
   const g = new CpuGenerator(0);
+  const ceilings = o.profile && gpu.hasTimestamps ? await measureCeilings(gpu) : undefined;
   for (const batch of o.batches) {
     const t = await Trainer.create(gpu, {
       spec,
@@ -160,11 +188,12 @@ export async function benchmarkTraining(
       } else {
         split = await phaseWallClock(t, data[0]!);
       }
-      let kernels: Record<string, number> | undefined;
-      if (o.profile && gpu.hasTimestamps) {
+      let profiled: Pick<TrainBenchRow, 'kernels' | 'kernelRates' | 'ceilings'> = {};
+      if (ceilings) {
         const timer = new Timer(gpu, 128);
         await t.step(data[0]!, { timer, profile: true });
-        kernels = (await t.step(data[0]!, { timer, profile: true })).gpuMs;
+        const kernels = (await t.step(data[0]!, { timer, profile: true })).gpuMs ?? {};
+        profiled = { kernels, kernelRates: rates(kernels, kernelWork(spec, batch), timer, ceilings), ceilings };
         timer.destroy();
       }
       const row: TrainBenchRow = {
@@ -178,7 +207,7 @@ export async function benchmarkTraining(
         optimizerMs: split[2] ?? 0,
         split: how,
         steps: o.steps,
-        ...(kernels ? { kernels, kernelRates: rates(kernels, kernelWork(spec, batch)) } : {}),
+        ...profiled,
       };
       rows.push(row);
       onRow?.(row);
@@ -189,23 +218,38 @@ export async function benchmarkTraining(
   return rows;
 }
 
-/** The per-kernel profile of a row, slowest first, with each kernel's TFLOP/s, GB/s and FLOP per byte. */
-export function formatKernelProfile(r: TrainBenchRow): string {
+/**
+ * The per-kernel profile of a row, slowest first, with each kernel's TFLOP/s, GB/s, FLOP per byte
+ * and TFLOP/s as a percentage of its arithmetic's ceiling (fp32, or f16 subgroup matrices), under
+ * the ceilings measured in the same run.
+ */
+function formatKernelProfile(r: TrainBenchRow): string {
   const ks = Object.entries(r.kernels ?? {}).sort((a, b) => b[1] - a[1]);
   const total = ks.reduce((a, [, v]) => a + v, 0);
   const rate = (k: string) => {
     const x = r.kernelRates?.[k];
     if (!x) return '';
     const tflops = x.tflops > 0 ? `${x.tflops.toPrecision(3).padStart(8)} TFLOP/s` : ''.padStart(16);
-    return `  ${tflops}  ${x.gbs.toPrecision(3).padStart(8)} GB/s  ${x.intensity.toFixed(1).padStart(5)} FLOP/B`;
+    const of =
+      x.ofCeiling !== undefined
+        ? `  ${x.ofCeiling.toFixed(1).padStart(5)}% of ${x.arithmetic === 'f16-matrix' ? 'f16 matrix' : 'fp32'}`
+        : '';
+    return `  ${tflops}  ${x.gbs.toPrecision(3).padStart(8)} GB/s  ${x.intensity.toFixed(1).padStart(5)} FLOP/B${of}`;
   };
   return [
-    `batch ${r.batch}: GPU time per kernel (total ${total.toFixed(3)} ms)`,
+    `batch ${r.batch}: GPU time per kernel (total ${total.toFixed(3)} ms; % of the ceiling of its arithmetic)`,
     ...ks.map(
       ([k, v]) =>
         `  ${k.padEnd(34)} ${v.toFixed(3).padStart(8)} ms  ${((100 * v) / (total || 1)).toFixed(1).padStart(5)}%${rate(k)}`,
     ),
   ].join('\n');
+}
+
+/** The ceilings (measured once per run) and every profiled row's kernels. */
+export function formatProfiles(rows: readonly TrainBenchRow[]): string {
+  const profiled = rows.filter((r) => r.kernels);
+  const ceilings = profiled.find((r) => r.ceilings)?.ceilings;
+  return [...(ceilings ? [formatCeilings(ceilings)] : []), ...profiled.map(formatKernelProfile)].join('\n');
 }
 
 export function formatTrainBench(rows: readonly TrainBenchRow[]): string {
