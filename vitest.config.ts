@@ -1,10 +1,17 @@
 // Three test tiers: unit (Node, no GPU), gpu (Node + Dawn on a real WebGPU
 // implementation, one forked process per file), e2e (puppeteer + Chromium against vite preview);
 // and package: the npm tarball installed into an empty folder and run there.
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // At least two files at a time. vitest's default for `vitest run` is one worker less than the
+    // cores: on the 2-core CI machine that is one, every file after the other, with a core idle
+    // whenever a file waits (the unit files run on one thread; start-ups, compiles and Chromium
+    // leave gaps). One group for every tier, e2e included, so Chromium files overlap the others
+    // instead of forming a one-at-a-time tail after them.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         extends: true,
@@ -34,7 +41,6 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
           pool: 'forks',
-          fileParallelism: false,
           globalSetup: ['test/e2e/global-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 300_000,

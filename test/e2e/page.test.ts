@@ -24,11 +24,12 @@ afterAll(async () => session.close());
 
 describe('the teaching page', () => {
   it('starts the default run by itself on the built-in dataset; the loss falls and every view fills in', async () => {
-    // The default run (DDP, 4 workers), shrunk to fit a software GPU: 3 short epochs.
+    // The default run (DDP, 4 workers), shrunk to fit a software GPU: 3 short epochs of 24 steps
+    // (the last 8 losses about 1.4 below the first 8, test accuracy about 0.65 on SwiftShader).
     await openPage(page, {
       workers: 4,
       batchSize: 4,
-      trainLimit: 512,
+      trainLimit: 384,
       testLimit: 128,
       epochs: 3,
       optimizer: 'adam',
@@ -37,7 +38,7 @@ describe('the teaching page', () => {
     const state = await waitForState(page, ['done', 'failed']);
     expect(state, await statusText(page)).toBe('done');
     const losses = await read(page, 'losses');
-    expect(losses).toHaveLength(3 * (512 / 16));
+    expect(losses).toHaveLength(3 * (384 / 16));
     expect(losses.every(Number.isFinite)).toBe(true);
     const { head, tail } = headTailMeans(losses, 8);
     expect(tail).toBeLessThan(head - 0.3);
@@ -48,7 +49,7 @@ describe('the teaching page', () => {
     expect(memory).toHaveLength(4);
     expect(memory.every((m) => m.peak > 0 && m.byCategory.parameters.allocated > 0)).toBe(true);
     const log = await read(page, 'log');
-    expect(log.some((l) => /^Epoch 2 \| Batch 32\/32 \| Loss: \d\.\d{4}$/.test(l))).toBe(true);
+    expect(log.some((l) => /^Epoch 2 \| Batch 24\/24 \| Loss: \d\.\d{4}$/.test(l))).toBe(true);
     // The views drew what the run reported.
     expect(await page.$eval('.curves', (el) => (el as HTMLElement).dataset.steps)).toBe(String(losses.length));
     expect(await page.$$eval('#memory .mem-row', (rows) => rows.length)).toBe(4);

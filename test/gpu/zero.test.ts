@@ -19,7 +19,17 @@ const spec = simpleCnnSpec(1);
 
 type Categories = Record<string, { allocated: number; peak: number }>;
 
-async function train(name: string, ...args: string[]): Promise<{ params: Float32Array; byCategory: Categories[] }> {
+type Run = { params: Float32Array; byCategory: Categories[] };
+const runs = new Map<string, Promise<Run>>();
+/** A run of these flags, trained once for every test that asks for it. */
+function train(name: string, ...args: string[]): Promise<Run> {
+  const key = args.join(' ');
+  let run = runs.get(key);
+  if (!run) runs.set(key, (run = trainNow(name, ...args)));
+  return run;
+}
+
+async function trainNow(name: string, ...args: string[]): Promise<Run> {
   const file = join(dir, `${name}.safetensors`);
   const r = await webddp('train', ...flags, ...args, '--save', file);
   expect(r.code, r.err).toBe(0);
@@ -39,11 +49,11 @@ const close = (a: Float32Array, b: Float32Array) => compareTensors(a, b, { rtol:
 describe('ZeRO-3 (Node worker threads, Dawn)', () => {
   it('ends where DDP ends: Adam, clipping, gradient accumulation', async () => {
     for (const extra of [
-      ['--optimizer', 'adam'],
+      ['--optimizer', 'adam'], // also the memory test's DDP and ZeRO-3 runs
       ['--no-shuffle', '--clip-grad-norm', '0.01'],
       ['--no-shuffle', '--grad-accum', '2'],
     ]) {
-      const ddp = await train(`ddp${extra.join('')}`, ...extra);
+      const ddp = await train(`ddp${extra.join('')}`, ...extra, '--mode', 'ddp');
       const z3 = await train(`zero3${extra.join('')}`, ...extra, '--mode', 'zero3');
       const c = close(z3.params, ddp.params);
       expect(c.mismatches, `${extra.join(' ')}: max abs ${c.maxAbs}`).toBe(0);

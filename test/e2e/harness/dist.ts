@@ -19,7 +19,8 @@ export interface DistRun {
 }
 
 export interface DistHarness {
-  run(config: Record<string, unknown>): Promise<DistRun>;
+  /** `tuning`: kernel tuning JSON over the adapter's own (src/gpu/tuning.ts parseTuning). */
+  run(config: Record<string, unknown>, tuning?: string): Promise<DistRun>;
 }
 
 declare global {
@@ -29,7 +30,7 @@ declare global {
 }
 
 window.webddpDist = {
-  async run(partial) {
+  async run(partial, tuning) {
     const v = validateConfig(partial);
     if (!v.ok) throw new Error(v.issues.map((i) => i.message).join('; '));
     await importSynthetic(new IdbDatasetStore(), { train: 512, test: 64 });
@@ -38,6 +39,7 @@ window.webddpDist = {
       data: { kind: 'idb', dataset: SYNTHETIC_DATASET },
       spawn: browserSpawner(),
       transport: 'shared',
+      ...(tuning ? { tuning } : {}),
     });
     const out: DistRun = {
       adapters: c.ranks.map((r) => r.adapter.description || r.adapter.architecture),
