@@ -1,7 +1,7 @@
 // Keeps the page address in step with the settings, so the address is always a link to the run on
 // the screen (a teacher copies it to share a prepared run or a lesson): every form value that
 // differs from the page's defaults, the open lesson, and the page parameters the form does not
-// show (lang, testLimit, fault, autostart), and the checkpoint and restart settings.
+// show (lang, testLimit, fault, autostart, tuning), and the checkpoint and restart settings.
 import type { FieldKey, FormValues } from './controls/field-key.ts';
 import { lifeAddress, type LifeKey } from './controls/life-settings.ts';
 
@@ -18,11 +18,11 @@ export interface AddressState {
   readonly placement?: string;
 }
 
-/** The query string for `state`, keeping `lang` and `autostart` from `current`. */
+/** The query string for `state`, keeping `lang`, `autostart` and `tuning` from `current`. */
 export function addressQuery(current: string, state: AddressState): string {
   const before = new URLSearchParams(current);
   const q = new URLSearchParams();
-  for (const k of ['lang', 'autostart']) {
+  for (const k of ['lang', 'autostart', 'tuning']) {
     const v = before.get(k);
     if (v !== null) q.set(k, v);
   }

@@ -14,6 +14,7 @@ import { RankFailedError, type TrainEvent } from '../runtime/events.ts';
 import type { BatchSample } from '../runtime/protocol.ts';
 import type { RankFault } from '../runtime/fault.ts';
 import { browserSpawner, colocatedBrowserSpawner } from '../runtime/spawn-browser.ts';
+import { readParams } from './url-params.ts';
 import type { Placement } from '../parallel/mode.ts';
 import { t } from './i18n/index.ts';
 import type { RunState } from './run-state.ts';
@@ -53,6 +54,9 @@ export interface RunOptions {
   readonly debugCollectives?: boolean;
 }
 
+/** The page address's `tuning` (url-params.ts), read once: every run of the page uses it. */
+const pageTuning = typeof location === 'undefined' ? undefined : readParams(location.search).tuning;
+
 export class Session {
   private elastic: ElasticRun | null = null;
   private stopRequested = false;
@@ -76,6 +80,7 @@ export class Session {
         ? { spawn: colocatedBrowserSpawner(config.workers), colocated: true }
         : { spawn: browserSpawner() }),
       recordTransfers: opts.recordTransfers ?? true,
+      ...(pageTuning ? { tuning: pageTuning } : {}),
       trace: true,
       maxRestarts: opts.maxRestarts ?? 0,
       ...(opts.initialParams ? { initialParams: opts.initialParams } : {}),

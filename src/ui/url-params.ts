@@ -20,6 +20,11 @@ export interface PageParams {
   readonly lesson?: string;
   /** `placement=shared-device`: the workers share one device (where the run's mode accepts it). */
   readonly placement?: Placement;
+  /**
+   * Kernel tuning as JSON over the adapter's own (`webddp train --tuning`): every run of the page
+   * uses it (kernel comparisons; the browser tests' quick-to-compile kernels on SwiftShader).
+   */
+  readonly tuning?: string;
   /** Parameters the page does not know (reported, not silently dropped). */
   readonly unknown: readonly string[];
 }
@@ -34,6 +39,7 @@ export function readParams(search: string): PageParams {
   let fault: string | undefined;
   let lesson: string | undefined;
   let placement: Placement | undefined;
+  let tuning: string | undefined;
   for (const [k, raw] of q) {
     const spec = FIELDS.find((f) => f.key === k);
     if (spec) {
@@ -53,6 +59,7 @@ export function readParams(search: string): PageParams {
     else if (k === 'placement')
       unknown.push(k); // not a placement: reported, not dropped
     else if (k === 'autostart') autostart = raw !== '0' && raw !== 'false';
+    else if (k === 'tuning') tuning = raw;
     else unknown.push(k);
   }
   return {
@@ -62,6 +69,7 @@ export function readParams(search: string): PageParams {
     ...(fault !== undefined ? { fault } : {}),
     ...(lesson !== undefined ? { lesson } : {}),
     ...(placement !== undefined ? { placement } : {}),
+    ...(tuning !== undefined ? { tuning } : {}),
     autostart,
     unknown,
   };

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'puppeteer';
 import type { BrowserSession } from '../helpers/browser.ts';
-import { openBrowserPage } from './page-helpers.ts';
+import { openBrowserPage, QUICK_TUNING } from './page-helpers.ts';
 import type { DistHarness, DistRun } from './harness/dist.ts';
 
 let session: BrowserSession;
@@ -17,13 +17,8 @@ beforeAll(async () => {
 });
 afterAll(async () => session.close());
 
-// The 'registers' convolution kernels, as the GPU tier runs them (vitest.config.ts): on SwiftShader
-// each worker compiles them in a fraction of the time of the 'wide' ones the adapter's tuning picks;
-// every variant is checked against the CPU reference in test/gpu/ops.test.ts and check.test.ts, and
-// the page's tests train with the adapter's own.
-const TUNING = JSON.stringify({ convForward: 'registers', convInput: 'registers', convWeight: 'registers' });
 const run = (config: Record<string, unknown>): Promise<DistRun> =>
-  page.evaluate((c, t) => (window.webddpDist as DistHarness).run(c, t), config, TUNING);
+  page.evaluate((c, t) => (window.webddpDist as DistHarness).run(c, t), config, QUICK_TUNING);
 const base = {
   workers: 4,
   batchSize: 4,

@@ -11,9 +11,29 @@ import { launchBrowser, type BrowserSession } from '../helpers/browser.ts';
 
 export const SCREENSHOTS = 'test-results/screenshots';
 
-/** Opens the teaching page with these query parameters and waits until it has built its views. */
-export async function openPage(page: Page, params: Record<string, string | number | boolean>): Promise<void> {
-  const q = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+/**
+ * The page's `tuning` for its runs here: the 'registers' convolutions the GPU tier trains with
+ * (vitest.config.ts). On SwiftShader a worker compiles them in a fraction of the time of the 'wide'
+ * ones the adapter's tuning picks; every variant is checked against the CPU reference in
+ * test/gpu/ops.test.ts and check.test.ts.
+ */
+export const QUICK_TUNING = JSON.stringify({
+  convForward: 'registers',
+  convInput: 'registers',
+  convWeight: 'registers',
+});
+
+/**
+ * Opens the teaching page with these query parameters and waits until it has built its views. Its
+ * runs use QUICK_TUNING unless `adapterKernels` (the kernels the adapter's own tuning picks, as a user gets).
+ */
+export async function openPage(
+  page: Page,
+  params: Record<string, string | number | boolean>,
+  opts: { adapterKernels?: boolean } = {},
+): Promise<void> {
+  const all = opts.adapterKernels ? params : { tuning: QUICK_TUNING, ...params };
+  const q = new URLSearchParams(Object.entries(all).map(([k, v]) => [k, String(v)]));
   await page.setViewport({ width: 1440, height: 1000 });
   await page.goto(`${inject('baseUrl')}/?${q.toString()}`);
   await page.waitForFunction(() => window.webddpPage !== undefined, { timeout: 60_000 });

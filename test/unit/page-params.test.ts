@@ -36,6 +36,18 @@ describe('page address parameters', () => {
     expect(at('own-devices')).toBe('');
   });
 
+  it('reads the kernel tuning, and the address keeps it as it keeps lang and autostart', () => {
+    const tuning = '{"convForward":"registers"}';
+    expect(readParams(`?tuning=${encodeURIComponent(tuning)}`)).toMatchObject({ tuning, unknown: [] });
+    expect(readParams('?workers=2').tuning).toBeUndefined();
+    const q = addressQuery(`?tuning=${encodeURIComponent(tuning)}&workers=3`, {
+      values: {} as Record<FieldKey, string>,
+      defaults: {},
+      lesson: null,
+    });
+    expect(new URLSearchParams(q).get('tuning')).toBe(tuning);
+  });
+
   it('starts by itself unless told not to, and leaves bad numbers for the form to refuse', () => {
     const p = readParams('?workers=lots');
     expect(p.autostart).toBe(true);
