@@ -5,6 +5,7 @@ import type { FormValues, FieldKey } from './controls/field-key.ts';
 import { FIELDS } from './controls/config-fields.ts';
 import { isLifeKey, parseLifeParam, type LifeKey } from './controls/life-settings.ts';
 import type { Placement } from '../parallel/mode.ts';
+import { isJsonObject, parseJson } from '../input/json.ts';
 
 export interface PageParams {
   readonly values: FormValues;
@@ -59,7 +60,9 @@ export function readParams(search: string): PageParams {
     else if (k === 'placement')
       unknown.push(k); // not a placement: reported, not dropped
     else if (k === 'autostart') autostart = raw !== '0' && raw !== 'false';
-    else if (k === 'tuning') tuning = raw;
+    else if (k === 'tuning' && isTuningObject(raw)) tuning = raw;
+    else if (k === 'tuning')
+      unknown.push(k); // not a JSON object: reported, never sent to a worker
     else unknown.push(k);
   }
   return {
@@ -73,4 +76,10 @@ export function readParams(search: string): PageParams {
     autostart,
     unknown,
   };
+}
+
+/** Whether `raw` is a JSON object (the workers check its fields as `webddp train --tuning` does). */
+function isTuningObject(raw: string): boolean {
+  const r = parseJson(raw);
+  return r.ok && isJsonObject(r.value);
 }

@@ -40,6 +40,10 @@ describe('page address parameters', () => {
     const tuning = '{"convForward":"registers"}';
     expect(readParams(`?tuning=${encodeURIComponent(tuning)}`)).toMatchObject({ tuning, unknown: [] });
     expect(readParams('?workers=2').tuning).toBeUndefined();
+    // not a JSON object: reported as not understood, never sent to a worker
+    for (const bad of ['{', '[1]', '"registers"'])
+      expect(readParams(`?tuning=${encodeURIComponent(bad)}`)).toMatchObject({ unknown: ['tuning'] });
+    expect(readParams(`?tuning=${encodeURIComponent('[1]')}`).tuning).toBeUndefined();
     const q = addressQuery(`?tuning=${encodeURIComponent(tuning)}&workers=3`, {
       values: {} as Record<FieldKey, string>,
       defaults: {},
