@@ -1,11 +1,12 @@
 // fp16 and bf16 on one DDP worker run pipelined (fp16's loss scaler on the GPU: shaders/
 // loss_scaler.wgsl, train/gpu-scaler.ts), and end bit for bit where the steps that wait for their
 // flag end: the same run with an lr schedule that keeps the rate constant (StepLR, gamma 1) is not
-// pipelined (ParallelMode.pipelines), so it takes today's path. Compared: every step's loss, loss
-// scale, skipped flag and DeepSpeed's log lines, the saved parameters, and a mid-epoch and a final
-// checkpoint (fp32 master, optimizer state, the loss scaler's state). The scale starts at 2^20 so
-// that steps overflow and hysteresis is used before the scale halves. bf16 (no flag, nothing skipped)
-// is compared with ZeRO-2 on one worker, whose steps wait for their loss.
+// pipelined (ParallelMode.pipelines), so it takes the waiting path. Compared: every step's loss,
+// loss scale, skipped flag and DeepSpeed's log lines, the saved parameters, a mid-epoch and a final
+// checkpoint (fp32 master, optimizer state, the loss scaler's state); the pipelined run resumed
+// from its mid-epoch checkpoint ends the same. The scale starts at 2^20 so that steps overflow and
+// hysteresis is used before the scale halves. bf16 (no flag, nothing skipped) is compared with
+// ZeRO-2 on one worker, whose steps wait for their loss. A traced fp16 run shows the overlap.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,6 +88,20 @@ describe('fp16 and bf16 on one worker, pipelined', () => {
     expect(skipped).toContain(false);
     expect(new Set(piped.steps.map((s) => s.lossScale)).size).toBeGreaterThan(2); // halved, then doubled
     expectSameFiles('dyn-piped', 'dyn-waited', ['step-5', 'step-10', 'step-12']);
+
+    // resumed mid-epoch (the GPU's scaler and step count loaded from the checkpoint): the same end
+    const resumed = await webddp(
+      'train',
+      ...base,
+      ...run,
+      ...['--resume-from', join(dir, 'dyn-piped', 'step-5'), '--checkpoint-dir', join(dir, 'dyn-resumed')],
+      ...['--save', join(dir, 'dyn-resumed.safetensors')],
+    );
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(jsonLines(resumed.out, 'step').map((s) => s.loss_scale)).toEqual(
+      piped.steps.slice(5).map((s) => s.lossScale),
+    );
+    expectSameFiles('dyn-resumed', 'dyn-piped', ['step-10', 'step-12']);
   });
 
   it('fp16 with a static scale (SGD with momentum) and bf16: the same bits as the steps that wait', async () => {
