@@ -24,21 +24,54 @@ export class Op<K extends KernelName = KernelName> {
     this.gpu.device.queue.writeBuffer(this.uniform, 0, packParams(this.kernel.name, this.values));
   }
 
+  /** The uniform buffer holding the Params (the GPU may copy a whole block of them in: GpuLossScaler). */
+  get paramsBuffer(): GPUBuffer {
+    return this.uniform;
+  }
+
+  /** The Params with `update` applied, packed as the uniform holds them (for a copy the GPU picks). */
+  packedWith(update: Partial<ParamValues<K>>): ArrayBuffer {
+    return packParams(this.kernel.name, { ...this.values, ...update });
+  }
+
+  /**
+   * Where the GPU may write a Params field itself (a copy into the uniform, recorded before the
+   * dispatch): the uniform buffer and the field's byte offset. A later setParams rewrites it.
+   */
+  paramSlot(field: keyof ParamValues<K> & string): { readonly buffer: GPUBuffer; readonly offset: number } {
+    return { buffer: this.uniform, offset: paramOffset(this.kernel.name, field) };
+  }
+
   destroy(): void {
     this.gpu.memory.destroy(this.uniform);
   }
 }
 
-/** Packs Params fields into the WGSL uniform layout (scalars 4-byte, vec4f 16-byte aligned). */
-export function packParams<K extends KernelName>(name: K, values: ParamValues<K>): ArrayBuffer {
-  const fields = Object.entries(KERNELS[name].params) as [string, FieldType][];
+/** Byte offsets of the Params fields in the WGSL uniform layout (scalars 4-byte, vec4f 16-byte aligned). */
+function fieldOffsets(name: KernelName): { readonly at: readonly number[]; readonly size: number } {
+  const fields = Object.values(KERNELS[name].params) as FieldType[];
   let size = 0;
   const at: number[] = [];
-  for (const [, t] of fields) {
+  for (const t of fields) {
     if (t === 'vec4f') size = Math.ceil(size / 16) * 16;
     at.push(size);
     size += t === 'vec4f' ? 16 : 4;
   }
+  return { at, size };
+}
+
+/** The byte offset of Params field `field` of kernel `name`. */
+export function paramOffset(name: KernelName, field: string): number {
+  const k = Object.keys(KERNELS[name].params).indexOf(field);
+  const at = fieldOffsets(name).at[k];
+  if (k < 0 || at === undefined) throw new Error(`${name} has no Params field '${field}'`);
+  return at;
+}
+
+/** Packs Params fields into the WGSL uniform layout (scalars 4-byte, vec4f 16-byte aligned). */
+export function packParams<K extends KernelName>(name: K, values: ParamValues<K>): ArrayBuffer {
+  const fields = Object.entries(KERNELS[name].params) as [string, FieldType][];
+  const { at, size } = fieldOffsets(name);
   const buf = new ArrayBuffer(Math.max(16, Math.ceil(size / 16) * 16));
   const dv = new DataView(buf);
   const vals = values as Readonly<Record<string, number | readonly number[]>>;

@@ -9,6 +9,15 @@ import type { Op } from './op.ts';
 import type { Timer } from './timer.ts';
 import type { TimestampSlot } from './trace-timestamps.ts';
 
+/**
+ * Decides on the GPU whether dispatches run (fp16's loss scaler on the GPU: an overflowing step's
+ * optimizer): each op gated through it is dispatched indirectly, from the arguments `slot` names,
+ * which the GPU writes (the op's workgroups, or zeros) before the dispatch runs.
+ */
+export interface DispatchGate {
+  slot(op: Op): { readonly buffer: GPUBuffer; readonly offset: number };
+}
+
 export class Recorder {
   encoder: GPUCommandEncoder;
   private pass: GPUComputePassEncoder | null = null;
@@ -16,6 +25,8 @@ export class Recorder {
   /** The traced layers' timestamps, taken at the first pass of a traced run on a timed device. */
   private slot: TimestampSlot | null = null;
   dispatches = 0;
+  /** While set (gated()), dispatches are indirect through it. */
+  private gate: DispatchGate | null = null;
 
   /**
    * With `profile`, every dispatch gets its own timed pass named after its Op (per-kernel GPU
@@ -47,8 +58,22 @@ export class Recorder {
     pass.setPipeline(op.kernel.pipeline);
     pass.setBindGroup(0, op.bindGroup);
     const [x, y, z] = op.workgroups;
-    if (x > 0 && y > 0 && z > 0) pass.dispatchWorkgroups(x, y, z);
+    if (this.gate) {
+      const at = this.gate.slot(op);
+      pass.dispatchWorkgroupsIndirect(at.buffer, at.offset);
+    } else if (x > 0 && y > 0 && z > 0) pass.dispatchWorkgroups(x, y, z);
     this.dispatches++;
+  }
+
+  /** Records `fn`'s dispatches gated by `gate` (each runs only where the GPU says so). */
+  gated(gate: DispatchGate, fn: () => void): void {
+    if (this.gate) throw new Error('gated(): already inside a gate');
+    this.gate = gate;
+    try {
+      fn();
+    } finally {
+      this.gate = null;
+    }
   }
 
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, size: number): void {

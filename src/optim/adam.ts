@@ -78,12 +78,27 @@ export class AdamOptimizer implements Optimizer {
     this.beta1 = m;
   }
 
+  private configNow(): OptimizerConfig {
+    const b2 = this.config.betas?.[1] ?? 0.999;
+    return this.beta1 === null ? this.config : { ...this.config, betas: [this.beta1, b2] as const };
+  }
+
   record(rec: Recorder, lr = this.config.lr): void {
     this.steps++;
-    const b2 = this.config.betas?.[1] ?? 0.999;
-    const config = this.beta1 === null ? this.config : { ...this.config, betas: [this.beta1, b2] as const };
-    this.op.setParams(adamParams(config, this.steps, lr));
+    this.op.setParams(adamParams(this.configNow(), this.steps, lr));
     rec.dispatch(this.op);
+  }
+
+  stepParams(t: number, lr: number): { readonly op: Op; readonly params: ArrayBuffer } {
+    return { op: this.op, params: this.op.packedWith(adamParams(this.configNow(), t, lr)) };
+  }
+
+  recordDispatch(rec: Recorder): void {
+    rec.dispatch(this.op);
+  }
+
+  countStep(): void {
+    this.steps++;
   }
 
   async readState(): Promise<OptimizerState> {

@@ -1,6 +1,7 @@
 // The optimizer interface (create-optimizer.ts builds one). An optimizer updates a contiguous slice
 // of the flat parameter arena from the matching slice of gradients (the whole model for DDP; one
 // rank's partition for ZeRO), keeping its state (momentum, Adam moments) for that slice only.
+import type { Op } from '../gpu/op.ts';
 import type { Recorder } from '../gpu/recorder.ts';
 
 export type OptimizerName = 'sgd' | 'adam' | 'adamw';
@@ -55,6 +56,16 @@ export interface Optimizer {
   loadState(state: OptimizerState): void;
   /** Records one optimizer step into the caller's encoder; `lr` overrides the configured rate (schedules). */
   record(rec: Recorder, lr?: number): void;
+  /**
+   * Where the GPU decides whether a step is taken (fp16's loss scaler on the GPU): the Op whose
+   * Params depend on the step number, and its Params for step `t` (1-based) at `lr`, packed. The
+   * GPU copies the chosen step's Params into the Op before recordDispatch's dispatch runs.
+   */
+  stepParams(t: number, lr: number): { readonly op: Op; readonly params: ArrayBuffer };
+  /** Records the step's dispatch alone (Params chosen on the GPU, stepParams); counts no step. */
+  recordDispatch(rec: Recorder): void;
+  /** Counts one step the GPU took (the host learns it after the step's work ran). */
+  countStep(): void;
   destroy(): void;
 }
 

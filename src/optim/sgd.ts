@@ -62,6 +62,18 @@ export class SgdOptimizer implements Optimizer {
     this.steps++;
   }
 
+  stepParams(t: number, lr: number): { readonly op: Op; readonly params: ArrayBuffer } {
+    return { op: this.op, params: this.op.packedWith({ lr, first: t === 1 ? 1 : 0 }) };
+  }
+
+  recordDispatch(rec: Recorder): void {
+    rec.dispatch(this.op);
+  }
+
+  countStep(): void {
+    this.steps++;
+  }
+
   async readState(): Promise<OptimizerState> {
     // PyTorch keeps no momentum_buffer without momentum, and none before the first step.
     if ((this.config.momentum ?? 0) === 0 || this.steps === 0) return { step: this.steps, buffers: {} };

@@ -8,7 +8,9 @@
 // the other ranks' (device-reduce.ts: the gradients summed on the device and every rank's update,
 // all submitted at once). Then the
 // update: the optimizer (fp16: after the overflow check and unscale of the reduced halves, the check
-// done on the host where every bucket passed through it; bf16: after widening them).
+// done on the host where every bucket passed through it; bf16: after widening them). One worker with
+// 16-bit gradients whose steps are pipelined (localStep) records it all in one submit, fp16's loss
+// scaler deciding on the GPU (gpu-scaler.ts).
 import { bufferFrom } from '../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import { Readback } from '../gpu/readback.ts';
@@ -16,6 +18,7 @@ import { Recorder } from '../gpu/recorder.ts';
 import type { ParamSpec } from '../nn/spec.ts';
 import type { DeviceReduce } from './device-reduce.ts';
 import { halvesOverflow } from '../numeric/f16.ts';
+import { GpuLossScaler, type GpuScalerConfig, type GpuScalerState } from './gpu-scaler.ts';
 import { HalfGradients } from './half-grads.ts';
 import type { HalfFormat } from './half-format.ts';
 import type { Pass } from './trainer.ts';
@@ -65,6 +68,8 @@ export class BucketedBackward {
     private readonly half: HalfGradients | null,
     /** The ranks sharing this device and this rank's place among them; null: a device of its own. */
     private readonly shared: { readonly reduce: DeviceReduce; readonly rank: number } | null,
+    /** fp16 on one worker, pipelined: the loss scaler on the GPU (localStep); else null. */
+    private readonly scaler: GpuLossScaler | null,
   ) {}
 
   /**
@@ -81,6 +86,8 @@ export class BucketedBackward {
       readonly world: number;
       readonly format: HalfFormat | null;
       readonly shared: { readonly reduce: DeviceReduce; readonly rank: number } | null;
+      /** fp16 on one worker, pipelined (localStep): the loss scaler the GPU runs. */
+      readonly gpuScaler?: GpuScalerConfig | null;
     },
   ): Promise<BucketedBackward> {
     const { gpu } = trainer;
@@ -102,7 +109,77 @@ export class BucketedBackward {
         : new Readback(gpu, `ddp.bucket${bucket.index}`, o.format ? Math.ceil(bucket.count / 2) : bucket.count),
     }));
     const half = o.format ? await HalfGradients.create(gpu, trainer.grads, buckets, o.format) : null;
-    return new BucketedBackward(trainer, io, factor, half, o.shared);
+    if (o.gpuScaler && half?.format !== 'f16') throw new Error('a loss scaler on the GPU needs fp16 gradients');
+    const scaler = o.gpuScaler && half ? await GpuLossScaler.create(gpu, half.overflowFlag, o.gpuScaler) : null;
+    return new BucketedBackward(trainer, io, factor, half, o.shared, scaler);
+  }
+
+  /**
+   * Sets the GPU loss scaler's state from the host's (only with no step in flight): the scale
+   * 2^`exp` (dynamic) and DeepSpeed's counters, and the optimizer's steps taken.
+   */
+  loadScaler(s: Parameters<GpuLossScaler['load']>[0]): void {
+    if (!this.scaler) throw new Error('loadScaler: no loss scaler on the GPU');
+    this.scaler.load(s, this.trainer.optimizer?.steps ?? 0);
+  }
+
+  /**
+   * One worker's whole step in one submit, pipelined (ParallelMode.pipelines): `pass`'s backward,
+   * every bucket packed into halves, then bf16: widened and the update; fp16: the GPU loss scaler's
+   * prepare ahead of the loss gradient (the scale's factor, `invCount` x scale, copied into it;
+   * `staticScale`: a static scale, which the host already gave it), the overflow check and unscale,
+   * the scaler's update and the update it gates. The optimizer's Params are given for the next
+   * `inFlight` + 1 step numbers (the steps in flight may still skip). fp16: returns the staging
+   * buffer of the scaler's state after the step (readScaler).
+   */
+  localStep(
+    pass: Pass,
+    lr: number,
+    fp16: { readonly staticScale: number | null; readonly invCount: number; readonly inFlight: number } | null,
+  ): GPUBuffer | null {
+    const { trainer, half, scaler } = this;
+    if (!half || this.shared) throw new Error('localStep: one worker with 16-bit gradients only');
+    if (!fp16) {
+      pass.backward({
+        after: (rec) => {
+          this.packAll(rec);
+          half.recordUnscale(rec, 1); // bf16: the pairs widened (exact)
+          trainer.recordUpdate(rec, lr);
+        },
+      });
+      return null;
+    }
+    const opt = trainer.optimizer;
+    if (!scaler || !opt) throw new Error('localStep: fp16 needs the loss scaler on the GPU and an optimizer');
+    const first = opt.steps + 1;
+    const candidates = Array.from({ length: fp16.inFlight + 1 }, (_, i) => opt.stepParams(first + i, lr));
+    const op = candidates[0]?.op;
+    if (!op) throw new Error('localStep: no optimizer Params');
+    let state: GPUBuffer | null = null;
+    pass.backward({
+      before: (rec) => {
+        if (fp16.staticScale === null) scaler.recordPrepare(rec, fp16.invCount, pass.plan.lossBackward);
+      },
+      after: (rec) => {
+        this.packAll(rec);
+        half.recordCheckOnGpu(rec, fp16.staticScale ?? scaler.unscaleSlot);
+        scaler.recordUpdate(
+          rec,
+          first,
+          candidates.map((c) => c.params),
+          op,
+        );
+        trainer.recordGatedUpdate(rec, scaler);
+        state = scaler.recordStateCopy(rec);
+      },
+    });
+    return state;
+  }
+
+  /** The GPU loss scaler's state after a localStep, from the buffer it returned. */
+  readScaler(buf: GPUBuffer): Promise<GpuScalerState> {
+    if (!this.scaler) throw new Error('readScaler: no loss scaler on the GPU');
+    return this.scaler.readState(buf);
   }
 
   /** Whether the gradients travel as 16-bit pairs (then update() needs the loss scale's check). */
@@ -260,6 +337,7 @@ export class BucketedBackward {
       b.readback?.destroy();
     }
     this.half?.destroy();
+    this.scaler?.destroy();
     this.trainer.gpu.memory.destroy(this.factor);
   }
 }

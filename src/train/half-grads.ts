@@ -110,11 +110,7 @@ export class HalfGradients {
    * the unscaling is recorded and nothing waits for the GPU.
    */
   recordUnscale(rec: Recorder, lossScale: number, check = true): void {
-    const inv = 1 / lossScale;
-    if (inv !== this.invScale) {
-      for (const op of this.unpack) op.setParams({ scale: inv });
-      this.invScale = inv;
-    }
+    this.setInvScale(1 / lossScale);
     // bfloat16 has float32's range and no loss scale: nothing to check (DeepSpeed's bf16 skips no step)
     const flag = check && this.format === 'f16';
     if (flag) {
@@ -123,6 +119,38 @@ export class HalfGradients {
     }
     for (const op of this.unpack) rec.dispatch(op);
     if (flag) this.flagReadback.record(rec, this.flag, 0, 1);
+  }
+
+  /** The overflow flag the check or-s into (a u32, nonzero: some half is inf or NaN). */
+  get overflowFlag(): GPUBuffer {
+    return this.flag;
+  }
+
+  /**
+   * recordUnscale for a step whose outcome the GPU decides (gpu-scaler.ts): the overflow check into
+   * overflowFlag (nothing read back) and the unscaling, x 1/`lossScale`, or, given a buffer slot,
+   * x the float32 the GPU wrote there (copied into the unscaling's Params first).
+   */
+  recordCheckOnGpu(rec: Recorder, lossScale: number | { readonly buffer: GPUBuffer; readonly offset: number }): void {
+    if (this.format !== 'f16') throw new Error('bf16 gradients have no overflow check');
+    if (typeof lossScale === 'number') this.setInvScale(1 / lossScale);
+    else {
+      for (const op of this.unpack) {
+        const at = (op as Op<'cast_f16_to_f32'>).paramSlot('scale');
+        rec.copy(lossScale.buffer, lossScale.offset, at.buffer, at.offset, 4);
+      }
+      this.invScale = NaN; // the uniforms hold the GPU's value: the next host unscale rewrites them
+    }
+    rec.clear(this.flag);
+    rec.dispatch(this.check);
+    for (const op of this.unpack) rec.dispatch(op);
+  }
+
+  private setInvScale(inv: number): void {
+    if (inv !== this.invScale) {
+      for (const op of this.unpack) op.setParams({ scale: inv });
+      this.invScale = inv;
+    }
   }
 
   /** Whether the halves unscaled by the last submitted recordUnscale held an inf or NaN. */

@@ -7,7 +7,7 @@
 // the arenas' reads and writes are arena-io.ts.
 import type { Batch } from '../data/batch.ts';
 import type { Gpu } from '../gpu/device.ts';
-import { Recorder } from '../gpu/recorder.ts';
+import { Recorder, type DispatchGate } from '../gpu/recorder.ts';
 import type { Timer } from '../gpu/timer.ts';
 import { Model, type StepPlan } from '../nn/model.ts';
 import type { ModelSpec, ParamSpec } from '../nn/spec.ts';
@@ -137,6 +137,10 @@ export class Trainer {
   recordUpdate(rec: Recorder, lr?: number): void {
     recordUpdate(rec, this, lr);
   }
+  /** recordGatedUpdate below: the update whose steps the GPU takes or skips (`gate`). */
+  recordGatedUpdate(rec: Recorder, gate: DispatchGate): void {
+    recordGatedUpdate(rec, this, gate);
+  }
 
   /**
    * One step on one device: forward, backward and (unless `update` is false, e.g. inside
@@ -250,6 +254,26 @@ export function recordUpdate(
 }
 
 /**
+ * recordUpdate where the GPU decides whether the step is taken (fp16's loss scaler on the GPU):
+ * clipping, the optimizer (its Params for the step chosen on the GPU: Optimizer.stepParams) and the
+ * master's cast are dispatched through `gate`; the gradients are zeroed either way, as a skipped
+ * step's are.
+ */
+export function recordGatedUpdate(
+  rec: Recorder,
+  t: Pick<TrainerParts, 'clipper' | 'optimizer' | 'master' | 'grads'>,
+  gate: DispatchGate,
+): void {
+  rec.phase('optimizer');
+  rec.gated(gate, () => {
+    t.clipper?.record(rec);
+    t.optimizer?.recordDispatch(rec);
+    if (t.optimizer) t.master?.recordCast(rec);
+  });
+  rec.clear(t.grads);
+}
+
+/**
  * One micro-batch in flight (Trainer.forward): its forward is recorded; the pass then records its
  * backward (with the optimizer in the same submit where nothing comes between), and its stats come
  * back once that work is submitted. A bucketed backward (bucketed.ts) records it bucket by bucket.
@@ -265,9 +289,17 @@ export class Pass {
 
   /**
    * Records the backward and submits it: with the optimizer step (`update`: its learning rate) in
-   * the same submit, and `after` (e.g. packing the gradients into halves) recorded behind it.
+   * the same submit, `before` recorded ahead of the loss gradient (e.g. the GPU loss scale copied
+   * into it) and `after` (e.g. packing the gradients into halves) behind it.
    */
-  backward(o: { readonly update?: number; readonly after?: (rec: Recorder) => void } = {}): void {
+  backward(
+    o: {
+      readonly update?: number;
+      readonly before?: (rec: Recorder) => void;
+      readonly after?: (rec: Recorder) => void;
+    } = {},
+  ): void {
+    o.before?.(this.rec);
     this.trainer.recordBackward(this.rec, this.plan);
     if (o.update !== undefined) this.trainer.recordUpdate(this.rec, o.update);
     o.after?.(this.rec);

@@ -5,7 +5,10 @@
 // stable_interval = cur_iter - last_overflow_iter - 1, and when it is a positive multiple of
 // scale_window the scale doubles and cur_hysteresis is refilled. cur_iter counts every update.
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, type TrainConfig } from '../../src/config.ts';
 import { DYNAMIC_DEFAULTS, DynamicLossScaler, StaticLossScaler } from '../../src/optim/loss-scaler.ts';
+import { ddp } from '../../src/parallel/ddp/index.ts';
+import { halvesPipelined } from '../../src/parallel/fp16.ts';
 
 const O = true; // overflow
 const _ = false; // clean step
@@ -159,5 +162,27 @@ describe('StaticLossScaler', () => {
     expect(() => s.restore({ ...ok, hysteresis: 3 })).toThrow(/hysteresis 3/);
     expect(() => new StaticLossScaler(128).restore({ ...ok, scale: 64 })).toThrow(/static loss scale 128/);
     expect(s.state()).toEqual(ok);
+  });
+});
+
+describe('which fp16 and bf16 DDP runs are pipelined (the loss scaler on the GPU)', () => {
+  const c = (o: Partial<TrainConfig>): TrainConfig => ({ ...DEFAULT_CONFIG, workers: 1, fp16: true, ...o });
+  const piped = (o: Partial<TrainConfig>) => ddp.pipelines?.(c(o), false) ?? false;
+  it('one worker, no accumulation, constant lr, a static scale or a dynamic one over powers of two', () => {
+    expect(piped({})).toBe(true);
+    expect(piped({ fp16LossScale: 1000 })).toBe(true);
+    expect(piped({ fp16MinLossScale: 4, fp16InitialScalePower: 30 })).toBe(true);
+    expect(piped({ fp16: false, bf16: true })).toBe(true);
+    expect(piped({ fp16: false, bf16: true, schedule: { type: 'StepLR', params: { step_size: 2, gamma: 0.5 } } })).toBe(
+      true,
+    );
+  });
+  it('not with an lr schedule, accumulation, more workers or a min_loss_scale off the powers of two', () => {
+    expect(piped({ schedule: { type: 'StepLR', params: { step_size: 2, gamma: 0.5 } } })).toBe(false);
+    expect(piped({ gradAccum: 2 })).toBe(false);
+    expect(piped({ workers: 2 })).toBe(false);
+    expect(piped({ fp16MinLossScale: 3 })).toBe(false);
+    expect(ddp.pipelines?.(c({ workers: 2 }), true)).toBe(false);
+    expect(halvesPipelined(c({ fp16: false }))).toBe(false);
   });
 });

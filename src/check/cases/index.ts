@@ -11,6 +11,7 @@ import { bf16Cases } from './bf16.ts';
 import { fp16Cases } from './fp16.ts';
 import { halfActCases } from './half-acts.ts';
 import { halfActDenseCases } from './half-acts-dense.ts';
+import { lossScalerCases } from './loss-scaler.ts';
 import { matmulCases } from './matmul.ts';
 import { optimCases } from './optim.ts';
 import { reduceCases } from './reduce.ts';
@@ -25,6 +26,7 @@ const FP32_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = {
   ...denseTiledCases,
   ...bf16Cases,
   ...fp16Cases,
+  ...lossScalerCases,
   ...matmulCases,
   ...optimCases,
   ...reduceCases,

@@ -2,6 +2,7 @@
 // gradients averaged by bucketed ring all-reduces overlapping backward, no_sync accumulation.
 import type { ParallelMode } from '../mode.ts';
 import { optimizerOf } from '../mode.ts';
+import { halvesPipelined } from '../fp16.ts';
 import { RING_PLANNING } from '../ring.ts';
 
 export const ddp: ParallelMode = {
@@ -18,8 +19,13 @@ export const ddp: ParallelMode = {
   placements: { 'own-devices': ['fp32', 'fp16', 'bf16'], 'shared-device': ['fp32', 'fp16', 'bf16'] },
   validate: () => [],
   // One worker, or ranks sharing a device: a step is submits only (no host collective);
-  // accumulation would interleave micro-batches; fp16 reads the overflow flag back before its update.
-  pipelines: (c, colocated) => (c.workers === 1 || colocated) && c.gradAccum === 1 && !c.fp16 && !c.bf16,
+  // accumulation would interleave micro-batches. fp16 and bf16 on one worker: one submit a step,
+  // fp16's loss scaler on the GPU (../fp16.ts halvesPipelined), but not where the GPU cannot take
+  // the host's decision exactly: an lr schedule (a skipped step must not advance it, and it is the
+  // host's) or a dynamic scale whose min_loss_scale is not a power of two; those fp16 runs read
+  // the overflow flag back before each update, and 16-bit ranks sharing a device go around the ring.
+  pipelines: (c, colocated) =>
+    (c.workers === 1 || colocated) && c.gradAccum === 1 && ((!c.fp16 && !c.bf16) || halvesPipelined(c)),
   trainerOptions: (spec, c) => ({
     spec,
     maxBatch: c.batchSize,

@@ -13,14 +13,20 @@
 // (../fp16.ts). bf16 (DeepSpeed's bf16 section): the same with bfloat16 pairs summed as bfloat16,
 // and no loss scale, no overflow check, no skipped step.
 //
+// fp16 and bf16 on one worker (../fp16.ts halvesPipelined) run a step in one submit, pipelined
+// (runLocal): fp16's loss scaler runs on the GPU (train/gpu-scaler.ts: the flag, the scale, the
+// skipped optimizer) and the host's scaler replays it from the flags as they come back (its log
+// lines, its checkpointed state), failing loudly where the two disagree.
+//
 // One step, top-down (run()): for each micro-batch, 1. its data, 2. the forward and the loss,
 // 3. the backward (on the last micro-batch with a hook per bucket: the all-reduce); then 4. the
 // optimizer.
 import { BucketedBackward, type ReadyBucket } from '../../train/bucketed.ts';
+import type { GpuScalerState } from '../../train/gpu-scaler.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
 import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
 import { computeBuckets } from './buckets.ts';
-import { lossScalerOf, scalerStep } from '../fp16.ts';
+import { gpuScalerOf, halvesPipelined, lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 
 export class DdpRunner implements ModeRunner {
   private constructor(
@@ -28,18 +34,25 @@ export class DdpRunner implements ModeRunner {
     private readonly buckets: BucketedBackward,
     /** fp16: the loss scaler; null: float32 or bf16. */
     private readonly scaler: LossScaler | null,
+    /**
+     * fp16 or bf16 on one worker, pipelined (../fp16.ts halvesPipelined): one submit a step; fp16's
+     * scaler then runs on the GPU and `scaler` replays it as the steps' flags come back.
+     */
+    private readonly local: boolean,
   ) {}
 
   static async create(ctx: ModeContext): Promise<DdpRunner> {
     const { trainer, world, rank, config } = ctx;
     const format = config.bf16 ? 'bf16' : config.fp16 ? 'f16' : null;
+    const local = format !== null && world === 1 && halvesPipelined(config);
     const buckets = await BucketedBackward.create(trainer, computeBuckets(trainer.spec.params, config.bucketCapMB), {
       world,
       format,
       // float32 buckets of ranks sharing the device are summed there; 16-bit ones go around the ring
       shared: ctx.colocated && format === null ? { reduce: ctx.colocated, rank } : null,
+      gpuScaler: local && format === 'f16' ? gpuScalerOf(config) : null,
     });
-    return new DdpRunner(ctx, buckets, format === 'f16' ? lossScalerOf(config) : null);
+    return new DdpRunner(ctx, buckets, format === 'f16' ? lossScalerOf(config) : null, local);
   }
 
   /** Rank 0's parameters to everyone (DDP's constructor does this). */
@@ -84,6 +97,8 @@ export class DdpRunner implements ModeRunner {
     const { trainer, source, world, tracer } = this.ctx;
     if (!source) throw new Error('DDP rank has no data source');
     const { buckets, scaler } = this;
+    const only = micro[0];
+    if (this.local && micro.length === 1 && only) return this.runLocal(only, lr, submitted);
     const stats = new StatsSum();
     const lossScale = scaler?.scale ?? 1;
     // One worker, one micro-batch: the update goes in the same submit, so that the next step
@@ -133,6 +148,89 @@ export class DdpRunner implements ModeRunner {
     }
     const fp16 = await buckets.update(lr, { lossScale, decide: (overflow) => scalerStep(scaler, overflow) });
     return fp16 ? { ...stats.value, fp16 } : stats.value;
+  }
+
+  /** fp16 steps submitted whose outcome the host has not yet replayed (pipelined, one worker). */
+  private inFlight = 0;
+  /** Settles once the last submitted step's outcome is replayed (they are replayed in order). */
+  private replayed: Promise<void> = Promise.resolve();
+
+  /**
+   * fp16 or bf16 on one worker, pipelined: the step in one submit (the next step may be submitted
+   * behind it at once); fp16's outcome (the scale used, skipped, the scaler's state) is decided on
+   * the GPU and replayed here, in step order, once it comes back with the loss.
+   */
+  private async runLocal(mb: MicroBatch, lr: number, submitted: () => void): Promise<StepStats> {
+    const { trainer, source, tracer } = this.ctx;
+    if (!source) throw new Error('DDP rank has no data source');
+    const { buckets, scaler } = this;
+    const stats = new StatsSum();
+    const endData = tracer.begin('data', 'data');
+    const batch = source.trainBatch(mb.start, mb.count);
+    endData();
+    // nothing in flight: the GPU's scaler starts from the host's (the start, a resumed run)
+    if (scaler && this.inFlight === 0) {
+      const s = scaler.state();
+      const exp = scaler.dynamic ? Math.round(Math.log2(s.scale)) : 0;
+      if (scaler.dynamic && 2 ** exp !== s.scale)
+        throw new Error(
+          `fp16: the loss scale ${s.scale} is not a power of two; the GPU's loss scaler keeps only those`,
+        );
+      buckets.loadScaler({ ...s, exp });
+    }
+    // dynamic: the GPU replaces this with its own scale (the host's may be steps behind)
+    const lossScale = scaler?.scale ?? 1;
+    const pass = await trainer.forward(batch, lossScale / mb.count, 'ddp.forward_backward');
+    const staticScale = scaler && !scaler.dynamic ? scaler.scale : null;
+    const state = buckets.localStep(
+      pass,
+      lr,
+      scaler ? { staticScale, invCount: 1 / mb.count, inFlight: this.inFlight } : null,
+    );
+    submitted();
+    if (!scaler || !state) {
+      const r = await pass.stats();
+      stats.add(r.loss, r.correct, mb.count);
+      return stats.value;
+    }
+    this.inFlight++;
+    const before = this.replayed;
+    let replayedThis = () => {};
+    this.replayed = new Promise((r) => (replayedThis = r));
+    try {
+      const [r, g] = await Promise.all([pass.stats(), buckets.readScaler(state)]);
+      await before;
+      stats.add(r.loss, r.correct, mb.count);
+      return { ...stats.value, fp16: this.replay(scaler, g) };
+    } finally {
+      this.inFlight--;
+      replayedThis();
+    }
+  }
+
+  /** The host's scaler (and optimizer step count) fed the GPU's flag; throws unless both then agree. */
+  private replay(scaler: LossScaler, g: GpuScalerState): Fp16StepInfo {
+    const opt = this.ctx.trainer.optimizer;
+    const info = scalerStep(scaler, g.skipped); // throws at min_loss_scale, as DeepSpeed does
+    if (!info.skipped) opt?.countStep();
+    const s = scaler.state();
+    const gpu = { ...g, scale: 2 ** g.exp, used: 2 ** g.expUsed };
+    const host = { ...s, used: info.lossScale, skipped: info.skipped, optimizerSteps: opt?.steps ?? 0 };
+    const agree =
+      g.error === 0 &&
+      g.skipped === info.skipped &&
+      gpu.optimizerSteps === host.optimizerSteps &&
+      (!scaler.dynamic ||
+        (gpu.used === host.used &&
+          gpu.scale === s.scale &&
+          g.iter === s.iter &&
+          g.lastOverflowIter === s.lastOverflowIter &&
+          g.hysteresis === s.hysteresis));
+    if (!agree)
+      throw new Error(
+        `fp16: the loss scaler on the GPU and the host's replay of it disagree: GPU ${JSON.stringify(gpu)}, host ${JSON.stringify(host)}`,
+      );
+    return info;
   }
 
   dispose(): void {
