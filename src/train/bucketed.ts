@@ -10,7 +10,7 @@
 // update: the optimizer (fp16: after the overflow check and unscale of the reduced halves, the check
 // done on the host where every bucket passed through it; bf16: after widening them). One worker with
 // 16-bit gradients whose steps are pipelined (localStep) records it all in one submit, fp16's loss
-// scaler deciding on the GPU (gpu-scaler.ts).
+// scaler deciding on the GPU (local-half-step.ts, gpu-scaler.ts).
 import { bufferFrom } from '../gpu/buffers.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import { Readback } from '../gpu/readback.ts';
@@ -18,7 +18,8 @@ import { Recorder } from '../gpu/recorder.ts';
 import type { ParamSpec } from '../nn/spec.ts';
 import type { DeviceReduce } from './device-reduce.ts';
 import { halvesOverflow } from '../numeric/f16.ts';
-import { GpuLossScaler, type GpuScalerConfig, type GpuScalerState } from './gpu-scaler.ts';
+import { GpuLossScaler, type GpuScalerConfig } from './gpu-scaler.ts';
+import { LocalHalfStep } from './local-half-step.ts';
 import { HalfGradients } from './half-grads.ts';
 import type { HalfFormat } from './half-format.ts';
 import type { Pass } from './trainer.ts';
@@ -79,6 +80,8 @@ export class BucketedBackward {
    */
   private hostOverflow: boolean | null = null;
 
+  private localStep: LocalHalfStep | null = null;
+
   static async create(
     trainer: Trainer,
     buckets: readonly GradBucket[],
@@ -114,72 +117,11 @@ export class BucketedBackward {
     return new BucketedBackward(trainer, io, factor, half, o.shared, scaler);
   }
 
-  /**
-   * Sets the GPU loss scaler's state from the host's (only with no step in flight): the scale
-   * 2^`exp` (dynamic) and DeepSpeed's counters, and the optimizer's steps taken.
-   */
-  loadScaler(s: Parameters<GpuLossScaler['load']>[0]): void {
-    if (!this.scaler) throw new Error('loadScaler: no loss scaler on the GPU');
-    this.scaler.load(s, this.trainer.optimizer?.steps ?? 0);
-  }
-
-  /**
-   * One worker's whole step in one submit, pipelined (ParallelMode.pipelines): `pass`'s backward,
-   * every bucket packed into halves, then bf16: widened and the update; fp16: the GPU loss scaler's
-   * prepare ahead of the loss gradient (the scale's factor, `invCount` x scale, copied into it;
-   * `staticScale`: a static scale, which the host already gave it), the overflow check and unscale,
-   * the scaler's update and the update it gates. The optimizer's Params are given for the next
-   * `inFlight` + 1 step numbers (the steps in flight may still skip). fp16: returns the staging
-   * buffer of the scaler's state after the step (readScaler).
-   */
-  localStep(
-    pass: Pass,
-    lr: number,
-    fp16: { readonly staticScale: number | null; readonly invCount: number; readonly inFlight: number } | null,
-  ): GPUBuffer | null {
-    const { trainer, half, scaler } = this;
+  /** One worker with 16-bit gradients whose steps are pipelined: its whole step in one submit (local-half-step.ts). */
+  get local(): LocalHalfStep {
+    const { trainer, half } = this;
     if (!half || this.shared) throw new Error('localStep: one worker with 16-bit gradients only');
-    if (!fp16) {
-      pass.backward({
-        after: (rec) => {
-          this.packAll(rec);
-          half.recordUnscale(rec, 1); // bf16: the pairs widened (exact)
-          trainer.recordUpdate(rec, lr);
-        },
-      });
-      return null;
-    }
-    const opt = trainer.optimizer;
-    if (!scaler || !opt) throw new Error('localStep: fp16 needs the loss scaler on the GPU and an optimizer');
-    const first = opt.steps + 1;
-    const candidates = Array.from({ length: fp16.inFlight + 1 }, (_, i) => opt.stepParams(first + i, lr));
-    const op = candidates[0]?.op;
-    if (!op) throw new Error('localStep: no optimizer Params');
-    let state: GPUBuffer | null = null;
-    pass.backward({
-      before: (rec) => {
-        if (fp16.staticScale === null) scaler.recordPrepare(rec, fp16.invCount, pass.plan.lossBackward);
-      },
-      after: (rec) => {
-        this.packAll(rec);
-        half.recordCheckOnGpu(rec, fp16.staticScale ?? scaler.unscaleSlot);
-        scaler.recordUpdate(
-          rec,
-          first,
-          candidates.map((c) => c.params),
-          op,
-        );
-        trainer.recordGatedUpdate(rec, scaler);
-        state = scaler.recordStateCopy(rec);
-      },
-    });
-    return state;
-  }
-
-  /** The GPU loss scaler's state after a localStep, from the buffer it returned. */
-  readScaler(buf: GPUBuffer): Promise<GpuScalerState> {
-    if (!this.scaler) throw new Error('readScaler: no loss scaler on the GPU');
-    return this.scaler.readState(buf);
+    return (this.localStep ??= new LocalHalfStep(trainer, half, this.scaler, this.packAll));
   }
 
   /** Whether the gradients travel as 16-bit pairs (then update() needs the loss scale's check). */

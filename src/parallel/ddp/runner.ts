@@ -176,13 +176,13 @@ export class DdpRunner implements ModeRunner {
         throw new Error(
           `fp16: the loss scale ${s.scale} is not a power of two; the GPU's loss scaler keeps only those`,
         );
-      buckets.loadScaler({ ...s, exp });
+      buckets.local.loadScaler({ ...s, exp });
     }
     // dynamic: the GPU replaces this with its own scale (the host's may be steps behind)
     const lossScale = scaler?.scale ?? 1;
     const pass = await trainer.forward(batch, lossScale / mb.count, 'ddp.forward_backward');
     const staticScale = scaler && !scaler.dynamic ? scaler.scale : null;
-    const state = buckets.localStep(
+    const state = buckets.local.localStep(
       pass,
       lr,
       scaler ? { staticScale, invCount: 1 / mb.count, inFlight: this.inFlight } : null,
@@ -198,7 +198,7 @@ export class DdpRunner implements ModeRunner {
     let replayedThis = () => {};
     this.replayed = new Promise((r) => (replayedThis = r));
     try {
-      const [r, g] = await Promise.all([pass.stats(), buckets.readScaler(state)]);
+      const [r, g] = await Promise.all([pass.stats(), buckets.local.readScaler(state)]);
       await before;
       stats.add(r.loss, r.correct, mb.count);
       return { ...stats.value, fp16: this.replay(scaler, g) };
