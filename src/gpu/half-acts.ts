@@ -18,6 +18,7 @@ import { KERNELS, type KernelName } from './kernels.ts';
 import type { MemoryCategory } from '../memory-categories.ts';
 import { replaceIndexing } from './wgsl-rewrite.ts';
 import { shaderSource } from './shader-sources.ts';
+import { bufferOf, type Operand } from './operand.ts';
 
 const packed = new WeakSet<GPUBuffer>();
 
@@ -29,14 +30,14 @@ export function halfBuffer(gpu: DeviceContext, label: string, elements: number, 
 }
 
 /** Whether `b` was created by halfBuffer (holds packed halves, not float32). */
-export function isHalfBuffer(b: GPUBuffer): boolean {
-  return packed.has(b);
+export function isHalfBuffer(b: Operand): boolean {
+  return packed.has(bufferOf(b));
 }
 
 /** The names of the operands held as packed halves, for KernelCache.get (theta is ParamStorage's). */
-export function halvesOf(operands: Readonly<Record<string, GPUBuffer | null | undefined>>): string[] {
+export function halvesOf(operands: Readonly<Record<string, Operand | null | undefined>>): string[] {
   return Object.entries(operands)
-    .filter(([name, b]) => name !== 'theta' && b && packed.has(b))
+    .filter(([name, b]) => name !== 'theta' && b && packed.has(bufferOf(b)))
     .map(([name]) => name)
     .sort();
 }

@@ -165,7 +165,7 @@ export const KERNELS = {
   },
   softmax_xent_forward: {
     bindings: [P, ['logits', 'read'], ['labels', 'read'], ['stats', 'read_write']],
-    params: { n: u, c: u, out_off: u },
+    params: { n: u, c: u, out_off: u, row0: u },
     overrides: WG64,
   },
   softmax_xent_backward: {

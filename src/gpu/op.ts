@@ -3,6 +3,7 @@
 // records them (no allocation, no bind-group creation on the hot path).
 import type { Gpu } from './device.ts';
 import type { Kernel } from './kernel-cache.ts';
+import type { Operand } from './operand.ts';
 import { KERNELS, type BindingName, type FieldType, type KernelName, type ParamValues } from './kernels.ts';
 
 export type Workgroups = readonly [number, number, number];
@@ -107,7 +108,7 @@ export function makeOp<K extends KernelName>(
   kernel: Kernel<K>,
   label: string,
   params: ParamValues<K>,
-  buffers: Readonly<Record<BindingName<K>, GPUBuffer>>,
+  buffers: Readonly<Record<BindingName<K>, Operand>>,
   workgroups: Workgroups,
 ): Op<K> {
   const data = packParams(kernel.name, params);
@@ -118,12 +119,12 @@ export function makeOp<K extends KernelName>(
     usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
   });
   gpu.device.queue.writeBuffer(uniform, 0, data);
-  const named = buffers as Readonly<Record<string, GPUBuffer>>;
+  const named = buffers as Readonly<Record<string, Operand>>;
   const entries = KERNELS[kernel.name].bindings.map(([name], binding) => {
     if (name === 'params') return { binding, resource: { buffer: uniform } };
     const b = named[name];
     if (!b) throw new Error(`${label}: binding '${name}' of ${kernel.name} has no buffer`);
-    return { binding, resource: { buffer: b } };
+    return { binding, resource: 'buffer' in b ? { buffer: b.buffer, offset: b.offset, size: b.size } : { buffer: b } };
   });
   const bindGroup = gpu.device.createBindGroup({ label: `${label}.bind_group`, layout: kernel.layout, entries });
   for (const w of workgroups) {

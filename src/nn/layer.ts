@@ -4,6 +4,7 @@
 import type { Gpu } from '../gpu/device.ts';
 import type { ParamStorage } from '../gpu/half-params.ts';
 import type { Op } from '../gpu/op.ts';
+import type { Operand } from '../gpu/operand.ts';
 import type { Tuning } from '../gpu/tuning.ts';
 import type { ParamSpec } from './spec.ts';
 
@@ -29,13 +30,13 @@ export interface BuildContext {
 
 export interface BackwardIO {
   /** The forward input [N, ...inShape]. */
-  readonly x: GPUBuffer;
+  readonly x: Operand;
   /** The forward output [N, ...outShape]. */
-  readonly y: GPUBuffer;
+  readonly y: Operand;
   /** The gradient of the output (of the pre-activation where the layer fuses a ReLU). */
-  readonly dy: GPUBuffer;
+  readonly dy: Operand;
   /** Where to write the input gradient, or null when nobody needs it (the first layer). */
-  readonly dx: GPUBuffer | null;
+  readonly dx: Operand | null;
 }
 
 export interface Layer {
@@ -43,10 +44,26 @@ export interface Layer {
   readonly inShape: Shape;
   readonly outShape: Shape;
   readonly params: readonly ParamSpec[];
-  /** Scratch bytes the backward needs at this batch size. */
-  workspaceBytes(batch: number, tuning: Tuning): number;
-  forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]>;
-  backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]>;
+  /**
+   * Scratch bytes the layer needs at this batch size: its forward over `batch` rows with split-K
+   * chosen for `rowsOf` (see forward), its parameter gradients over `rowsOf` rows.
+   */
+  workspaceBytes(batch: number, tuning: Tuning, rowsOf?: number): number;
+  /**
+   * The forward of `batch` samples. `rowsOf`: the batch the split-K choices are made for (ranks
+   * sharing a device run one forward over every rank's rows with a rank's choices, so that each
+   * sample's sums are those of a rank alone); default `batch`.
+   */
+  forward(ctx: BuildContext, x: Operand, y: Operand, batch: number, rowsOf?: number): Promise<Op[]>;
+  /** The input gradient's Ops (none for the first layer, io.dx null): each sample's own. */
+  backwardInput(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]>;
+  /** The parameters' gradients (+= over the batch), none for a layer without parameters. */
+  backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]>;
+}
+
+/** A layer's whole backward: its input gradient, then its parameters' gradients. */
+export async function layerBackward(layer: Layer, ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+  return [...(await layer.backwardInput(ctx, io, batch)), ...(await layer.backwardWeight(ctx, io, batch))];
 }
 
 export function numel(shape: Shape): number {

@@ -10,14 +10,21 @@ export interface LossBuffers {
   readonly dlogits: GPUBuffer; // [N, C]
 }
 
-// logits [N, C], labels [N] -> stats[slot*3 ..] = [mean loss, #correct, loss sum]
-export async function lossForward(gpu: Gpu, b: LossBuffers, batch: number, classes: number, slot = 0): Promise<Op> {
+// logits [N, C], labels [N] from row `row0` -> stats[slot*3 ..] = [mean loss, #correct, loss sum]
+export async function lossForward(
+  gpu: Gpu,
+  b: LossBuffers,
+  batch: number,
+  classes: number,
+  slot = 0,
+  row0 = 0,
+): Promise<Op> {
   const k = await gpu.kernels.get('softmax_xent_forward');
   return makeOp(
     gpu,
     k,
     'loss.forward',
-    { n: batch, c: classes, out_off: slot * 3 },
+    { n: batch, c: classes, out_off: slot * 3, row0 },
     { logits: b.logits, labels: b.labels, stats: b.stats },
     [1, 1, 1],
   );

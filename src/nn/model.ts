@@ -12,7 +12,7 @@ import type { Tuning } from '../gpu/tuning.ts';
 import { Conv2dLayer } from './layers/conv2d.ts';
 import { LinearLayer } from './layers/linear.ts';
 import { MaxPool2dLayer } from './layers/maxpool2d.ts';
-import { numel, type BackwardIO, type BuildContext, type Layer } from './layer.ts';
+import { layerBackward, numel, type BackwardIO, type BuildContext, type Layer } from './layer.ts';
 import { lossBackward, lossForward } from './loss.ts';
 import { paramByName, type ModelSpec, type ParamSpec } from './spec.ts';
 
@@ -121,7 +121,8 @@ export class Model {
     readonly maxBatch: number,
     params: GPUBuffer,
     grads: GPUBuffer,
-    tuning: Tuning,
+    /** The kernels' choices on this device (ranks sharing a device build their batched step with them). */
+    readonly tuning: Tuning,
     gradOffset: (p: ParamSpec) => number = (p) => p.offset,
     paramOffset: (p: ParamSpec) => number = (p) => p.offset,
     /** How `params` holds the parameters: float32, or packed fp16 / bfloat16 halves (mixed precision). */
@@ -205,7 +206,12 @@ export class Model {
       const x = i === 0 ? this.x : (this.acts[i - 1] ?? this.x);
       const y = this.acts[i] ?? this.x;
       const io = { x, y, dy, dx };
-      backward.push({ layer: layer.name, ops: await layer.backward(this.ctx, io, batch), ready: layer.params, io });
+      backward.push({
+        layer: layer.name,
+        ops: await layerBackward(layer, this.ctx, io, batch),
+        ready: layer.params,
+        io,
+      });
       if (dx) dy = dx;
     }
     return { batch, normalize, forward, forwardLayers, lossForward: lf, lossBackward: lbw, backward };

@@ -3,6 +3,7 @@
 // read data and evaluate, and how a step runs (the runner, loaded lazily so that the coordinator's
 // thread never loads GPU code). src/parallel/index.ts holds one entry per Mode.
 import type { DeviceReduce } from '../train/device-reduce.ts';
+import type { RankBatch } from '../train/rank-batch.ts';
 import type { LossScaler } from '../optim/loss-scaler.ts';
 import type { TrainConfig } from '../config.ts';
 import type { ConfigIssue } from '../config.ts';
@@ -120,8 +121,11 @@ export interface ModeContext {
   comm<T>(op: () => Promise<T>, name?: string): Promise<T>;
   /** This rank's step timeline (off unless the run traces). */
   readonly tracer: Tracer;
-  /** Ranks sharing this rank's device (webddp train --colocate): DDP sums its buckets there. */
-  readonly colocated?: DeviceReduce;
+  /**
+   * Ranks sharing this rank's device (webddp train --colocate): float32 DDP's step of them all,
+   * batched (batch), or each rank's own work with the sum on the device (reduce).
+   */
+  readonly colocated?: { readonly reduce: DeviceReduce; readonly batch: RankBatch };
 }
 
 /** An optimizer and where its slice lies in the flat model: [flat element, slice element, count]. */

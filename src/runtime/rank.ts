@@ -122,7 +122,7 @@ export function createRankApi(env: RankEnv): RankApi {
           source,
           initialParams,
           tracer,
-          ...(env.shared ? { colocated: env.shared.reduce } : {}),
+          ...(env.shared ? { colocated: env.shared } : {}),
           async comm(op, name = 'collective') {
             const t0 = performance.now();
             const end = tracer.begin(name, 'comm');

@@ -8,11 +8,13 @@ import type { TrainConfig } from '../config.ts';
 import { placedRuns, runsPlaced } from '../parallel/index.ts';
 import { acquireDevice, type Gpu } from '../gpu/device.ts';
 import { DeviceReduce } from '../train/device-reduce.ts';
+import { RankBatch } from '../train/rank-batch.ts';
 
 export interface SharedDevice {
   /** A view of the shared device for one rank. */
   view(label: string): Promise<Gpu>;
   readonly reduce: DeviceReduce;
+  readonly batch: RankBatch;
   /** A rank is done with the device; the last one destroys it. */
   release(): Promise<void>;
 }
@@ -22,8 +24,10 @@ export function sharedDevice(gpu: () => Promise<GPU>, world: number): SharedDevi
   let owner: Promise<Gpu> | null = null;
   let users = 0;
   const reduce = new DeviceReduce(world);
+  const batch = new RankBatch(world, reduce);
   return {
     reduce,
+    batch,
     async view(label) {
       users++;
       owner ??= (async () => acquireDevice(await gpu(), { label: 'shared device' }))();
@@ -32,6 +36,7 @@ export function sharedDevice(gpu: () => Promise<GPU>, world: number): SharedDevi
     async release() {
       users--;
       if (users > 0 || !owner) return;
+      batch.destroy();
       reduce.destroy();
       await (await owner).dispose();
     },

@@ -8,16 +8,28 @@ import { packHalves } from '../numeric/f16.ts';
 
 /** Writes `b` into `model`'s input buffers and returns the plan for its size. */
 export async function uploadBatch(gpu: Gpu, model: Model, b: Batch): Promise<StepPlan> {
+  const plan = await model.plan(b.labels.length);
+  uploadRows(gpu, model, b, 0);
+  return plan;
+}
+
+/** The input buffers a batch is written into. */
+export type InputBuffers = Pick<Model, 'spec' | 'labels' | 'bytes' | 'x' | 'halfActivations'>;
+
+/**
+ * Writes `b` into the input buffers from sample `row` on (ranks sharing a device: a rank's rows of
+ * every rank's batch), its labels checked against the classes.
+ */
+export function uploadRows(gpu: Gpu, model: InputBuffers, b: Batch, row: number): void {
   const spec = model.spec;
   const n = b.labels.length;
   const per = spec.input[0] * spec.input[1] * spec.input[2];
-  const plan = await model.plan(n);
   for (const y of b.labels) {
     if (!Number.isInteger(y) || y < 0 || y >= spec.classes)
       throw new RangeError(`label ${y} is outside 0..${spec.classes - 1}`);
   }
   const up = gpu.uploads;
-  up.write(model.labels, 0, b.labels, 'other', 'input.labels');
+  up.write(model.labels, row * 4, b.labels, 'other', 'input.labels');
   if ('images' in b) {
     if (b.images.length !== n * per)
       throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
@@ -25,11 +37,13 @@ export async function uploadBatch(gpu: Gpu, model: Model, b: Batch): Promise<Ste
       b.images.length % 4 === 0
         ? b.images
         : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
-    up.write(model.bytes, 0, padded, 'other', 'input.bytes');
+    if (row > 0 && (row * per) % 4 !== 0) throw new Error(`input bytes of row ${row} do not start on a word`);
+    up.write(model.bytes, row * per, padded, 'other', 'input.bytes');
   } else {
     if (b.x.length !== n * per)
       throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
-    up.write(model.x, 0, model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
+    const at = model.halfActivations ? (row * per) / 2 : row * per;
+    if (!Number.isInteger(at)) throw new Error(`input halves of row ${row} do not start on a word`);
+    up.write(model.x, at * 4, model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
   }
-  return plan;
 }

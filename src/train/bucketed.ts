@@ -17,13 +17,22 @@ import { Readback } from '../gpu/readback.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import type { ParamSpec } from '../nn/spec.ts';
 import type { DeviceReduce } from './device-reduce.ts';
+import type { RankBatch } from './rank-batch.ts';
+import type { Batch } from '../data/batch.ts';
 import { halvesOverflow } from '../numeric/f16.ts';
 import { GpuLossScaler, type GpuScalerConfig } from './gpu-scaler.ts';
 import { LocalHalfStep } from './local-half-step.ts';
 import { HalfGradients } from './half-grads.ts';
 import type { HalfFormat } from './half-format.ts';
-import type { Pass } from './trainer.ts';
+import type { Pass, StepResult } from './trainer.ts';
 import type { Trainer } from './trainer.ts';
+
+/** The ranks sharing this rank's device and its place among them. */
+export interface SharedPlace {
+  readonly reduce: DeviceReduce;
+  readonly batch: RankBatch;
+  readonly rank: number;
+}
 
 /** A bucket of parameters whose gradients are one contiguous range of the arena. */
 export interface GradBucket {
@@ -68,7 +77,7 @@ export class BucketedBackward {
     /** fp16 or bf16: the gradient pairs; null: float32. */
     private readonly half: HalfGradients | null,
     /** The ranks sharing this device and this rank's place among them; null: a device of its own. */
-    private readonly shared: { readonly reduce: DeviceReduce; readonly rank: number } | null,
+    private readonly shared: SharedPlace | null,
     /** fp16 on one worker, pipelined: the loss scaler on the GPU (localStep); else null. */
     private readonly scaler: GpuLossScaler | null,
   ) {}
@@ -88,7 +97,7 @@ export class BucketedBackward {
     o: {
       readonly world: number;
       readonly format: HalfFormat | null;
-      readonly shared: { readonly reduce: DeviceReduce; readonly rank: number } | null;
+      readonly shared: SharedPlace | null;
       /** fp16 on one worker, pipelined (localStep): the loss scaler the GPU runs. */
       readonly gpuScaler?: GpuScalerConfig | null;
     },
@@ -134,6 +143,37 @@ export class BucketedBackward {
     return this.shared !== null;
   }
 
+  /** Ranks sharing this device: whether their step with `rows` samples a rank runs batched (rank-batch.ts). */
+  batches(rows: number): boolean {
+    return this.shared !== null && this.half === null && this.shared.batch.fits(this.trainer, rows);
+  }
+
+  /**
+   * Ranks sharing this device, batched (rank-batch.ts): joins the step of every rank with `batch`,
+   * in which this rank's gradients are divided by W, summed over the ranks and its update recorded
+   * at `lr`. Settles once the step is submitted, with the promise of this rank's loss.
+   */
+  batchedStep(batch: Batch, lossScale: number, lr: number): Promise<{ readonly result: Promise<StepResult> }> {
+    const { trainer, shared } = this;
+    if (!shared) throw new Error('batchedStep: this rank has a device of its own');
+    return shared.batch.step({
+      rank: shared.rank,
+      trainer,
+      batch,
+      lossScale,
+      count: this.summed,
+      prescale: (rec) => {
+        for (const b of this.buckets) rec.dispatch(b.prescale);
+      },
+      update: (rec) => trainer.recordUpdate(rec, lr),
+    });
+  }
+
+  /** How many gradients the buckets hold (from the arena's start). */
+  private get summed(): number {
+    return Math.max(...this.buckets.map((b) => b.bucket.offset + b.bucket.count));
+  }
+
   /**
    * Ranks sharing this device: records `pass`'s backward with every bucket divided by W, and
    * joins the step of every rank (device-reduce.ts), which sums the gradients on the device and
@@ -147,9 +187,10 @@ export class BucketedBackward {
     trainer.recordBackward(rec, pass.plan);
     rec.phase('bucket copy');
     for (const b of this.buckets) rec.dispatch(b.prescale);
-    const count = Math.max(...this.buckets.map((b) => b.bucket.offset + b.bucket.count));
-    return shared.reduce.step(gpu, {
+    const count = this.summed;
+    return shared.reduce.step({
       rank: shared.rank,
+      gpu,
       work: rec,
       grads: trainer.grads,
       count,

@@ -1,20 +1,23 @@
-// One step of DDP ranks that share one device (webddp train --colocate: every rank a worker of one
-// thread, one GPUDevice), submitted once for all of them: the gradients never leave the GPU and no
-// rank submits on its own. Each rank records its forward and backward (its gradients already
-// divided by W) without submitting and joins the step; the last rank to join records the sum
-// (every rank's gradients copied into a gathered buffer, summed by allreduce_sum.wgsl in rank
-// order, the sum copied back into every rank's gradients) and then every rank's update, and
-// submits it all, every rank's work in rank order, in one queue.submit. The host work of the
-// step (the sum's recording, the submit) is done once, not once per rank. Ranks on one thread
-// join concurrently (async); nothing blocks.
+// The gradient sum of DDP ranks that share one device (webddp train --colocate: every rank a worker
+// of one thread, one GPUDevice), and the step that uses it where the ranks' step cannot be batched
+// (rank-batch.ts: a rank's rows that cannot be bound on their own, gradient accumulation): each rank
+// records its forward and backward (its gradients already divided by W) without submitting and
+// joins the step; the last rank to join records the sum (every rank's gradients copied into a
+// gathered buffer, summed by allreduce_sum.wgsl in rank order, the sum copied back into every
+// rank's gradients) and then every rank's update, and submits it all, every rank's work in rank
+// order, in one queue.submit. The gradients never leave the GPU; the host work of the step (the
+// sum's recording, the submit) is done once, not once per rank.
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import { Recorder } from '../gpu/recorder.ts';
+import { RankJoin } from './rank-join.ts';
 
 /** What a rank brings to the shared step. */
 export interface RankStep {
   readonly rank: number;
+  /** The rank's Gpu view (the step is recorded on the last rank's). */
+  readonly gpu: Gpu;
   /** The rank's forward and backward, recorded and not yet submitted. */
   readonly work: Recorder;
   /** The rank's gradient arena (its first `count` floats are summed). */
@@ -24,15 +27,16 @@ export interface RankStep {
   readonly update: () => Recorder;
 }
 
-interface Arrival extends RankStep {
-  readonly done: () => void;
-  readonly failed: (e: Error) => void;
+/** The sum's dispatch and buffers for one gradient count (DeviceReduce.prepareSum). */
+export interface SumOp {
+  readonly op: Op;
+  readonly gathered: GPUBuffer;
+  readonly out: GPUBuffer;
+  readonly count: number;
 }
 
 export class DeviceReduce {
-  /** The k-th step of each rank, waiting for the other ranks' k-th. */
-  private readonly waiting = new Map<number, Arrival[]>();
-  private readonly calls: number[];
+  private readonly steps: RankJoin<RankStep>;
   private gpu: Gpu | null = null;
   private gathered: GPUBuffer | null = null;
   private out: GPUBuffer | null = null;
@@ -41,49 +45,44 @@ export class DeviceReduce {
   private readonly ops = new Map<number, Op>();
 
   constructor(readonly world: number) {
-    this.calls = Array.from({ length: world }, () => 0);
+    this.steps = new RankJoin(world, (ranks) => this.submit(ranks));
   }
 
   /**
    * Joins this rank's step: settles once every rank's work, the sum and every rank's update are
    * submitted (the rank's stats may then be read back).
    */
-  step(gpu: Gpu, s: RankStep): Promise<void> {
-    const k = this.calls[s.rank] ?? 0;
-    this.calls[s.rank] = k + 1;
-    return new Promise<void>((done, failed) => {
-      const list = this.waiting.get(k) ?? [];
-      list.push({ ...s, done, failed });
-      this.waiting.set(k, list);
-      if (list.length < this.world) return;
-      this.waiting.delete(k);
-      this.submit(gpu, list).then(
-        () => list.forEach((a) => a.done()),
-        (e: unknown) => list.forEach((a) => a.failed(e instanceof Error ? e : new Error(String(e)))),
-      );
-    });
+  step(s: RankStep): Promise<void> {
+    return this.steps.join(s.rank, s);
   }
 
-  private async submit(caller: Gpu, list: readonly Arrival[]): Promise<void> {
-    const ranks = [...list].sort((a, b) => a.rank - b.rank);
-    const [first] = ranks;
-    if (!first) return;
-    const { count } = first;
-    const odd = ranks.find((a) => a.count !== count);
-    if (odd)
-      throw new Error(`colocated all-reduce: rank ${odd.rank} sums ${odd.count} floats, rank ${first.rank} ${count}`);
+  private async submit(ranks: readonly RankStep[]): Promise<void> {
+    const last = ranks[ranks.length - 1];
+    if (!last) return;
+    const sum = await this.prepareSum(
+      last.gpu,
+      ranks.map((a) => a.count),
+      ranks.map((a) => a.rank),
+    );
+    const rec = new Recorder(this.gpu ?? last.gpu, 'colocated.allreduce');
+    this.recordSum(
+      rec,
+      sum,
+      ranks.map((a) => a.grads),
+    );
+    submitInOrder(last.gpu.device.queue, [...ranks.map((a) => a.work), rec, ...ranks.map((a) => a.update())]);
+  }
+
+  /**
+   * The sum of every rank's first `counts[r]` gradients (all equal, else an error naming `ranks`),
+   * prepared on `caller`'s device (buffers grown when a step sums more).
+   */
+  async prepareSum(caller: Gpu, counts: readonly number[], ranks: readonly number[]): Promise<SumOp> {
+    const count = counts[0] ?? 0;
+    const odd = counts.findIndex((c) => c !== count);
+    if (odd >= 0)
+      throw new Error(`colocated all-reduce: rank ${ranks[odd]} sums ${counts[odd]} floats, rank ${ranks[0]} ${count}`);
     const gpu = (this.gpu ??= caller.view('colocated.reduce'));
-    const op = await this.sumOp(gpu, count);
-    const sum = new Recorder(gpu, 'colocated.allreduce');
-    const { gathered, out } = op;
-    ranks.forEach((a, r) => sum.copy(a.grads, 0, gathered, r * count * 4, count * 4));
-    sum.dispatch(op.op);
-    for (const a of ranks) sum.copy(out, 0, a.grads, 0, count * 4);
-    submitInOrder(gpu.device.queue, [...ranks.map((a) => a.work), sum, ...ranks.map((a) => a.update())]);
-  }
-
-  /** The summing dispatch for `count` floats and its buffers (grown when a step sums more). */
-  private async sumOp(gpu: Gpu, count: number): Promise<{ op: Op; gathered: GPUBuffer; out: GPUBuffer }> {
     if (count > this.capacity) {
       if (this.gathered) gpu.memory.destroy(this.gathered);
       if (this.out) gpu.memory.destroy(this.out);
@@ -102,16 +101,25 @@ export class DeviceReduce {
       op = makeOp(gpu, k, 'colocated.allreduce_sum', { count, world: this.world }, { gathered, out }, wg);
       this.ops.set(count, op);
     }
-    return { op, gathered, out };
+    return { op, gathered, out, count };
+  }
+
+  /**
+   * Records the sum: every rank's gradients (`grads`, in rank order) copied into the gathered
+   * buffer, summed by allreduce_sum.wgsl in rank order, the sum copied back into every rank's.
+   */
+  recordSum(rec: Recorder, sum: SumOp, grads: readonly GPUBuffer[]): void {
+    const bytes = sum.count * 4;
+    grads.forEach((g, r) => rec.copy(g, 0, sum.gathered, r * bytes, bytes));
+    rec.dispatch(sum.op);
+    for (const g of grads) rec.copy(sum.out, 0, g, 0, bytes);
   }
 
   /** Frees the reducer's buffers (its device view; the device stays). */
   destroy(): void {
     for (const op of this.ops.values()) op.destroy();
     this.gpu?.destroy();
-    for (const list of this.waiting.values())
-      for (const a of list) a.failed(new Error('the colocated ranks were disposed during an all-reduce'));
-    this.waiting.clear();
+    this.steps.abort('the colocated ranks were disposed during an all-reduce');
   }
 }
 
@@ -119,7 +127,7 @@ export class DeviceReduce {
  * Submits the recordings in order in one queue.submit. A recording that submits as it records (a
  * traced run's, timed layer by layer) is submitted on its own, after everything before it.
  */
-function submitInOrder(queue: GPUQueue, recs: readonly Recorder[]): void {
+export function submitInOrder(queue: GPUQueue, recs: readonly Recorder[]): void {
   const pending: GPUCommandBuffer[] = [];
   const flush = () => {
     if (pending.length > 0) queue.submit(pending.splice(0));

@@ -3,6 +3,7 @@
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import type { Recorder } from '../gpu/recorder.ts';
+import { wholeBuffer, type Operand } from '../gpu/operand.ts';
 import type { GradientBucket } from './grad-bucket.ts';
 import type { ParamStorage } from '../gpu/half-params.ts';
 import type { BackwardIO } from '../nn/layer.ts';
@@ -62,8 +63,12 @@ export class PieceCache {
     const key = `${kind}:${layer.name}:${n}`;
     let p = this.cache.get(key);
     if (!p) {
+      const whole = (o: Operand) => wholeBuffer(o, `${layer.name} pieces`);
       const b: PieceBuffers = {
-        ...io,
+        x: whole(io.x),
+        y: whole(io.y),
+        dy: whole(io.dy),
+        dx: io.dx && whole(io.dx),
         working: this.trainer.params,
         storage: this.storage,
         bucket: this.trainer.grads,

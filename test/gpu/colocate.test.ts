@@ -13,6 +13,7 @@ import { loadStateDict } from '../../src/checkpoint/state-dict.ts';
 import { simpleCnnSpec } from '../../src/nn/spec.ts';
 import { compareTensors } from '../../src/reference/compare.ts';
 import { jsonLines, webddp } from '../helpers/cli.ts';
+import type { ChromeTrace } from '../../src/trace/chrome.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webddp-colocate-'));
 const base = ['--store', join(dir, 'store'), '--test-limit', '8', '--json'];
@@ -48,6 +49,38 @@ describe('ranks sharing one device (--colocate)', () => {
     const workers = (epoch?.workers ?? []) as { rank: number; memory_allocated: number }[];
     expect(workers.map((w) => w.rank)).toEqual([0, 1]);
     for (const w of workers) expect(w.memory_allocated).toBeGreaterThan(4 * 545_098); // its own replica
+  });
+
+  it('ranks whose rows start where a binding may run one batched step: bit for bit, one dispatch a layer', async () => {
+    // width 1/8 and 32 samples a rank: every rank's rows of every buffer start on 256 bytes
+    // (train/rank-batch.ts), so the step runs each layer once over both ranks' samples
+    const flags = ['--workers', '2', '--width', '0.125', '--batch-size', '32', '--train-limit', '128', '--epochs', '1'];
+    const own = await train('own-rows', ...flags);
+    const traceFile = join(dir, 'rows.trace.json');
+    const shared = await train('shared-rows', ...flags, '--colocate', '--trace', traceFile);
+    expect(Buffer.compare(shared.bytes, own.bytes)).toBe(0);
+    const trace = JSON.parse(readFileSync(traceFile, 'utf8')) as ChromeTrace;
+    const named = (name: string) => trace.traceEvents.filter((e) => e.ph === 'X' && e.name === name);
+    // each rank joined the batched step twice (2 steps), and the GPU ran the first step's layers
+    // once for both ranks (the last step's GPU spans may land after the trace is written)
+    expect(new Set(named('step of the ranks sharing the device').map((e) => e.pid)).size).toBe(2);
+    expect(named('step of the ranks sharing the device')).toHaveLength(4);
+    const first = (name: string) => named(name).filter((e) => e.cat === 'compute' && e.args?.step === 0);
+    for (const layer of ['conv1.forward', 'conv2.forward', 'fc1.forward', 'conv2.backward'])
+      expect(first(layer), layer).toHaveLength(1);
+  });
+
+  it('four batched ranks: within tolerance of the ring, replicas identical after every step', async () => {
+    const flags = ['--workers', '4', '--width', '0.125', '--batch-size', '32', '--train-limit', '256', '--epochs', '1'];
+    const spec = simpleCnnSpec(0.125);
+    const own = await train('own-rows4', ...flags);
+    const shared = await train('shared-rows4', ...flags, '--colocate');
+    const c = compareTensors(
+      loadStateDict(new Uint8Array(shared.bytes), spec, 'shared-rows4'),
+      loadStateDict(new Uint8Array(own.bytes), spec, 'own-rows4'),
+      { rtol: 1e-4, atol: 1e-5 },
+    );
+    expect(c.mismatches, `max abs ${c.maxAbs}`).toBe(0);
   });
 
   it('three ranks with gradient accumulation: within tolerance of the ring, replicas identical', async () => {

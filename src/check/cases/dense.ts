@@ -123,22 +123,23 @@ export const denseCases = {
     ),
   ),
   softmax_xent_forward: [
-    [7, 10],
-    [70, 3],
-    [1, 1],
-  ].map(([n = 1, c = 1], k): OpCase => ({
-    name: `logits=[${n},${c}]`,
+    [7, 10, 0],
+    [70, 3, 5],
+    [1, 1, 0],
+  ].map(([n = 1, c = 1, row0 = 0], k): OpCase => ({
+    name: `logits=[${n},${c}]${row0 ? ` from row ${row0}` : ''}`,
     async run(gpu) {
-      const logits = randn(n * c, 41 + k, 4);
-      const labels = Int32Array.from({ length: n }, (_, i) => (i * 7 + k) % c);
+      const rows = row0 + n;
+      const logits = randn(rows * c, 41 + k, 4);
+      const labels = Int32Array.from({ length: rows }, (_, i) => (i * 7 + k) % c);
       const { stats } = await runOp(
         gpu,
         'softmax_xent_forward',
-        { n, c, out_off: 3 },
+        { n, c, out_off: 3, row0 },
         { logits, labels, stats: 8 },
         [1, 1, 1],
       );
-      const ref = softmaxXentForward(logits, labels, { n, c });
+      const ref = softmaxXentForward(logits.subarray(row0 * c), labels.subarray(row0), { n, c });
       expectClose('stats', stats!.subarray(3, 6), [ref.loss, ref.correct, ref.lossSum], KERNEL_TOL);
     },
   })),

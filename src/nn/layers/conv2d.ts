@@ -2,6 +2,7 @@
 // Forward and backward side by side; every tensor is NCHW.
 import { halvesOf, isHalfBuffer } from '../../gpu/half-acts.ts';
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
+import type { Operand } from '../../gpu/operand.ts';
 import type { Tuning } from '../../gpu/tuning.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
@@ -66,13 +67,13 @@ export class Conv2dLayer implements Layer {
     return Math.max(1, Math.min(units, tuning.maxSplits, cdiv(tuning.targetThreads, perSlice)));
   }
 
-  /** Room for the split-K slices of any kernel (which one runs depends on the device). */
-  workspaceBytes(batch: number, tuning: Tuning): number {
-    const tiled = weightTileChoices(this.ci, tuning).map((t) => this.splits(batch, tuning, t));
+  /** Room for the split-K slices of any kernel (which one runs depends on the device): the weight gradient's over `rowsOf` rows. */
+  workspaceBytes(batch: number, tuning: Tuning, rowsOf = batch): number {
+    const tiled = weightTileChoices(this.ci, tuning).map((t) => this.splits(rowsOf, tuning, t));
     const matrix = useHalfMatrix('conv-weight', this.ci * 9, tuning, 'f16', true)
-      ? [this.matrixSplits(batch, tuning)]
+      ? [this.matrixSplits(rowsOf, tuning)]
       : [];
-    const splits = Math.max(this.splits(batch, tuning, null), ...tiled, ...matrix);
+    const splits = Math.max(this.splits(rowsOf, tuning, null), ...tiled, ...matrix);
     return splits * this.co * (this.ci * 9 + 1) * 4;
   }
 
@@ -90,7 +91,7 @@ export class Conv2dLayer implements Layer {
   }
 
   // x [N, ci, h, w] -> y [N, co, h, w] = relu?(conv(x, weight) + bias)
-  async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
+  async forward(ctx: BuildContext, x: Operand, y: Operand, batch: number): Promise<Op[]> {
     const shape = {
       n: batch,
       ci: this.ci,
@@ -131,11 +132,15 @@ export class Conv2dLayer implements Layer {
     return [makeOp(ctx.gpu, k, label, shape, operands, wg)];
   }
 
-  // dy [N, co, h, w] (pre-activation gradient) -> dx [N, ci, h, w]; dweight, dbias += (split-K, then reduce)
-  async backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+  // dy [N, co, h, w] (pre-activation gradient) -> dx [N, ci, h, w]
+  async backwardInput(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+    return io.dx ? [await this.inputOp(ctx, io.dy, io.dx, batch)] : [];
+  }
+
+  // dweight, dbias += (split-K, then reduce)
+  async backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
     const ops: Op[] = [];
     const g = ctx.gpu;
-    if (io.dx) ops.push(await this.backwardInput(ctx, io.dy, io.dx, batch));
     if (this.halfMatrix(ctx, 'conv-weight')) {
       const splits = this.matrixSplits(batch, ctx.tuning);
       const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
@@ -188,7 +193,7 @@ export class Conv2dLayer implements Layer {
   }
 
   // dy [N, co, h, w] -> dx [N, ci, h, w], through the tiled kernel where it fits.
-  private async backwardInput(ctx: BuildContext, dy: GPUBuffer, dx: GPUBuffer, batch: number): Promise<Op> {
+  private async inputOp(ctx: BuildContext, dy: Operand, dx: Operand, batch: number): Promise<Op> {
     const g = ctx.gpu;
     const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, w_off: ctx.paramOffset(this.weight) };
     const label = `${this.name}.backward_input`;

@@ -5,6 +5,7 @@
 // the shared workspace, then a reduce.
 import { halvesOf } from '../../gpu/half-acts.ts';
 import { cdiv, grid1d, makeOp, type Op } from '../../gpu/op.ts';
+import type { Operand } from '../../gpu/operand.ts';
 import type { Tuning } from '../../gpu/tuning.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
@@ -49,18 +50,18 @@ export class LinearLayer implements Layer {
     return this.outShape[0] ?? 0;
   }
 
-  /** Room for the split-K slices of the tiled kernels this tuning may pick. */
-  workspaceBytes(batch: number, tuning: Tuning): number {
+  /** Room for the split-K slices of the tiled kernels this tuning may pick (Layer.workspaceBytes). */
+  workspaceBytes(batch: number, tuning: Tuning, rowsOf = batch): number {
     const f = forwardTiles(this.i, tuning);
     const w = weightTiles(this.i, tuning);
-    const forward = f ? forwardSplits(this.i, this.o, batch, tuning, f) * batch * this.o : 0;
-    const weight = w ? weightSplits(this.i, this.o, batch, tuning, w) * this.o * (this.i + 1) : 0;
+    const forward = f ? forwardSplits(this.i, this.o, rowsOf, tuning, f) * batch * this.o : 0;
+    const weight = w ? weightSplits(this.i, this.o, rowsOf, tuning, w) * this.o * (this.i + 1) : 0;
     // fp16 runs may take the subgroup-matrix kernels (which depends on the device)
     const mf = useHalfMatrix('linear-forward', this.i, tuning, 'f16', true);
     const mw = useHalfMatrix('linear-weight', this.i, tuning, 'f16', true);
     const matrix = Math.max(
-      mf ? matrixForwardSplits(this.i, this.o, batch) * batch * this.o : 0,
-      mw ? matrixWeightSplits(batch) * this.o * (this.i + 1) : 0,
+      mf ? matrixForwardSplits(this.i, this.o, rowsOf) * batch * this.o : 0,
+      mw ? matrixWeightSplits(rowsOf) * this.o * (this.i + 1) : 0,
     );
     return 4 * Math.max(forward, weight, matrix);
   }
@@ -70,10 +71,10 @@ export class LinearLayer implements Layer {
   }
 
   // x [N, i] -> y [N, o] = relu?(x W^T + b)
-  async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
-    if (this.halfMatrix(ctx, 'linear-forward')) return this.forwardMatrix(ctx, x, y, batch);
+  async forward(ctx: BuildContext, x: Operand, y: Operand, batch: number, rowsOf = batch): Promise<Op[]> {
+    if (this.halfMatrix(ctx, 'linear-forward')) return this.forwardMatrix(ctx, x, y, batch, rowsOf);
     const t = forwardTiles(this.i, ctx.tuning, ctx.gpu.device.limits);
-    if (t) return this.forwardTiled(ctx, x, y, batch, t);
+    if (t) return this.forwardTiled(ctx, x, y, batch, t, rowsOf);
     const k = await ctx.gpu.kernels.get('linear_forward', {}, ctx.paramStorage, halvesOf({ x, y }));
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
     return [
@@ -96,9 +97,16 @@ export class LinearLayer implements Layer {
   }
 
   // The tiled forward: split-K partial sums into the workspace, then their sum, the bias and the ReLU.
-  private async forwardTiled(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number, t: ForwardTiles) {
+  private async forwardTiled(
+    ctx: BuildContext,
+    x: Operand,
+    y: Operand,
+    batch: number,
+    t: ForwardTiles,
+    rowsOf: number,
+  ) {
     const g = ctx.gpu;
-    const splits = forwardSplits(this.i, this.o, batch, ctx.tuning, t);
+    const splits = forwardSplits(this.i, this.o, rowsOf, ctx.tuning, t);
     const kt = await g.kernels.get('linear_forward_tiled', { ...t }, ctx.paramStorage, halvesOf({ x }));
     const kr = await g.kernels.get('linear_forward_reduce', {}, ctx.paramStorage);
     const shape = { n: batch, i: this.i, o: this.o };
@@ -123,9 +131,9 @@ export class LinearLayer implements Layer {
   }
 
   // fp16 on subgroup matrices: split-K partial sums in f16 x f16 -> f32 tiles, then the same reduce.
-  private async forwardMatrix(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number) {
+  private async forwardMatrix(ctx: BuildContext, x: Operand, y: Operand, batch: number, rowsOf: number) {
     const g = ctx.gpu;
-    const splits = matrixForwardSplits(this.i, this.o, batch);
+    const splits = matrixForwardSplits(this.i, this.o, rowsOf);
     const km = await g.kernels.get('linear_forward_sgmat', { SG: g.subgroupSize }, ctx.paramStorage, halvesOf({ x }));
     const kr = await g.kernels.get('linear_forward_reduce', {}, ctx.paramStorage);
     return [
@@ -148,8 +156,8 @@ export class LinearLayer implements Layer {
     ];
   }
 
-  // dy [N, o] (pre-activation gradient) -> dx [N, i] = dy W (masked by x > 0); dW += dy^T x; db += sum_n dy
-  async backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+  // dy [N, o] (pre-activation gradient) -> dx [N, i] = dy W (masked by x > 0)
+  async backwardInput(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
     const g = ctx.gpu;
     const ops: Op[] = [];
     if (io.dx) {
@@ -172,12 +180,18 @@ export class LinearLayer implements Layer {
         ),
       );
     }
-    if (this.halfMatrix(ctx, 'linear-weight')) return [...ops, ...(await this.backwardWeightMatrix(ctx, io, batch))];
+    return ops;
+  }
+
+  // dW += dy^T x; db += sum_n dy
+  async backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+    const g = ctx.gpu;
+    if (this.halfMatrix(ctx, 'linear-weight')) return this.backwardWeightMatrix(ctx, io, batch);
     const t = weightTiles(this.i, ctx.tuning, g.device.limits);
-    if (t) return [...ops, ...(await this.backwardWeightTiled(ctx, io, batch, t))];
+    if (t) return this.backwardWeightTiled(ctx, io, batch, t);
     const k = await g.kernels.get('linear_backward_weight', {}, 'f32', halvesOf({ x: io.x }));
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
-    ops.push(
+    return [
       makeOp(
         g,
         k,
@@ -192,8 +206,7 @@ export class LinearLayer implements Layer {
         { dy: io.dy, x: io.x, grad: ctx.grads },
         [cdiv(cdiv(this.i, 4), WG_X), cdiv(cdiv(this.o, 4), WG_Y), 1],
       ),
-    );
-    return ops;
+    ];
   }
 
   // fp16 on subgroup matrices: the weight gradient's slices ([S, o, i + 1], as the tiled kernel's) in

@@ -2,6 +2,7 @@
 // (reluMask), the backward writes the gradient of the pre-activation directly (fused ReLU backward).
 import { halvesOf } from '../../gpu/half-acts.ts';
 import { grid1d, makeOp, type Op } from '../../gpu/op.ts';
+import type { Operand } from '../../gpu/operand.ts';
 import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
 
@@ -26,7 +27,7 @@ export class MaxPool2dLayer implements Layer {
   }
 
   // x [N, c, h, w] -> y [N, c, h/2, w/2]
-  async forward(ctx: BuildContext, x: GPUBuffer, y: GPUBuffer, batch: number): Promise<Op[]> {
+  async forward(ctx: BuildContext, x: Operand, y: Operand, batch: number): Promise<Op[]> {
     const k = await ctx.gpu.kernels.get('maxpool2d_forward', {}, 'f32', halvesOf({ x, y }));
     const count = batch * this.c * Math.floor(this.h / 2) * Math.floor(this.w / 2);
     return [
@@ -42,7 +43,7 @@ export class MaxPool2dLayer implements Layer {
   }
 
   // dy [N, c, h/2, w/2] -> dx [N, c, h, w] (zero except at each window's first maximum)
-  async backward(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+  async backwardInput(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
     if (!io.dx) return [];
     const k = await ctx.gpu.kernels.get('maxpool2d_backward', {}, 'f32', halvesOf({ x: io.x }));
     // One invocation per 2x2 window, odd edges included (maxpool2d_backward.wgsl).
@@ -57,5 +58,9 @@ export class MaxPool2dLayer implements Layer {
         grid1d(count, k.overrides.WG ?? 64),
       ),
     ];
+  }
+
+  async backwardWeight(): Promise<Op[]> {
+    return [];
   }
 }

@@ -49,7 +49,7 @@ export class DdpRunner implements ModeRunner {
       world,
       format,
       // float32 buckets of ranks sharing the device are summed there; 16-bit ones go around the ring
-      shared: ctx.colocated && format === null ? { reduce: ctx.colocated, rank } : null,
+      shared: ctx.colocated && format === null ? { ...ctx.colocated, rank } : null,
       gpuScaler: local && format === 'f16' ? gpuScalerOf(config) : null,
     });
     return new DdpRunner(ctx, buckets, format === 'f16' ? lossScalerOf(config) : null, local);
@@ -99,6 +99,8 @@ export class DdpRunner implements ModeRunner {
     const { buckets, scaler } = this;
     const only = micro[0];
     if (this.local && micro.length === 1 && only) return this.runLocal(only, lr, submitted);
+    if (world > 1 && micro.length === 1 && only && buckets.batches(only.count))
+      return this.runBatched(only, lr, submitted);
     const stats = new StatsSum();
     const lossScale = scaler?.scale ?? 1;
     // One worker, one micro-batch: the update goes in the same submit, so that the next step
@@ -148,6 +150,28 @@ export class DdpRunner implements ModeRunner {
     }
     const fp16 = await buckets.update(lr, { lossScale, decide: (overflow) => scalerStep(scaler, overflow) });
     return fp16 ? { ...stats.value, fp16 } : stats.value;
+  }
+
+  /**
+   * Ranks sharing a device, float32, one micro-batch: the step of every rank batched, one dispatch
+   * per layer over all their samples (train/rank-batch.ts); the next step may start before this
+   * one's loss is back.
+   */
+  private async runBatched(mb: MicroBatch, lr: number, submitted: () => void): Promise<StepStats> {
+    const { source, tracer } = this.ctx;
+    if (!source) throw new Error('DDP rank has no data source');
+    const endData = tracer.begin('data', 'data');
+    const batch = source.trainBatch(mb.start, mb.count);
+    endData();
+    const { result } = await this.ctx.comm(
+      () => this.buckets.batchedStep(batch, 1 / mb.count, lr),
+      'step of the ranks sharing the device',
+    );
+    submitted();
+    const r = await result;
+    const sum = new StatsSum();
+    sum.add(r.loss, r.correct, mb.count);
+    return sum.value;
   }
 
   /** fp16 steps submitted whose outcome the host has not yet replayed (pipelined, one worker). */

@@ -1,0 +1,370 @@
+// One float32 DDP step of the ranks that share one device (webddp train --colocate, "workers share
+// one device"), batched: every rank uploads its batch into its rows of one set of buffers, and once
+// all W have joined, the last records the step of all of them and submits it once:
+//   1. each layer's forward, over every rank's rows at once (split-K chosen for one rank's batch,
+//      so each sample's sums are the ones a rank alone computes);
+//   2. each rank's loss over its rows (its own loss and accuracy), the loss gradient over all rows;
+//   3. each layer's input gradient over all rows, then each rank's parameter gradients from its
+//      own rows into its own gradient arena (summed over its samples alone: the bits a device of
+//      its own gives), divided by W;
+//   4. the sum over the ranks on the device (device-reduce.ts), then every rank's update.
+// A layer is thus one dispatch for all ranks, not W: the fixed cost of a step's ~23 dependent
+// dispatches is paid once (docs/placements.md). The forward and the input gradients read rank 0's
+// parameters: DDP keeps every replica's bits equal (rank 0's broadcast at the start, then the same
+// averaged gradients and the same update on every rank), and each rank still keeps and updates its
+// own parameters, gradients and optimizer state. The shared rows are the group's buffers, counted
+// once on the device, beside each rank's own (which its evaluation uses).
+// Each rank's rows must start where a binding may (minStorageBufferOffsetAlignment): fits() says
+// whether a batch size does; where it does not, the ranks take device-reduce.ts's step.
+import type { Batch } from '../data/batch.ts';
+import { storageBuffer } from '../gpu/buffers.ts';
+import type { Gpu } from '../gpu/device.ts';
+import type { Op } from '../gpu/op.ts';
+import type { BufferSlice } from '../gpu/operand.ts';
+import { Recorder } from '../gpu/recorder.ts';
+import { numel, type BuildContext } from '../nn/layer.ts';
+import { lossBackward, lossForward } from '../nn/loss.ts';
+import { normalizeOp, simpleCnnLayers } from '../nn/model.ts';
+import type { ModelSpec } from '../nn/spec.ts';
+import { uploadRows } from './batch-upload.ts';
+import type { DeviceReduce } from './device-reduce.ts';
+import { RankJoin } from './rank-join.ts';
+import { StagingPool } from '../gpu/staging.ts';
+import type { StepResult } from './trainer-options.ts';
+import type { Trainer } from './trainer.ts';
+
+/** What a rank brings to the batched step. */
+export interface BatchedRank {
+  readonly rank: number;
+  readonly trainer: Trainer;
+  readonly batch: Batch;
+  /** The loss gradient's factor (the loss scale over the rank's batch: 1/b). */
+  readonly lossScale: number;
+  /** How many of the rank's gradients are summed (the arena's). */
+  readonly count: number;
+  /** Records the rank's gradients divided by W (its buckets' prescale). */
+  readonly prescale: (rec: Recorder) => void;
+  /** Records the rank's update (clip, optimizer, zeroed gradients) after the sum. */
+  readonly update: (rec: Recorder) => void;
+}
+
+interface Arrival extends BatchedRank {
+  /** Receives the rank's loss stats, read back once the step is submitted. */
+  readonly result: (r: Promise<StepResult>) => void;
+}
+
+/** Bytes of one rank's stats in the step's readback: mean loss, correct, loss sum, padding. */
+const STATS_BYTES = 16;
+
+/** Every rank's rows: the input, each layer's output and the two input-gradient buffers. */
+interface Rows {
+  readonly gpu: Gpu;
+  readonly spec: ModelSpec;
+  /** Rows per rank the buffers hold. */
+  readonly maxRows: number;
+  readonly bytes: GPUBuffer;
+  readonly x: GPUBuffer;
+  readonly labels: GPUBuffer;
+  readonly halfActivations: false;
+  readonly acts: readonly GPUBuffer[];
+  readonly dlogits: GPUBuffer;
+  readonly grad: readonly [GPUBuffer, GPUBuffer];
+}
+
+/** A layer's backward in the batched step: the input gradient over all rows, each rank's parameter gradients. */
+interface BatchedSegment {
+  readonly layer: string;
+  readonly input: readonly Op[];
+  readonly weight: readonly (readonly Op[])[];
+}
+
+/** The batched step's prepared dispatches for `rows` rows per rank and these ranks' trainers. */
+interface BatchedPlan {
+  readonly rows: number;
+  readonly trainers: readonly Trainer[];
+  readonly normalize: Op;
+  readonly forward: readonly { readonly layer: string; readonly ops: readonly Op[] }[];
+  readonly lossForward: readonly Op[];
+  readonly lossBackward: Op<'softmax_xent_backward'>;
+  readonly backward: readonly BatchedSegment[];
+  readonly workspace: GPUBuffer;
+  readonly gpu: Gpu;
+  scale: number;
+}
+
+export class RankBatch {
+  private readonly steps: RankJoin<Arrival>;
+  private rowsBuf: Rows | null = null;
+  private readonly plans = new Map<number, Promise<BatchedPlan>>();
+  /** Every rank's loss stats of a step, read back at once. */
+  private stats: StagingPool | null = null;
+
+  constructor(
+    readonly world: number,
+    private readonly reduce: DeviceReduce,
+  ) {
+    this.steps = new RankJoin(world, (ranks) => this.submit(ranks));
+  }
+
+  /**
+   * Whether ranks of this model (float32 parameters and activations) with `rows` samples each can
+   * run batched: every rank's rows of every buffer start where a binding may.
+   */
+  fits(trainer: Trainer, rows: number): boolean {
+    const { model, halfFormat } = trainer;
+    if (halfFormat || model.halfActivations || rows > model.maxBatch) return false;
+    const align = trainer.gpu.device.limits.minStorageBufferOffsetAlignment;
+    const perSample = [numel(model.spec.input), ...model.layers.map((l) => numel(l.outShape))];
+    return perSample.every((n) => (rows * n * 4) % align === 0);
+  }
+
+  /**
+   * Joins the step with this rank's batch: settles once every rank's work is submitted, with the
+   * promise of this rank's loss and correct count.
+   */
+  step(s: BatchedRank): Promise<{ readonly result: Promise<StepResult> }> {
+    let result: Promise<StepResult> | null = null;
+    const keep = (r: Promise<StepResult>): void => {
+      result = r;
+    };
+    return this.steps.join(s.rank, { ...s, result: keep }).then(() => {
+      if (!result) throw new Error(`rank ${s.rank}: the batched step read back no loss`);
+      return { result };
+    });
+  }
+
+  private async submit(ranks: readonly Arrival[]): Promise<void> {
+    const last = ranks[ranks.length - 1];
+    if (!last) return;
+    const rows = last.batch.labels.length;
+    const odd = ranks.find((a) => a.batch.labels.length !== rows || a.lossScale !== last.lossScale);
+    if (odd)
+      throw new Error(
+        `colocated step: rank ${odd.rank} has ${odd.batch.labels.length} samples (loss scale ${odd.lossScale}), rank ${last.rank} ${rows} (${last.lossScale})`,
+      );
+    const trainers = ranks.map((a) => a.trainer);
+    const buffers = (this.rowsBuf ??= allocateRows(last.trainer, this.world));
+    if (rows > buffers.maxRows) throw new Error(`colocated step: a batch of ${rows} is over ${buffers.maxRows}`);
+    const plan = await this.plan(rows, trainers);
+    const sum = await this.reduce.prepareSum(
+      last.trainer.gpu,
+      ranks.map((a) => a.count),
+      ranks.map((a) => a.rank),
+    );
+    if (plan.scale !== last.lossScale) {
+      plan.lossBackward.setParams({ scale: last.lossScale });
+      plan.scale = last.lossScale;
+    }
+    // every rank's batch in one upload (one for the pixels, one for the labels)
+    uploadRows(last.trainer.gpu, buffers, joinBatches(ranks.map((a) => a.batch)), 0);
+    const rec = new Recorder(last.trainer.gpu, 'colocated.step');
+    const bytes = 'images' in last.batch;
+    rec.phase('forward');
+    if (bytes) rec.dispatch(plan.normalize);
+    rec.layer('normalize');
+    for (const l of plan.forward) {
+      for (const op of l.ops) rec.dispatch(op);
+      rec.layer(`${l.layer}.forward`);
+    }
+    for (const op of plan.lossForward) rec.dispatch(op);
+    rec.layer('loss');
+    const pool = (this.stats ??= new StagingPool(buffers.gpu, 'colocated.stats', this.world * STATS_BYTES));
+    const statsBuf = pool.take();
+    ranks.forEach((a, r) => rec.copy(a.trainer.model.stats, 0, statsBuf, r * STATS_BYTES, STATS_BYTES));
+    rec.phase('backward');
+    rec.dispatch(plan.lossBackward);
+    rec.layer('loss.backward');
+    for (const s of plan.backward) {
+      for (const op of s.input) rec.dispatch(op);
+      for (const ops of s.weight) for (const op of ops) rec.dispatch(op);
+      rec.layer(`${s.layer}.backward`);
+    }
+    rec.phase('bucket copy');
+    for (const a of ranks) a.prescale(rec);
+    this.reduce.recordSum(
+      rec,
+      sum,
+      trainers.map((t) => t.grads),
+    );
+    for (const a of ranks) a.update(rec);
+    rec.submit();
+    const read = last.trainer.gpu.tracer.span('readback stats', 'step', () => pool.read(statsBuf));
+    ranks.forEach((a, r) =>
+      a.result(
+        read.then((bytes) => {
+          const f = new Float32Array(bytes, r * STATS_BYTES, 2);
+          return { batch: rows, loss: f[0] ?? NaN, correct: f[1] ?? 0 };
+        }),
+      ),
+    );
+  }
+
+  /** The plan for `rows` rows per rank, rebuilt when the ranks' trainers are others (a new run). */
+  private async plan(rows: number, trainers: readonly Trainer[]): Promise<BatchedPlan> {
+    const cached = this.plans.get(rows);
+    if (cached) {
+      const p = await cached;
+      if (p.trainers.every((t, r) => t === trainers[r])) return p;
+      this.plans.delete(rows);
+      destroyPlan(p);
+    }
+    const rowsBuf = this.rowsBuf;
+    if (!rowsBuf) throw new Error('colocated step: no rows were uploaded');
+    const p = buildPlan(rowsBuf, rows, trainers);
+    this.plans.set(rows, p);
+    return p;
+  }
+
+  destroy(): void {
+    this.steps.abort('the colocated ranks were disposed during a step');
+    for (const p of this.plans.values()) void p.then(destroyPlan, () => undefined);
+    this.plans.clear();
+    const b = this.rowsBuf;
+    if (b) {
+      for (const buf of [b.bytes, b.x, b.labels, ...b.acts, b.dlogits, ...b.grad]) b.gpu.memory.destroy(buf);
+      b.gpu.destroy();
+    }
+    this.rowsBuf = null;
+    this.stats?.destroy();
+    this.stats = null;
+  }
+}
+
+/** The ranks' batches as one, in rank order. */
+function joinBatches(batches: readonly Batch[]): Batch {
+  const labels = concat(
+    batches.map((b) => b.labels),
+    Int32Array,
+  );
+  const images = batches.map((b) => ('images' in b ? b.images : null));
+  if (images.every((i) => i !== null)) return { labels, images: concat(images, Uint8Array) };
+  const xs = batches.map((b) => ('x' in b ? b.x : null));
+  if (xs.every((x) => x !== null)) return { labels, x: concat(xs, Float32Array) };
+  throw new Error("colocated step: the ranks' batches are not all pixels or all floats");
+}
+
+function concat<T extends Uint8Array | Int32Array | Float32Array>(
+  parts: readonly T[],
+  Type: { new (n: number): T },
+): T {
+  const out = new Type(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Buffers for every rank's rows, as many rows per rank as `trainer`'s model holds. */
+function allocateRows(trainer: Trainer, world: number): Rows {
+  const { model } = trainer;
+  const gpu = trainer.gpu.view('colocated.rows');
+  const spec = model.spec;
+  const n = world * model.maxBatch;
+  const f32 = (label: string, count: number) => storageBuffer(gpu, `colocated.${label}`, count * 4, 'activations');
+  const maxGrad = Math.max(...model.layers.map((l) => numel(l.inShape)));
+  return {
+    gpu,
+    spec,
+    maxRows: model.maxBatch,
+    bytes: storageBuffer(gpu, 'colocated.input.bytes', n * numel(spec.input), 'activations'),
+    x: f32('input.x', n * numel(spec.input)),
+    labels: f32('input.labels', n),
+    halfActivations: false,
+    acts: model.layers.map((l) => f32(`${l.name}.out`, n * numel(l.outShape))),
+    dlogits: f32('loss.dlogits', n * spec.classes),
+    grad: [f32('grad_act.0', n * maxGrad), f32('grad_act.1', n * maxGrad)],
+  };
+}
+
+async function buildPlan(b: Rows, rows: number, trainers: readonly Trainer[]): Promise<BatchedPlan> {
+  const [first] = trainers;
+  if (!first) throw new Error('colocated step: no ranks');
+  const world = trainers.length;
+  const { gpu, spec } = b;
+  const tuning = first.model.tuning;
+  gpu.kernels.tuning = tuning.kernels;
+  const layers = simpleCnnLayers(spec);
+  const all = world * rows;
+  // each layer's forward over every rank's rows, its parameter gradients over one rank's
+  const wsBytes = Math.max(4, ...layers.map((l) => l.workspaceBytes(all, tuning, rows)));
+  const workspace = storageBuffer(gpu, `colocated.workspace.${rows}`, wsBytes, 'activations');
+  const ctx: BuildContext = {
+    gpu,
+    params: first.params,
+    paramOffset: (p) => p.offset,
+    paramStorage: 'f32',
+    grads: first.grads,
+    gradOffset: first.gradOffset,
+    tuning,
+    workspace,
+  };
+  /** Rank r's rows of `buf`, `per` floats a sample. */
+  const slice = (buf: GPUBuffer, r: number, per: number): BufferSlice => ({
+    buffer: buf,
+    offset: r * rows * per * 4,
+    size: rows * per * 4,
+  });
+  const normalize = await normalizeOp(gpu, spec, 'colocated.normalize', { bytes: b.bytes, x: b.x }, all);
+  const forward: { layer: string; ops: Op[] }[] = [];
+  let input: GPUBuffer = b.x;
+  for (const [i, layer] of layers.entries()) {
+    const out = b.acts[i];
+    if (!out) throw new Error(`colocated step: no output rows for ${layer.name}`);
+    forward.push({ layer: layer.name, ops: await layer.forward(ctx, input, out, all, rows) });
+    input = out;
+  }
+  const logits = input;
+  const loss = (stats: GPUBuffer) => ({ logits, labels: b.labels, stats, dlogits: b.dlogits });
+  const lossF = await Promise.all(
+    trainers.map((t, r) => lossForward(gpu, loss(t.model.stats), rows, spec.classes, 0, r * rows)),
+  );
+  const lossB = await lossBackward(gpu, loss(first.model.stats), all, spec.classes, 1 / rows);
+  const backward: BatchedSegment[] = [];
+  let dy: GPUBuffer = b.dlogits;
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const layer = layers[i];
+    if (!layer) continue;
+    const dx = i === 0 ? null : b.grad[i % 2];
+    const x = i === 0 ? b.x : b.acts[i - 1];
+    const y = b.acts[i];
+    if (!x || !y || dx === undefined) throw new Error(`colocated step: no rows for ${layer.name}`);
+    const input = await layer.backwardInput(ctx, { x, y, dy, dx }, all);
+    const inPer = numel(layer.inShape);
+    const outPer = numel(layer.outShape);
+    const weight = await Promise.all(
+      trainers.map((t, r) => {
+        const rank: BuildContext = { ...ctx, grads: t.grads, gradOffset: t.gradOffset };
+        const io = { x: slice(x, r, inPer), y: slice(y, r, outPer), dy: slice(dy, r, outPer), dx: null };
+        return layer.backwardWeight(rank, io, rows);
+      }),
+    );
+    backward.push({ layer: layer.name, input, weight });
+    if (dx) dy = dx;
+  }
+  return {
+    rows,
+    trainers,
+    normalize,
+    forward,
+    lossForward: lossF,
+    lossBackward: lossB,
+    backward,
+    workspace,
+    gpu,
+    scale: 1 / rows,
+  };
+}
+
+function destroyPlan(p: BatchedPlan): void {
+  const ops: Op[] = [
+    p.normalize,
+    ...p.forward.flatMap((l) => l.ops),
+    ...p.lossForward,
+    p.lossBackward,
+    ...p.backward.flatMap((s) => [...s.input, ...s.weight.flat()]),
+  ];
+  for (const op of ops) op.destroy();
+  p.gpu.memory.destroy(p.workspace);
+}
