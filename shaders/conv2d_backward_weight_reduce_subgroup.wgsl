@@ -3,6 +3,8 @@
 // subgroup shuffles instead of a tree in workgroup memory (no barriers):
 //   grad[w_off + co*K + j] += sum_s partial[s, co, j]   for j < K = CI*9
 //   grad[b_off + co]       += sum_s partial[s, co, K]
+// for each of R ranks sharing a device (dispatch y; R = 1 otherwise): rank r's S slices follow rank
+// r-1's, and its sums go rank_grad floats further into `grad` (the batched step, rank-batch.ts).
 // A workgroup is exactly one subgroup of SG invocations (the host sets SG to the adapter's subgroup
 // size and uses this kernel only where that size is fixed); it owns OUTS consecutive sums, and its
 // SG/OUTS lanes per sum each add every (SG/OUTS)-th slice, reading OUTS neighbouring floats per
@@ -11,13 +13,14 @@
 //
 // bindings (group 0):
 //   0 params   uniform     Params
-//   1 partial  read        [S, CO, K + 1]
-//   2 grad     read_write  flat gradients: weight [CO, CI, 3, 3] at w_off, bias [CO] at b_off
-// dispatch: (ceil(CO * (K+1) / OUTS), 1, 1); workgroup size SG
+//   1 partial  read        [R, S, CO, K + 1]
+//   2 grad     read_write  flat gradients: weight [CO, CI, 3, 3] at w_off, bias [CO] at b_off (rank r's
+//                          rank_grad floats after rank r-1's)
+// dispatch: (ceil(CO * (K+1) / OUTS), R, 1); workgroup size SG
 
 enable subgroups;
 
-struct Params { co: u32, k: u32, splits: u32, w_off: u32, b_off: u32 }
+struct Params { co: u32, k: u32, splits: u32, w_off: u32, b_off: u32, rank_grad: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> partial: array<f32>;
@@ -35,16 +38,18 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(subgroup_invocation_id) p: u
   let lane = p / OUTS;
   let i = wid.x * OUTS + o;
   let ic = min(i, stride - 1u); // past the end: read a valid sum, write nothing
+  let base = wid.y * params.splits * stride;
   var sum = 0.0;
-  for (var s = lane; s < params.splits; s += lanes) { sum += partial[s * stride + ic]; }
+  for (var s = lane; s < params.splits; s += lanes) { sum += partial[base + s * stride + ic]; }
   // Every invocation takes part in every shuffle (uniform control flow), then lane 0 writes.
   for (var m = OUTS; m < SG; m *= 2u) { sum += subgroupShuffleXor(sum, m); }
   if (lane != 0u || i >= stride) { return; }
   let co = i / k1;
   let j = i % k1;
+  let g = wid.y * params.rank_grad;
   if (j < params.k) {
-    grad[params.w_off + co * params.k + j] += sum;
+    grad[g + params.w_off + co * params.k + j] += sum;
   } else {
-    grad[params.b_off + co] += sum;
+    grad[g + params.b_off + co] += sum;
   }
 }

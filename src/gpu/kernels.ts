@@ -114,12 +114,12 @@ export const KERNELS = {
   },
   conv2d_backward_weight_reduce: {
     bindings: [P, ['partial', 'read'], ['grad', 'read_write']],
-    params: { co: u, k: u, splits: u, w_off: u, b_off: u },
+    params: { co: u, k: u, splits: u, w_off: u, b_off: u, rank_grad: u },
     overrides: { OUTS: 64, LANES: 1 },
   },
   conv2d_backward_weight_reduce_subgroup: {
     bindings: [P, ['partial', 'read'], ['grad', 'read_write']],
-    params: { co: u, k: u, splits: u, w_off: u, b_off: u },
+    params: { co: u, k: u, splits: u, w_off: u, b_off: u, rank_grad: u },
     overrides: { OUTS: 4, SG: 32 },
     requires: 'subgroups',
   },
@@ -208,7 +208,7 @@ export const KERNELS = {
   },
   allreduce_sum: {
     bindings: [P, ['gathered', 'read'], ['out', 'read_write']],
-    params: { count: u, world: u },
+    params: { count: u, world: u, scale: f },
     overrides: WG64,
   },
   scale: {

@@ -21,3 +21,8 @@ export function wholeBuffer(o: Operand, what: string): GPUBuffer {
   if ('buffer' in o) throw new Error(`${what}: a slice of ${o.buffer.label} where a whole buffer is needed`);
   return o;
 }
+
+/** `size` bytes of an operand from byte `offset` on (of the slice, where it is one). */
+export function sliceOf(o: Operand, offset: number, size: number): BufferSlice {
+  return 'buffer' in o ? { buffer: o.buffer, offset: o.offset + offset, size } : { buffer: o, offset, size };
+}

@@ -21,6 +21,8 @@ export interface DispatchGate {
 export class Recorder {
   encoder: GPUCommandEncoder;
   private pass: GPUComputePassEncoder | null = null;
+  /** The open pass's current pipeline: a dispatch of the same kernel sets only its bind group. */
+  private pipeline: GPUComputePipeline | null = null;
   private phaseName: string;
   /** The traced layers' timestamps, taken at the first pass of a traced run on a timed device. */
   private slot: TimestampSlot | null = null;
@@ -55,7 +57,10 @@ export class Recorder {
       this.timer?.noteKernel(op.label, op.kernel.name);
     }
     const pass = this.openPass();
-    pass.setPipeline(op.kernel.pipeline);
+    if (this.pipeline !== op.kernel.pipeline) {
+      pass.setPipeline(op.kernel.pipeline);
+      this.pipeline = op.kernel.pipeline;
+    }
     pass.setBindGroup(0, op.bindGroup);
     const [x, y, z] = op.workgroups;
     if (this.gate) {
@@ -154,5 +159,6 @@ export class Recorder {
   private endPass(): void {
     this.pass?.end();
     this.pass = null;
+    this.pipeline = null;
   }
 }

@@ -8,8 +8,19 @@
 // A staging buffer is busy from that submit until it is mapped again; a free one of the same size
 // (and memory category) is reused, else a new one is created already mapped, so a write never
 // waits for the GPU. The pool keeps about as many buffers per size as uploads are in flight.
+// stage() fills a staging buffer for a copy the caller records into its own encoder instead (the
+// batched step of ranks sharing a device: every rank's batch in one buffer, copied in the step's
+// own submit).
 import type { DeviceContext } from './device-context.ts';
 import type { MemoryCategory } from '../memory-categories.ts';
+
+/** Bytes staged for a copy the caller records (UploadPool.stage). */
+export interface StagedUpload {
+  readonly buffer: GPUBuffer;
+  readonly bytes: number;
+  /** The recording that copies from `buffer` is submitted. */
+  submitted(): void;
+}
 
 export class UploadPool {
   /** Mapped, ready-to-fill buffers by `${category}:${bytes}`. */
@@ -29,19 +40,51 @@ export class UploadPool {
    * byte length and the offset must be multiples of 4 (copyBufferToBuffer's rule).
    */
   write(dst: GPUBuffer, offset: number, data: ArrayBufferView, category: MemoryCategory, label = dst.label): void {
-    const bytes = data.byteLength;
-    if (bytes % 4 !== 0 || offset % 4 !== 0)
-      throw new RangeError(`upload to ${label}: ${bytes} bytes at offset ${offset}; both must be multiples of 4`);
-    if (bytes === 0) return;
+    if (data.byteLength % 4 !== 0 || offset % 4 !== 0)
+      throw new RangeError(
+        `upload to ${label}: ${data.byteLength} bytes at offset ${offset}; both must be multiples of 4`,
+      );
+    if (data.byteLength === 0) return;
+    const staged = this.stage([data], category, label);
+    const enc = this.gpu.device.createCommandEncoder({ label: `${label}.upload` });
+    enc.copyBufferToBuffer(staged.buffer, 0, dst, offset, staged.bytes);
+    this.gpu.device.queue.submit([enc.finish()]);
+    staged.submitted();
+  }
+
+  /**
+   * `parts` laid end to end in a staging buffer, for a recording of the caller's to copy from (no
+   * submit of its own: the copy runs in order with the caller's work). Each part's byte length must
+   * be a multiple of 4. Call `submitted()` once that recording is submitted: the buffer returns to
+   * the pool when the GPU is done with it.
+   */
+  stage(parts: readonly ArrayBufferView[], category: MemoryCategory, label: string): StagedUpload {
+    let bytes = 0;
+    for (const p of parts) {
+      if (p.byteLength % 4 !== 0)
+        throw new RangeError(`upload to ${label}: a part of ${p.byteLength} bytes; each must be a multiple of 4`);
+      bytes += p.byteLength;
+    }
+    if (bytes === 0) throw new RangeError(`upload to ${label}: nothing to stage`);
     this.gpu.assertAlive();
     const key = `${category}:${bytes}`;
     const staging = this.free.get(key)?.pop() ?? this.create(bytes, category, label);
-    new Uint8Array(staging.getMappedRange(0, bytes)).set(new Uint8Array(data.buffer, data.byteOffset, bytes));
+    const mapped = new Uint8Array(staging.getMappedRange(0, bytes));
+    let at = 0;
+    for (const p of parts) {
+      mapped.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at);
+      at += p.byteLength;
+    }
     staging.unmap();
-    const enc = this.gpu.device.createCommandEncoder({ label: `${label}.upload` });
-    enc.copyBufferToBuffer(staging, 0, dst, offset, bytes);
-    this.gpu.device.queue.submit([enc.finish()]);
-    // Back to the pool once the copy has run; a lost or destroyed device leaves it to destroy().
+    return {
+      buffer: staging,
+      bytes,
+      submitted: () => this.recycle(staging, key),
+    };
+  }
+
+  /** Back to the pool once the copies from it have run; a lost or destroyed device leaves it to destroy(). */
+  private recycle(staging: GPUBuffer, key: string): void {
     this.gpu.pending.track(staging.mapAsync(GPUMapMode.WRITE)).then(
       () => {
         if (!this.all.has(staging)) return;

@@ -39,6 +39,29 @@ export interface BackwardIO {
   readonly dx: Operand | null;
 }
 
+/**
+ * Ranks sharing a device whose parameter gradients one call computes (the batched step,
+ * train/rank-batch.ts): the batch is `count` ranks' rows, an equal share each, in rank order. Each
+ * rank's gradients are the sums over its own rows alone, with the split-K a rank of that many rows
+ * chooses (the bits a device of its own gives), written `gradStride` floats after the previous
+ * rank's.
+ */
+export interface RankRows {
+  readonly count: number;
+  readonly gradStride: number;
+}
+
+/** One rank: the gradients of the whole batch. */
+export const ONE_RANK: RankRows = { count: 1, gradStride: 0 };
+
+/** Each rank's rows of a batch of `batch` (an equal share, else an error naming `layer`). */
+export function rankRows(layer: string, batch: number, ranks: RankRows): number {
+  const rows = batch / ranks.count;
+  if (!Number.isInteger(rows) || rows < 1)
+    throw new Error(`${layer}: a batch of ${batch} is not ${ranks.count} equal shares of rows`);
+  return rows;
+}
+
 export interface Layer {
   readonly name: string;
   readonly inShape: Shape;
@@ -46,7 +69,8 @@ export interface Layer {
   readonly params: readonly ParamSpec[];
   /**
    * Scratch bytes the layer needs at this batch size: its forward over `batch` rows with split-K
-   * chosen for `rowsOf` (see forward), its parameter gradients over `rowsOf` rows.
+   * chosen for `rowsOf` (see forward), its parameter gradients over `batch` rows in ranks of
+   * `rowsOf` (see RankRows).
    */
   workspaceBytes(batch: number, tuning: Tuning, rowsOf?: number): number;
   /**
@@ -57,8 +81,11 @@ export interface Layer {
   forward(ctx: BuildContext, x: Operand, y: Operand, batch: number, rowsOf?: number): Promise<Op[]>;
   /** The input gradient's Ops (none for the first layer, io.dx null): each sample's own. */
   backwardInput(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]>;
-  /** The parameters' gradients (+= over the batch), none for a layer without parameters. */
-  backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]>;
+  /**
+   * The parameters' gradients (+= over the batch), none for a layer without parameters; with
+   * `ranks`, each rank's over its rows (RankRows).
+   */
+  backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number, ranks?: RankRows): Promise<Op[]>;
 }
 
 /** A layer's whole backward: its input gradient, then its parameters' gradients. */

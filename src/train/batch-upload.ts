@@ -3,6 +3,7 @@
 // fp16 activations) uploaded through the device's upload pool.
 import type { Batch } from '../data/batch.ts';
 import type { Gpu } from '../gpu/device.ts';
+import type { Recorder } from '../gpu/recorder.ts';
 import type { Model, StepPlan } from '../nn/model.ts';
 import { packHalves } from '../numeric/f16.ts';
 
@@ -24,10 +25,7 @@ export function uploadRows(gpu: Gpu, model: InputBuffers, b: Batch, row: number)
   const spec = model.spec;
   const n = b.labels.length;
   const per = spec.input[0] * spec.input[1] * spec.input[2];
-  for (const y of b.labels) {
-    if (!Number.isInteger(y) || y < 0 || y >= spec.classes)
-      throw new RangeError(`label ${y} is outside 0..${spec.classes - 1}`);
-  }
+  checkLabels(b.labels, spec.classes);
   const up = gpu.uploads;
   up.write(model.labels, row * 4, b.labels, 'other', 'input.labels');
   if ('images' in b) {
@@ -45,5 +43,50 @@ export function uploadRows(gpu: Gpu, model: InputBuffers, b: Batch, row: number)
     const at = model.halfActivations ? (row * per) / 2 : row * per;
     if (!Number.isInteger(at)) throw new Error(`input halves of row ${row} do not start on a word`);
     up.write(model.x, at * 4, model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
+  }
+}
+
+/**
+ * Ranks sharing a device: every rank's batch (all of `rows` samples, in rank order) staged in one
+ * buffer and its copies into the float32 input buffers recorded into `rec`, ahead of the step that
+ * reads them. Returns what to call once `rec` is submitted.
+ */
+export function recordRows(
+  gpu: Gpu,
+  model: InputBuffers,
+  batches: readonly Batch[],
+  rows: number,
+  rec: Recorder,
+): () => void {
+  const spec = model.spec;
+  const per = spec.input[0] * spec.input[1] * spec.input[2];
+  const images: Uint8Array[] = [];
+  const floats: Float32Array[] = [];
+  for (const [r, b] of batches.entries()) {
+    if (b.labels.length !== rows) throw new Error(`rank ${r}'s batch has ${b.labels.length} samples, not ${rows}`);
+    checkLabels(b.labels, spec.classes);
+    if ('images' in b) {
+      if (b.images.length !== rows * per)
+        throw new Error(`rank ${r}'s batch of ${rows} labels needs ${rows * per} pixel bytes, got ${b.images.length}`);
+      images.push(b.images);
+    } else {
+      if (b.x.length !== rows * per)
+        throw new Error(`rank ${r}'s batch of ${rows} labels needs ${rows * per} input floats, got ${b.x.length}`);
+      floats.push(b.x);
+    }
+  }
+  if (images.length > 0 && floats.length > 0) throw new Error("the ranks' batches are not all pixels or all floats");
+  if (model.halfActivations) throw new Error('recordRows: the rows are float32');
+  const input = images.length > 0 ? images : floats;
+  const staged = gpu.uploads.stage([...input, ...batches.map((b) => b.labels)], 'other', 'input.rows');
+  const inputBytes = input.reduce((n, p) => n + p.byteLength, 0);
+  rec.copy(staged.buffer, 0, images.length > 0 ? model.bytes : model.x, 0, inputBytes);
+  rec.copy(staged.buffer, inputBytes, model.labels, 0, staged.bytes - inputBytes);
+  return () => staged.submitted();
+}
+
+function checkLabels(labels: Int32Array, classes: number): void {
+  for (const y of labels) {
+    if (!Number.isInteger(y) || y < 0 || y >= classes) throw new RangeError(`label ${y} is outside 0..${classes - 1}`);
   }
 }

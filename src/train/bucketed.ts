@@ -162,9 +162,6 @@ export class BucketedBackward {
       batch,
       lossScale,
       count: this.summed,
-      prescale: (rec) => {
-        for (const b of this.buckets) rec.dispatch(b.prescale);
-      },
       update: (rec) => trainer.recordUpdate(rec, lr),
     });
   }

@@ -41,8 +41,8 @@ export class DeviceReduce {
   private gathered: GPUBuffer | null = null;
   private out: GPUBuffer | null = null;
   private capacity = 0;
-  /** The sum's dispatch per gradient count. */
-  private readonly ops = new Map<number, Op>();
+  /** The sum's dispatch per gradient count and scale. */
+  private readonly ops = new Map<string, Op>();
 
   constructor(readonly world: number) {
     this.steps = new RankJoin(world, (ranks) => this.submit(ranks));
@@ -75,9 +75,10 @@ export class DeviceReduce {
 
   /**
    * The sum of every rank's first `counts[r]` gradients (all equal, else an error naming `ranks`),
-   * prepared on `caller`'s device (buffers grown when a step sums more).
+   * each multiplied by `scale` first (1/W where the ranks did not divide their own), prepared on
+   * `caller`'s device (buffers grown when a step sums more).
    */
-  async prepareSum(caller: Gpu, counts: readonly number[], ranks: readonly number[]): Promise<SumOp> {
+  async prepareSum(caller: Gpu, counts: readonly number[], ranks: readonly number[], scale = 1): Promise<SumOp> {
     const count = counts[0] ?? 0;
     const odd = counts.findIndex((c) => c !== count);
     if (odd >= 0)
@@ -94,23 +95,26 @@ export class DeviceReduce {
     }
     const { gathered, out } = this;
     if (!gathered || !out) throw new Error('colocated all-reduce: no gathered buffer');
-    let op = this.ops.get(count);
+    const key = `${count}:${scale}`;
+    let op = this.ops.get(key);
     if (!op) {
       const k = await gpu.kernels.get('allreduce_sum');
       const wg = grid1d(count, k.overrides.WG ?? 64);
-      op = makeOp(gpu, k, 'colocated.allreduce_sum', { count, world: this.world }, { gathered, out }, wg);
-      this.ops.set(count, op);
+      const params = { count, world: this.world, scale: Math.fround(scale) };
+      op = makeOp(gpu, k, 'colocated.allreduce_sum', params, { gathered, out }, wg);
+      this.ops.set(key, op);
     }
     return { op, gathered, out, count };
   }
 
   /**
    * Records the sum: every rank's gradients (`grads`, in rank order) copied into the gathered
-   * buffer, summed by allreduce_sum.wgsl in rank order, the sum copied back into every rank's.
+   * buffer (unless `gathered`: they are already there), summed by allreduce_sum.wgsl in rank
+   * order, the sum copied back into every rank's.
    */
-  recordSum(rec: Recorder, sum: SumOp, grads: readonly GPUBuffer[]): void {
+  recordSum(rec: Recorder, sum: SumOp, grads: readonly GPUBuffer[], gathered = false): void {
     const bytes = sum.count * 4;
-    grads.forEach((g, r) => rec.copy(g, 0, sum.gathered, r * bytes, bytes));
+    if (!gathered) grads.forEach((g, r) => rec.copy(g, 0, sum.gathered, r * bytes, bytes));
     rec.dispatch(sum.op);
     for (const g of grads) rec.copy(sum.out, 0, g, 0, bytes);
   }

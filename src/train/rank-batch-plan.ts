@@ -1,15 +1,16 @@
 // The batched step's buffers and prepared dispatches (rank-batch.ts): every rank's rows of the
 // input, each layer's output and the input gradients, and the plan for a number of rows per rank:
-// each layer's forward and input gradient over all rows, each rank's loss and parameter gradients
-// over its own rows (bound as byte ranges).
+// each layer's forward and input gradient over all rows, each rank's loss over its own rows (bound
+// as byte ranges), and every rank's parameter gradients over its own rows into its slice of the
+// sum's gathered buffer (device-reduce.ts; Layer.backwardWeight with RankRows).
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import type { Op } from '../gpu/op.ts';
-import type { BufferSlice } from '../gpu/operand.ts';
 import { numel, type BuildContext } from '../nn/layer.ts';
 import { lossBackward, lossForward } from '../nn/loss.ts';
 import { normalizeOp, simpleCnnLayers } from '../nn/model.ts';
 import type { ModelSpec } from '../nn/spec.ts';
+import type { SumOp } from './device-reduce.ts';
 import type { Trainer } from './trainer.ts';
 
 /** Every rank's rows: the input, each layer's output and the two input-gradient buffers. */
@@ -27,17 +28,19 @@ export interface Rows {
   readonly grad: readonly [GPUBuffer, GPUBuffer];
 }
 
-/** A layer's backward in the batched step: the input gradient over all rows, each rank's parameter gradients. */
+/** A layer's backward in the batched step: the input gradient over all rows, every rank's parameter gradients. */
 export interface BatchedSegment {
   readonly layer: string;
   readonly input: readonly Op[];
-  readonly weight: readonly (readonly Op[])[];
+  readonly weight: readonly Op[];
 }
 
 /** The batched step's prepared dispatches for `rows` rows per rank and these ranks' trainers. */
 export interface BatchedPlan {
   readonly rows: number;
   readonly trainers: readonly Trainer[];
+  /** The sum's gathered buffer the ranks' parameter gradients go into, rank r's from r * count on. */
+  readonly gathered: GPUBuffer;
   readonly normalize: Op;
   readonly forward: readonly { readonly layer: string; readonly ops: readonly Op[] }[];
   readonly lossForward: readonly Op[];
@@ -70,7 +73,7 @@ export function allocateRows(trainer: Trainer, world: number): Rows {
   };
 }
 
-export async function buildPlan(b: Rows, rows: number, trainers: readonly Trainer[]): Promise<BatchedPlan> {
+export async function buildPlan(b: Rows, rows: number, trainers: readonly Trainer[], sum: SumOp): Promise<BatchedPlan> {
   const [first] = trainers;
   if (!first) throw new Error('colocated step: no ranks');
   const world = trainers.length;
@@ -92,12 +95,6 @@ export async function buildPlan(b: Rows, rows: number, trainers: readonly Traine
     tuning,
     workspace,
   };
-  /** Rank r's rows of `buf`, `per` floats a sample. */
-  const slice = (buf: GPUBuffer, r: number, per: number): BufferSlice => ({
-    buffer: buf,
-    offset: r * rows * per * 4,
-    size: rows * per * 4,
-  });
   const normalize = await normalizeOp(gpu, spec, 'colocated.normalize', { bytes: b.bytes, x: b.x }, all);
   const forward: { layer: string; ops: Op[] }[] = [];
   let input: GPUBuffer = b.x;
@@ -123,21 +120,18 @@ export async function buildPlan(b: Rows, rows: number, trainers: readonly Traine
     const y = b.acts[i];
     if (!x || !y || dx === undefined) throw new Error(`colocated step: no rows for ${layer.name}`);
     const input = await layer.backwardInput(ctx, { x, y, dy, dx }, all);
-    const inPer = numel(layer.inShape);
-    const outPer = numel(layer.outShape);
-    const weight = await Promise.all(
-      trainers.map((t, r) => {
-        const rank: BuildContext = { ...ctx, grads: t.grads, gradOffset: t.gradOffset };
-        const io = { x: slice(x, r, inPer), y: slice(y, r, outPer), dy: slice(dy, r, outPer), dx: null };
-        return layer.backwardWeight(rank, io, rows);
-      }),
-    );
+    // every rank's parameter gradients, over its own rows, into its slice of the gathered buffer
+    const weight = await layer.backwardWeight({ ...ctx, grads: sum.gathered }, { x, y, dy, dx: null }, all, {
+      count: world,
+      gradStride: sum.count,
+    });
     backward.push({ layer: layer.name, input, weight });
     if (dx) dy = dx;
   }
   return {
     rows,
     trainers,
+    gathered: sum.gathered,
     normalize,
     forward,
     lossForward: lossF,
@@ -155,7 +149,7 @@ export function destroyPlan(p: BatchedPlan): void {
     ...p.forward.flatMap((l) => l.ops),
     ...p.lossForward,
     p.lossBackward,
-    ...p.backward.flatMap((s) => [...s.input, ...s.weight.flat()]),
+    ...p.backward.flatMap((s) => [...s.input, ...s.weight]),
   ];
   for (const op of ops) op.destroy();
   p.gpu.memory.destroy(p.workspace);

@@ -5,11 +5,14 @@
 //      so each sample's sums are the ones a rank alone computes);
 //   2. each rank's loss over its rows (its own loss and accuracy), the loss gradient over all rows;
 //   3. each layer's input gradient over all rows, then each rank's parameter gradients from its
-//      own rows into its own gradient arena (summed over its samples alone: the bits a device of
-//      its own gives), divided by W;
-//   4. the sum over the ranks on the device (device-reduce.ts), then every rank's update.
+//      own rows into its slice of the gathered buffer the ranks' sum reads (summed over its
+//      samples alone: the bits a device of its own gives);
+//   4. the sum over the ranks on the device (device-reduce.ts), each rank's gradients divided by W
+//      as they are read (DDP's pre-division, the same product), copied into every rank's gradient
+//      arena, then every rank's update.
 // A layer is thus one dispatch for all ranks, not W: the fixed cost of a step's ~23 dependent
-// dispatches is paid once (docs/placements.md). The forward and the input gradients read rank 0's
+// dispatches is paid once (docs/placements.md). The ranks' batches go up in one staging buffer,
+// copied in the step's own submit. The forward and the input gradients read rank 0's
 // parameters: DDP keeps every replica's bits equal (rank 0's broadcast at the start, then the same
 // averaged gradients and the same update on every rank), and each rank still keeps and updates its
 // own parameters, gradients and optimizer state. The shared rows are the group's buffers, counted
@@ -19,8 +22,8 @@
 import type { Batch } from '../data/batch.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import { numel } from '../nn/layer.ts';
-import { uploadRows } from './batch-upload.ts';
-import type { DeviceReduce } from './device-reduce.ts';
+import { recordRows } from './batch-upload.ts';
+import type { DeviceReduce, SumOp } from './device-reduce.ts';
 import { allocateRows, buildPlan, destroyPlan, type BatchedPlan, type Rows } from './rank-batch-plan.ts';
 import { RankJoin } from './rank-join.ts';
 import { StagingPool } from '../gpu/staging.ts';
@@ -36,8 +39,6 @@ export interface BatchedRank {
   readonly lossScale: number;
   /** How many of the rank's gradients are summed (the arena's). */
   readonly count: number;
-  /** Records the rank's gradients divided by W (its buckets' prescale). */
-  readonly prescale: (rec: Recorder) => void;
   /** Records the rank's update (clip, optimizer, zeroed gradients) after the sum. */
   readonly update: (rec: Recorder) => void;
 }
@@ -103,19 +104,26 @@ export class RankBatch {
     const trainers = ranks.map((a) => a.trainer);
     const buffers = (this.rowsBuf ??= allocateRows(last.trainer, this.world));
     if (rows > buffers.maxRows) throw new Error(`colocated step: a batch of ${rows} is over ${buffers.maxRows}`);
-    const plan = await this.plan(rows, trainers);
     const sum = await this.reduce.prepareSum(
       last.trainer.gpu,
       ranks.map((a) => a.count),
       ranks.map((a) => a.rank),
+      1 / this.world,
     );
+    const plan = await this.plan(rows, trainers, sum);
     if (plan.scale !== last.lossScale) {
       plan.lossBackward.setParams({ scale: last.lossScale });
       plan.scale = last.lossScale;
     }
-    // every rank's batch in one upload (one for the pixels, one for the labels)
-    uploadRows(last.trainer.gpu, buffers, joinBatches(ranks.map((a) => a.batch)), 0);
     const rec = new Recorder(last.trainer.gpu, 'colocated.step');
+    // every rank's batch in one staging buffer, copied in this submit
+    const uploaded = recordRows(
+      last.trainer.gpu,
+      buffers,
+      ranks.map((a) => a.batch),
+      rows,
+      rec,
+    );
     const bytes = 'images' in last.batch;
     rec.phase('forward');
     if (bytes) rec.dispatch(plan.normalize);
@@ -129,23 +137,26 @@ export class RankBatch {
     const pool = (this.stats ??= new StagingPool(buffers.gpu, 'colocated.stats', this.world * STATS_BYTES));
     const statsBuf = pool.take();
     ranks.forEach((a, r) => rec.copy(a.trainer.model.stats, 0, statsBuf, r * STATS_BYTES, STATS_BYTES));
+    // the ranks' parameter gradients accumulate into their slices of the gathered buffer
+    rec.clear(sum.gathered, 0, this.world * sum.count * 4);
     rec.phase('backward');
     rec.dispatch(plan.lossBackward);
     rec.layer('loss.backward');
     for (const s of plan.backward) {
       for (const op of s.input) rec.dispatch(op);
-      for (const ops of s.weight) for (const op of ops) rec.dispatch(op);
+      for (const op of s.weight) rec.dispatch(op);
       rec.layer(`${s.layer}.backward`);
     }
-    rec.phase('bucket copy');
-    for (const a of ranks) a.prescale(rec);
+    rec.phase('all-reduce');
     this.reduce.recordSum(
       rec,
       sum,
       trainers.map((t) => t.grads),
+      true,
     );
     for (const a of ranks) a.update(rec);
     rec.submit();
+    uploaded();
     const read = last.trainer.gpu.tracer.span('readback stats', 'step', () => pool.read(statsBuf));
     ranks.forEach((a, r) =>
       a.result(
@@ -157,18 +168,21 @@ export class RankBatch {
     );
   }
 
-  /** The plan for `rows` rows per rank, rebuilt when the ranks' trainers are others (a new run). */
-  private async plan(rows: number, trainers: readonly Trainer[]): Promise<BatchedPlan> {
+  /**
+   * The plan for `rows` rows per rank, rebuilt when the ranks' trainers are others (a new run) or
+   * the sum's gathered buffer is another (grown).
+   */
+  private async plan(rows: number, trainers: readonly Trainer[], sum: SumOp): Promise<BatchedPlan> {
     const cached = this.plans.get(rows);
     if (cached) {
       const p = await cached;
-      if (p.trainers.every((t, r) => t === trainers[r])) return p;
+      if (p.gathered === sum.gathered && p.trainers.every((t, r) => t === trainers[r])) return p;
       this.plans.delete(rows);
       destroyPlan(p);
     }
     const rowsBuf = this.rowsBuf;
-    if (!rowsBuf) throw new Error('colocated step: no rows were uploaded');
-    const p = buildPlan(rowsBuf, rows, trainers);
+    if (!rowsBuf) throw new Error('colocated step: no rows were allocated');
+    const p = buildPlan(rowsBuf, rows, trainers, sum);
     this.plans.set(rows, p);
     return p;
   }
@@ -186,30 +200,4 @@ export class RankBatch {
     this.stats?.destroy();
     this.stats = null;
   }
-}
-
-/** The ranks' batches as one, in rank order. */
-function joinBatches(batches: readonly Batch[]): Batch {
-  const labels = concat(
-    batches.map((b) => b.labels),
-    Int32Array,
-  );
-  const images = batches.map((b) => ('images' in b ? b.images : null));
-  if (images.every((i) => i !== null)) return { labels, images: concat(images, Uint8Array) };
-  const xs = batches.map((b) => ('x' in b ? b.x : null));
-  if (xs.every((x) => x !== null)) return { labels, x: concat(xs, Float32Array) };
-  throw new Error("colocated step: the ranks' batches are not all pixels or all floats");
-}
-
-function concat<T extends Uint8Array | Int32Array | Float32Array>(
-  parts: readonly T[],
-  Type: { new (n: number): T },
-): T {
-  const out = new Type(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -78,6 +78,36 @@ describe('UploadPool', () => {
     }
   });
 
+  it('stages parts end to end for copies the caller records, recycled once that recording is submitted', async () => {
+    const pool = new UploadPool(gpu);
+    const a = storageBuffer(gpu, 'a', 40 * 4, 'other');
+    const b = storageBuffer(gpu, 'b', 8 * 4, 'other');
+    try {
+      for (let step = 0; step < 4; step++) {
+        const parts = [floats(16, step), floats(24, step + 1), Int32Array.of(step, 1, 2, 3, 4, 5, 6, 7)];
+        const staged = pool.stage(parts, 'other', 'rows');
+        expect(staged.bytes).toBe((16 + 24 + 8) * 4);
+        const enc = gpu.device.createCommandEncoder({ label: 'step' });
+        enc.copyBufferToBuffer(staged.buffer, 0, a, 0, 40 * 4);
+        enc.copyBufferToBuffer(staged.buffer, 40 * 4, b, 0, 8 * 4);
+        gpu.device.queue.submit([enc.finish()]);
+        staged.submitted();
+        const want = new Float32Array(40);
+        want.set(floats(16, step));
+        want.set(floats(24, step + 1), 16);
+        expect([...(await readFloats(gpu, a))]).toEqual([...want]);
+        expect([...new Int32Array(await readBuffer(gpu, b, 0, 32))]).toEqual([step, 1, 2, 3, 4, 5, 6, 7]);
+        await new Promise((r) => setTimeout(r, 0)); // let the mapAsync callback return it to the pool
+      }
+      expect(pool.size).toBeLessThanOrEqual(2);
+      expect(() => pool.stage([new Uint8Array(6)], 'other', 'rows')).toThrow(/upload to rows: a part of 6 bytes/);
+      expect(() => pool.stage([], 'other', 'rows')).toThrow(/upload to rows: nothing to stage/);
+    } finally {
+      pool.destroy();
+      for (const x of [a, b]) gpu.memory.destroy(x);
+    }
+  });
+
   it('refuses sizes and offsets copyBufferToBuffer cannot take, naming the destination', () => {
     const pool = new UploadPool(gpu);
     const dst = storageBuffer(gpu, 'input.bytes', 64, 'other');

@@ -77,26 +77,32 @@ function inputCase(s: Conv2dShape, tiles: Tiles, seed: number): OpCase {
 const swap = (t: Tiles): Tiles =>
   t.TCO === undefined ? t : { TCI: t.TCO, TCO: t.TCI ?? 8, ROWS: t.ROWS ?? 4, TW: t.TW ?? 16 };
 
-/** Sums `splits` slices of [co, k+1] as the weight gradient's second pass does, on the subgroup kernel. */
-async function subgroupReduce(gpu: Gpu, splits: number, co: number, k: number, outs: number): Promise<void> {
-  const partial = randn(splits * co * (k + 1), 61 + splits);
+/**
+ * Sums `splits` slices of [co, k+1] as the weight gradient's second pass does, on the subgroup
+ * kernel, for each of `ranks` ranks (rank r's slices after rank r-1's, its sums one arena on).
+ */
+async function subgroupReduce(gpu: Gpu, splits: number, co: number, k: number, outs: number, ranks: number) {
+  const partial = randn(ranks * splits * co * (k + 1), 61 + splits);
   const wOff = 3;
   const bOff = wOff + co * k + 2;
-  const before = randn(bOff + co + 4, 62 + splits);
+  const arena = bOff + co + 4;
+  const before = randn(ranks * arena, 62 + splits);
   const { grad } = await runOp(
     gpu,
     'conv2d_backward_weight_reduce_subgroup',
-    { co, k, splits, w_off: wOff, b_off: bOff },
+    { co, k, splits, w_off: wOff, b_off: bOff, rank_grad: ranks > 1 ? arena : 0 },
     { partial, grad: before },
-    [cdiv(co * (k + 1), outs), 1, 1],
+    [cdiv(co * (k + 1), outs), ranks, 1],
     { OUTS: outs, SG: gpu.subgroupSize },
   );
   const want = Float64Array.from(before);
-  for (let sl = 0; sl < splits; sl++) {
-    for (let c = 0; c < co; c++) {
-      for (let j = 0; j <= k; j++) {
-        const at = j < k ? wOff + c * k + j : bOff + c;
-        want[at] = (want[at] ?? 0) + (partial[(sl * co + c) * (k + 1) + j] ?? 0);
+  for (let r = 0; r < ranks; r++) {
+    for (let sl = 0; sl < splits; sl++) {
+      for (let c = 0; c < co; c++) {
+        for (let j = 0; j <= k; j++) {
+          const at = r * arena + (j < k ? wOff + c * k + j : bOff + c);
+          want[at] = (want[at] ?? 0) + (partial[((r * splits + sl) * co + c) * (k + 1) + j] ?? 0);
+        }
       }
     }
   }
@@ -113,17 +119,19 @@ export const convTiledCases = {
     inputCase(CONV2, fitTiles('conv2d_backward_input_tiled', 256), 9),
   ],
   // Every slice count against the lanes: fewer slices than lanes, not a multiple, many; outputs
-  // that end in a partial workgroup; one output per workgroup (all lanes on one sum).
+  // that end in a partial workgroup; one output per workgroup (all lanes on one sum); ranks
+  // sharing a device.
   conv2d_backward_weight_reduce_subgroup: (
     [
-      [1, 3, 5, 1],
-      [7, 5, 9, 2],
-      [37, 3, 27, 1],
-      [300, 2, 27, 4],
+      [1, 3, 5, 1, 1],
+      [7, 5, 9, 2, 1],
+      [37, 3, 27, 1, 1],
+      [300, 2, 27, 4, 1],
+      [7, 5, 9, 2, 3],
     ] as const
-  ).map(([splits, co, k, outs]): OpCase => ({
-    name: `sums ${splits} slices of [co=${co}, k=${k}+1], OUTS ${outs}, lanes = the subgroup size / OUTS`,
+  ).map(([splits, co, k, outs, ranks]): OpCase => ({
+    name: `sums ${splits} slices of [co=${co}, k=${k}+1]${ranks > 1 ? ` for each of ${ranks} ranks` : ''}, OUTS ${outs}, lanes = the subgroup size / OUTS`,
     requires: 'subgroups',
-    run: (gpu) => subgroupReduce(gpu, splits, co, k, outs),
+    run: (gpu) => subgroupReduce(gpu, splits, co, k, outs, ranks),
   })),
 } satisfies Record<string, OpCase[]>;

@@ -138,35 +138,41 @@ export const convCases = {
     ),
   ),
   // Serial (LANES 1, the default), and lanes that do not divide the slices, more lanes than
-  // slices, and outputs that end in a partial workgroup.
+  // slices, and outputs that end in a partial workgroup; one rank, and ranks sharing a device (each
+  // rank's slices after the previous rank's, its sums one arena further on).
   conv2d_backward_weight_reduce: (
     [
-      [4, 3, 5, {}],
-      [37, 5, 9, { OUTS: 8, LANES: 4 }],
-      [3, 5, 9, { OUTS: 16, LANES: 8 }],
-      [300, 2, 27, { OUTS: 32, LANES: 8 }],
+      [4, 3, 5, {}, 1],
+      [37, 5, 9, { OUTS: 8, LANES: 4 }, 1],
+      [3, 5, 9, { OUTS: 16, LANES: 8 }, 1],
+      [300, 2, 27, { OUTS: 32, LANES: 8 }, 1],
+      [4, 3, 5, {}, 3],
+      [37, 5, 9, { OUTS: 8, LANES: 4 }, 2],
     ] as const
-  ).map(([S, co, k, tiles]): OpCase => ({
-    name: `sums ${S} slices of [co=${co}, k=${k}+1] into weight and bias offsets, ${JSON.stringify(tiles)}`,
+  ).map(([S, co, k, tiles, R]): OpCase => ({
+    name: `sums ${S} slices of [co=${co}, k=${k}+1] into weight and bias offsets${R > 1 ? `, for each of ${R} ranks` : ''}, ${JSON.stringify(tiles)}`,
     async run(gpu) {
-      const partial = randn(S * co * (k + 1), 31 + S);
+      const partial = randn(R * S * co * (k + 1), 31 + S);
       const wOff = 2,
         bOff = wOff + co * k + 4;
+      const arena = bOff + co + 3;
       const { grad } = await runOp(
         gpu,
         'conv2d_backward_weight_reduce',
-        { co, k, splits: S, w_off: wOff, b_off: bOff },
-        { partial, grad: bOff + co + 3 },
-        (o) => [cdiv(co * (k + 1), o.OUTS ?? 64), 1, 1],
+        { co, k, splits: S, w_off: wOff, b_off: bOff, rank_grad: R > 1 ? arena : 0 },
+        { partial, grad: R * arena },
+        (o) => [cdiv(co * (k + 1), o.OUTS ?? 64), R, 1],
         tiles,
       );
-      const want = new Float64Array(bOff + co + 3);
-      for (let sl = 0; sl < S; sl++) {
-        for (let c = 0; c < co; c++) {
-          for (let j = 0; j <= k; j++) {
-            const v = partial[(sl * co + c) * (k + 1) + j] ?? 0;
-            const at = j < k ? wOff + c * k + j : bOff + c;
-            want[at] = (want[at] ?? 0) + v;
+      const want = new Float64Array(R * arena);
+      for (let r = 0; r < R; r++) {
+        for (let sl = 0; sl < S; sl++) {
+          for (let c = 0; c < co; c++) {
+            for (let j = 0; j <= k; j++) {
+              const v = partial[((r * S + sl) * co + c) * (k + 1) + j] ?? 0;
+              const at = r * arena + (j < k ? wOff + c * k + j : bOff + c);
+              want[at] = (want[at] ?? 0) + v;
+            }
           }
         }
       }
@@ -197,7 +203,7 @@ async function checkWeightGrad(
   const { grad } = await runOp(
     gpu,
     'conv2d_backward_weight_reduce',
-    { co: s.co, k: s.ci * 9, splits, w_off: wOff, b_off: bOff },
+    { co: s.co, k: s.ci * 9, splits, w_off: wOff, b_off: bOff, rank_grad: 0 },
     { partial: partial!, grad: before },
     (o) => [cdiv(s.co * k1, o.OUTS ?? 64), 1, 1],
   );

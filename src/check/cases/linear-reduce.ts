@@ -45,7 +45,7 @@ export async function reduceLinearWeight(
   const out = await runOp(
     gpu,
     'conv2d_backward_weight_reduce',
-    { co: s.o, k: s.i, splits, w_off: wOff, b_off: bOff },
+    { co: s.o, k: s.i, splits, w_off: wOff, b_off: bOff, rank_grad: 0 },
     { partial, grad },
     (ov) => [cdiv(s.o * (s.i + 1), ov.OUTS ?? 64), 1, 1],
     { ...WEIGHT_REDUCE },

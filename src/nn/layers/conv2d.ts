@@ -4,7 +4,15 @@ import { halvesOf, isHalfBuffer } from '../../gpu/half-acts.ts';
 import { cdiv, makeOp, type Op } from '../../gpu/op.ts';
 import type { Operand } from '../../gpu/operand.ts';
 import type { Tuning } from '../../gpu/tuning.ts';
-import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
+import {
+  ONE_RANK,
+  rankRows,
+  type BackwardIO,
+  type BuildContext,
+  type Layer,
+  type RankRows,
+  type Shape,
+} from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
 import {
   forwardTiles,
@@ -74,7 +82,8 @@ export class Conv2dLayer implements Layer {
       ? [this.matrixSplits(rowsOf, tuning)]
       : [];
     const splits = Math.max(this.splits(rowsOf, tuning, null), ...tiled, ...matrix);
-    return splits * this.co * (this.ci * 9 + 1) * 4;
+    // every rank's slices (RankRows)
+    return Math.ceil(batch / rowsOf) * splits * this.co * (this.ci * 9 + 1) * 4;
   }
 
   /**
@@ -137,27 +146,31 @@ export class Conv2dLayer implements Layer {
     return io.dx ? [await this.inputOp(ctx, io.dy, io.dx, batch)] : [];
   }
 
-  // dweight, dbias += (split-K, then reduce)
-  async backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+  // dweight, dbias += (split-K, then reduce); with ranks, every rank's slices over its own rows
+  // (the slice boundaries s * n / S fall on the ranks' boundaries: rank r's S slices of its rows are
+  // slices r*S .. r*S+S-1 of all R*S), each rank's reduced into its own gradients.
+  async backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number, ranks = ONE_RANK): Promise<Op[]> {
     const ops: Op[] = [];
     const g = ctx.gpu;
+    const rows = rankRows(this.name, batch, ranks);
+    const R = ranks.count;
     if (this.halfMatrix(ctx, 'conv-weight')) {
-      const splits = this.matrixSplits(batch, ctx.tuning);
-      const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
+      const splits = this.matrixSplits(rows, ctx.tuning);
+      const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits: R * splits };
       const k = await g.kernels.get(
         'conv2d_backward_weight_sgmat',
         { SG: g.subgroupSize },
         'f32',
         halvesOf({ x: io.x }),
       );
-      const wg = [cdiv(this.co, MATRIX_TILE), cdiv(this.ci * 9 + 1, MATRIX_TILE), splits] as const;
+      const wg = [cdiv(this.co, MATRIX_TILE), cdiv(this.ci * 9 + 1, MATRIX_TILE), R * splits] as const;
       ops.push(makeOp(g, k, `${this.name}.backward_weight`, shape, { dy: io.dy, x: io.x, partial: ctx.workspace }, wg));
-      ops.push(await this.reduceOp(ctx, splits));
+      ops.push(await this.reduceOp(ctx, splits, ranks));
       return ops;
     }
     const tiles = this.tiles(ctx.tuning, g.device.limits);
-    const splits = this.splits(batch, ctx.tuning, tiles);
-    const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits };
+    const splits = this.splits(rows, ctx.tuning, tiles);
+    const shape = { n: batch, ci: this.ci, co: this.co, h: this.h, w: this.w, splits: R * splits };
     const operands = { dy: io.dy, x: io.x, partial: ctx.workspace };
     const halves = halvesOf({ x: io.x });
     if (tiles) {
@@ -166,7 +179,7 @@ export class Conv2dLayer implements Layer {
         makeOp(g, kt, `${this.name}.backward_weight`, shape, operands, [
           cdiv(this.co, tiles.TCO) * cdiv(this.ci, tiles.TCI),
           1,
-          splits,
+          R * splits,
         ]),
       );
     } else if (ctx.tuning.convWeight === 'wide') {
@@ -175,7 +188,7 @@ export class Conv2dLayer implements Layer {
         makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [
           cdiv(cdiv(this.ci, 2) * cdiv(this.co, 8), kw.overrides.WG_X ?? 16),
           1,
-          splits,
+          R * splits,
         ]),
       );
     } else {
@@ -184,11 +197,11 @@ export class Conv2dLayer implements Layer {
         makeOp(g, kw, `${this.name}.backward_weight`, shape, operands, [
           cdiv(this.ci * cdiv(this.co, 4), kw.overrides.WG_X ?? 64),
           1,
-          splits,
+          R * splits,
         ]),
       );
     }
-    ops.push(await this.reduceOp(ctx, splits));
+    ops.push(await this.reduceOp(ctx, splits, ranks));
     return ops;
   }
 
@@ -217,8 +230,8 @@ export class Conv2dLayer implements Layer {
   }
 
   // The split-K slices summed into the weight and bias gradients (subgroup shuffles where asked, had and
-  // the sums are long: reduceSubgroup).
-  private async reduceOp(ctx: BuildContext, splits: number): Promise<Op> {
+  // the sums are long: reduceSubgroup), each rank's `splits` into its own.
+  private async reduceOp(ctx: BuildContext, splits: number, ranks: RankRows): Promise<Op> {
     const g = ctx.gpu;
     const shape = {
       co: this.co,
@@ -226,6 +239,7 @@ export class Conv2dLayer implements Layer {
       splits,
       w_off: ctx.gradOffset(this.weight),
       b_off: ctx.gradOffset(this.bias),
+      rank_grad: ranks.gradStride,
     };
     const operands = { partial: ctx.workspace, grad: ctx.grads };
     const label = `${this.name}.backward_weight_reduce`;
@@ -233,9 +247,9 @@ export class Conv2dLayer implements Layer {
     const sg = reduceSubgroup(ctx.tuning, g.subgroupSize, splits, outputs);
     if (sg > 0) {
       const k = await g.kernels.get('conv2d_backward_weight_reduce_subgroup', { SG: sg });
-      return makeOp(g, k, label, shape, operands, [cdiv(outputs, k.overrides.OUTS ?? 4), 1, 1]);
+      return makeOp(g, k, label, shape, operands, [cdiv(outputs, k.overrides.OUTS ?? 4), ranks.count, 1]);
     }
     const k = await g.kernels.get('conv2d_backward_weight_reduce');
-    return makeOp(g, k, label, shape, operands, [cdiv(outputs, k.overrides.OUTS ?? 64), 1, 1]);
+    return makeOp(g, k, label, shape, operands, [cdiv(outputs, k.overrides.OUTS ?? 64), ranks.count, 1]);
   }
 }

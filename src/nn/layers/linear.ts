@@ -3,11 +3,19 @@
 // written already masked (the previous layer's ReLU backward, fused). Layers with long sums (fc1)
 // take the tiled kernels where the tuning asks for them (linear-tiles.ts): split-K partial sums in
 // the shared workspace, then a reduce.
-import { halvesOf } from '../../gpu/half-acts.ts';
+import { halvesOf, isHalfBuffer } from '../../gpu/half-acts.ts';
 import { cdiv, grid1d, makeOp, type Op } from '../../gpu/op.ts';
-import type { Operand } from '../../gpu/operand.ts';
+import { sliceOf, type Operand } from '../../gpu/operand.ts';
 import type { Tuning } from '../../gpu/tuning.ts';
-import type { BackwardIO, BuildContext, Layer, Shape } from '../layer.ts';
+import {
+  ONE_RANK,
+  rankRows,
+  type BackwardIO,
+  type BuildContext,
+  type Layer,
+  type RankRows,
+  type Shape,
+} from '../layer.ts';
 import type { ParamSpec } from '../spec.ts';
 import {
   forwardSplits,
@@ -55,13 +63,15 @@ export class LinearLayer implements Layer {
     const f = forwardTiles(this.i, tuning);
     const w = weightTiles(this.i, tuning);
     const forward = f ? forwardSplits(this.i, this.o, rowsOf, tuning, f) * batch * this.o : 0;
-    const weight = w ? weightSplits(this.i, this.o, rowsOf, tuning, w) * this.o * (this.i + 1) : 0;
+    // every rank's weight slices (RankRows)
+    const ranks = Math.ceil(batch / rowsOf);
+    const weight = w ? ranks * weightSplits(this.i, this.o, rowsOf, tuning, w) * this.o * (this.i + 1) : 0;
     // fp16 runs may take the subgroup-matrix kernels (which depends on the device)
     const mf = useHalfMatrix('linear-forward', this.i, tuning, 'f16', true);
     const mw = useHalfMatrix('linear-weight', this.i, tuning, 'f16', true);
     const matrix = Math.max(
       mf ? matrixForwardSplits(this.i, this.o, rowsOf) * batch * this.o : 0,
-      mw ? matrixWeightSplits(rowsOf) * this.o * (this.i + 1) : 0,
+      mw ? ranks * matrixWeightSplits(rowsOf) * this.o * (this.i + 1) : 0,
     );
     return 4 * Math.max(forward, weight, matrix);
   }
@@ -183,37 +193,48 @@ export class LinearLayer implements Layer {
     return ops;
   }
 
-  // dW += dy^T x; db += sum_n dy
-  async backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number): Promise<Op[]> {
+  // dW += dy^T x; db += sum_n dy; with ranks, each rank's over its own rows (RankRows): the sliced
+  // kernels' slice boundaries s * n / S fall on the ranks' boundaries, so one dispatch makes every
+  // rank's slices and the reduce sums each rank's; the unsliced kernel runs once per rank on its rows.
+  async backwardWeight(ctx: BuildContext, io: BackwardIO, batch: number, ranks = ONE_RANK): Promise<Op[]> {
     const g = ctx.gpu;
-    if (this.halfMatrix(ctx, 'linear-weight')) return this.backwardWeightMatrix(ctx, io, batch);
+    const rows = rankRows(this.name, batch, ranks);
+    if (this.halfMatrix(ctx, 'linear-weight')) return this.backwardWeightMatrix(ctx, io, batch, rows, ranks);
     const t = weightTiles(this.i, ctx.tuning, g.device.limits);
-    if (t) return this.backwardWeightTiled(ctx, io, batch, t);
+    if (t) return this.backwardWeightTiled(ctx, io, batch, t, rows, ranks);
     const k = await g.kernels.get('linear_backward_weight', {}, 'f32', halvesOf({ x: io.x }));
     const { WG_X = 16, WG_Y = 4 } = k.overrides;
-    return [
-      makeOp(
-        g,
-        k,
-        `${this.name}.backward_weight`,
-        {
-          n: batch,
-          i: this.i,
-          o: this.o,
-          w_off: ctx.gradOffset(this.weight),
-          b_off: ctx.gradOffset(this.bias),
-        },
-        { dy: io.dy, x: io.x, grad: ctx.grads },
-        [cdiv(cdiv(this.i, 4), WG_X), cdiv(cdiv(this.o, 4), WG_Y), 1],
-      ),
-    ];
+    if (ranks.count > 1 && isHalfBuffer(io.x)) throw new Error(`${this.name}: ranks' rows of fp16 activations`);
+    const ops: Op[] = [];
+    for (let r = 0; r < ranks.count; r++) {
+      const one = ranks.count === 1;
+      const x = one ? io.x : sliceOf(io.x, r * rows * this.i * 4, rows * this.i * 4);
+      const dy = one ? io.dy : sliceOf(io.dy, r * rows * this.o * 4, rows * this.o * 4);
+      ops.push(
+        makeOp(
+          g,
+          k,
+          `${this.name}.backward_weight`,
+          {
+            n: rows,
+            i: this.i,
+            o: this.o,
+            w_off: ctx.gradOffset(this.weight) + r * ranks.gradStride,
+            b_off: ctx.gradOffset(this.bias) + r * ranks.gradStride,
+          },
+          { dy, x, grad: ctx.grads },
+          [cdiv(cdiv(this.i, 4), WG_X), cdiv(cdiv(this.o, 4), WG_Y), 1],
+        ),
+      );
+    }
+    return ops;
   }
 
   // fp16 on subgroup matrices: the weight gradient's slices ([S, o, i + 1], as the tiled kernel's) in
   // f16 x f16 -> f32 tiles, summed by the same reduce.
-  private async backwardWeightMatrix(ctx: BuildContext, io: BackwardIO, batch: number) {
+  private async backwardWeightMatrix(ctx: BuildContext, io: BackwardIO, batch: number, rows: number, ranks: RankRows) {
     const g = ctx.gpu;
-    const splits = matrixWeightSplits(batch);
+    const splits = matrixWeightSplits(rows);
     const km = await g.kernels.get(
       'linear_backward_weight_sgmat',
       { SG: g.subgroupSize },
@@ -224,32 +245,39 @@ export class LinearLayer implements Layer {
       g,
       km,
       `${this.name}.backward_weight`,
-      { n: batch, i: this.i, o: this.o, splits },
+      { n: batch, i: this.i, o: this.o, splits: ranks.count * splits },
       { dy: io.dy, x: io.x, partial: ctx.workspace },
-      [cdiv(this.o, MATRIX_TILE), cdiv(this.i + 1, MATRIX_TILE), splits],
+      [cdiv(this.o, MATRIX_TILE), cdiv(this.i + 1, MATRIX_TILE), ranks.count * splits],
     );
-    return [slices, await this.sliceReduce(ctx, splits)];
+    return [slices, await this.sliceReduce(ctx, splits, ranks)];
   }
 
   // The tiled weight gradient: split-K slices over the batch into the workspace ([S, o, i + 1], the
   // bias last), summed into the gradients by the convolutions' reduce kernel.
-  private async backwardWeightTiled(ctx: BuildContext, io: BackwardIO, batch: number, t: WeightTiles) {
+  private async backwardWeightTiled(
+    ctx: BuildContext,
+    io: BackwardIO,
+    batch: number,
+    t: WeightTiles,
+    rows: number,
+    ranks: RankRows,
+  ) {
     const g = ctx.gpu;
-    const splits = weightSplits(this.i, this.o, batch, ctx.tuning, t);
+    const splits = weightSplits(this.i, this.o, rows, ctx.tuning, t);
     const kt = await g.kernels.get('linear_backward_weight_tiled', { ...t }, 'f32', halvesOf({ x: io.x }));
     const slices = makeOp(
       g,
       kt,
       `${this.name}.backward_weight`,
-      { n: batch, i: this.i, o: this.o, splits },
+      { n: batch, i: this.i, o: this.o, splits: ranks.count * splits },
       { dy: io.dy, x: io.x, partial: ctx.workspace },
-      [cdiv(this.i, t.TI), cdiv(this.o, t.TO), splits],
+      [cdiv(this.i, t.TI), cdiv(this.o, t.TO), ranks.count * splits],
     );
-    return [slices, await this.sliceReduce(ctx, splits)];
+    return [slices, await this.sliceReduce(ctx, splits, ranks)];
   }
 
-  /** The reduce that sums `splits` weight-gradient slices of the workspace into the gradients. */
-  private async sliceReduce(ctx: BuildContext, splits: number): Promise<Op> {
+  /** The reduce that sums `splits` weight-gradient slices of the workspace into the gradients, each rank's into its own. */
+  private async sliceReduce(ctx: BuildContext, splits: number, ranks: RankRows): Promise<Op> {
     const kr = await ctx.gpu.kernels.get('conv2d_backward_weight_reduce', WEIGHT_REDUCE);
     const reduce = {
       co: this.o,
@@ -257,6 +285,7 @@ export class LinearLayer implements Layer {
       splits,
       w_off: ctx.gradOffset(this.weight),
       b_off: ctx.gradOffset(this.bias),
+      rank_grad: ranks.gradStride,
     };
     return makeOp(
       ctx.gpu,
@@ -264,7 +293,7 @@ export class LinearLayer implements Layer {
       `${this.name}.backward_weight_reduce`,
       reduce,
       { partial: ctx.workspace, grad: ctx.grads },
-      [cdiv(this.o * (this.i + 1), kr.overrides.OUTS ?? 64), 1, 1],
+      [cdiv(this.o * (this.i + 1), kr.overrides.OUTS ?? 64), ranks.count, 1],
     );
   }
 }
