@@ -208,7 +208,7 @@ export const KERNELS = {
   },
   allreduce_sum: {
     bindings: [P, ['gathered', 'read'], ['out', 'read_write']],
-    params: { count: u, world: u, scale: f },
+    params: { count: u, world: u },
     overrides: WG64,
   },
   scale: {

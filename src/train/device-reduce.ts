@@ -7,7 +7,7 @@
 // rank's gradients) and then every rank's update, and submits it all, every rank's work in rank
 // order, in one queue.submit. The gradients never leave the GPU; the host work of the step (the
 // sum's recording, the submit) is done once, not once per rank.
-import { storageBuffer } from '../gpu/buffers.ts';
+import { bufferFrom, storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import { Recorder } from '../gpu/recorder.ts';
@@ -30,6 +30,12 @@ export interface RankStep {
 /** The sum's dispatch and buffers for one gradient count (DeviceReduce.prepareSum). */
 export interface SumOp {
   readonly op: Op;
+  /**
+   * Where the ranks' gradients come undivided (the batched step, rank-batch.ts): every rank's
+   * gathered gradients times 1/W in one dispatch (scale.wgsl, the product each rank's bucket
+   * pre-division makes: the same bits), before the sum; else null.
+   */
+  readonly prescale: Op | null;
   readonly gathered: GPUBuffer;
   readonly out: GPUBuffer;
   readonly count: number;
@@ -41,8 +47,11 @@ export class DeviceReduce {
   private gathered: GPUBuffer | null = null;
   private out: GPUBuffer | null = null;
   private capacity = 0;
-  /** The sum's dispatch per gradient count and scale. */
-  private readonly ops = new Map<string, Op>();
+  /** The sum's dispatch per gradient count. */
+  private readonly ops = new Map<number, Op>();
+  /** The gathered gradients' division by W per gradient count (SumOp.prescale). */
+  private readonly prescales = new Map<number, Op>();
+  private factor: GPUBuffer | null = null;
 
   constructor(readonly world: number) {
     this.steps = new RankJoin(world, (ranks) => this.submit(ranks));
@@ -75,10 +84,10 @@ export class DeviceReduce {
 
   /**
    * The sum of every rank's first `counts[r]` gradients (all equal, else an error naming `ranks`),
-   * each multiplied by `scale` first (1/W where the ranks did not divide their own), prepared on
-   * `caller`'s device (buffers grown when a step sums more).
+   * prepared on `caller`'s device (buffers grown when a step sums more); with `divide`, the
+   * gradients come undivided and the sum divides them by W first (SumOp.prescale).
    */
-  async prepareSum(caller: Gpu, counts: readonly number[], ranks: readonly number[], scale = 1): Promise<SumOp> {
+  async prepareSum(caller: Gpu, counts: readonly number[], ranks: readonly number[], divide = false): Promise<SumOp> {
     const count = counts[0] ?? 0;
     const odd = counts.findIndex((c) => c !== count);
     if (odd >= 0)
@@ -90,38 +99,58 @@ export class DeviceReduce {
       this.gathered = storageBuffer(gpu, 'colocated.gathered', this.world * count * 4, 'communication');
       this.out = storageBuffer(gpu, 'colocated.sum', count * 4, 'communication');
       this.capacity = count;
-      for (const op of this.ops.values()) op.destroy();
+      for (const op of [...this.ops.values(), ...this.prescales.values()]) op.destroy();
       this.ops.clear();
+      this.prescales.clear();
     }
     const { gathered, out } = this;
     if (!gathered || !out) throw new Error('colocated all-reduce: no gathered buffer');
-    const key = `${count}:${scale}`;
-    let op = this.ops.get(key);
+    let op = this.ops.get(count);
     if (!op) {
       const k = await gpu.kernels.get('allreduce_sum');
       const wg = grid1d(count, k.overrides.WG ?? 64);
-      const params = { count, world: this.world, scale: Math.fround(scale) };
-      op = makeOp(gpu, k, 'colocated.allreduce_sum', params, { gathered, out }, wg);
-      this.ops.set(key, op);
+      op = makeOp(gpu, k, 'colocated.allreduce_sum', { count, world: this.world }, { gathered, out }, wg);
+      this.ops.set(count, op);
     }
-    return { op, gathered, out, count };
+    return { op, prescale: divide ? await this.prescaleOp(gpu, gathered, count) : null, gathered, out, count };
+  }
+
+  /** Every rank's `count` gathered gradients times 1/W (DDP's pre-division, as bucketed.ts makes it). */
+  private async prescaleOp(gpu: Gpu, gathered: GPUBuffer, count: number): Promise<Op> {
+    const cached = this.prescales.get(count);
+    if (cached) return cached;
+    const factor = (this.factor ??= bufferFrom(gpu, 'colocated.inv_world', Float32Array.of(1 / this.world), 'other'));
+    const k = await gpu.kernels.get('scale');
+    const all = this.world * count;
+    const op = makeOp(
+      gpu,
+      k,
+      'colocated.prescale',
+      { count: all, offset: 0, factor_index: 0 },
+      { factor, data: gathered },
+      grid1d(all, k.overrides.WG ?? 64),
+    );
+    this.prescales.set(count, op);
+    return op;
   }
 
   /**
    * Records the sum: every rank's gradients (`grads`, in rank order) copied into the gathered
-   * buffer (unless `gathered`: they are already there), summed by allreduce_sum.wgsl in rank
-   * order, the sum copied back into every rank's.
+   * buffer (unless `gathered`: they are already there), divided by W where the sum was prepared
+   * to, summed by allreduce_sum.wgsl in rank order, the sum copied back into every rank's.
    */
   recordSum(rec: Recorder, sum: SumOp, grads: readonly GPUBuffer[], gathered = false): void {
     const bytes = sum.count * 4;
     if (!gathered) grads.forEach((g, r) => rec.copy(g, 0, sum.gathered, r * bytes, bytes));
+    if (sum.prescale) rec.dispatch(sum.prescale);
     rec.dispatch(sum.op);
     for (const g of grads) rec.copy(sum.out, 0, g, 0, bytes);
   }
 
   /** Frees the reducer's buffers (its device view; the device stays). */
   destroy(): void {
-    for (const op of this.ops.values()) op.destroy();
+    for (const op of [...this.ops.values(), ...this.prescales.values()]) op.destroy();
+    if (this.factor) this.gpu?.memory.destroy(this.factor);
     this.gpu?.destroy();
     this.steps.abort('the colocated ranks were disposed during an all-reduce');
   }

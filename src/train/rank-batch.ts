@@ -7,9 +7,9 @@
 //   3. each layer's input gradient over all rows, then each rank's parameter gradients from its
 //      own rows into its slice of the gathered buffer the ranks' sum reads (summed over its
 //      samples alone: the bits a device of its own gives);
-//   4. the sum over the ranks on the device (device-reduce.ts), each rank's gradients divided by W
-//      as they are read (DDP's pre-division, the same product), copied into every rank's gradient
-//      arena, then every rank's update.
+//   4. every rank's gathered gradients divided by W in one dispatch (DDP's pre-division, the same
+//      product each rank's buckets make), the sum over the ranks on the device (device-reduce.ts),
+//      copied into every rank's gradient arena, then every rank's update.
 // A layer is thus one dispatch for all ranks, not W: the fixed cost of a step's ~23 dependent
 // dispatches is paid once (docs/placements.md). The ranks' batches go up in one staging buffer,
 // copied in the step's own submit. The forward and the input gradients read rank 0's
@@ -108,7 +108,7 @@ export class RankBatch {
       last.trainer.gpu,
       ranks.map((a) => a.count),
       ranks.map((a) => a.rank),
-      1 / this.world,
+      true,
     );
     const plan = await this.plan(rows, trainers, sum);
     if (plan.scale !== last.lossScale) {
