@@ -68,7 +68,9 @@ export function trainFlags(): FlagSpec[] {
     { flags: '--clip-grad-norm <X>', help: 'clip_grad_norm_ max norm (0: off)', default: D.clipGradNorm },
     {
       flags: '--check-every <K>',
-      help: 'check that every replica holds the same parameters every K steps (0: never)',
+      help:
+        "check that every replica holds the same parameters every K steps (SHA-256 of each rank's; a pipelined " +
+        'run copies them as the step is submitted and hashes them while the next steps run) (0: never)',
       default: D.checkEvery,
     },
     {

@@ -201,7 +201,7 @@ export class TrainOutput {
         workers: e.ranks.map((r) => ({ rank: r.rank, adapter: r.adapter, transport: r.transport })),
       });
     } else if (e.type === 'check') {
-      line({ type: 'check', epoch: e.epoch, step: e.step, identical: e.identical });
+      line({ type: 'check', epoch: e.epoch, step: e.step, identical: e.identical, checksums: e.checksums });
     } else if (e.type === 'checkpoint') {
       line({ type: 'checkpoint', epoch: e.epoch, step: e.step, global_step: e.globalStep, path: e.where });
     } else if (e.type === 'restart') {

@@ -142,6 +142,11 @@ export interface ModeRunner {
   /** Makes every replica start from rank 0's parameters (PyTorch DDP broadcasts in its constructor). */
   syncInitial(): Promise<void>;
   step(micro: readonly MicroBatch[], lr: number): Promise<StepStats>;
+  /**
+   * Pipelined runners (ParallelMode.pipelines): runs `fn` once the next step's work is submitted,
+   * before any later step's is (the replica check copies the parameters there).
+   */
+  onSubmitted?(fn: () => void): void;
   /** Gives every rank the current parameters (DataParallel's replicas only get them at the next forward). */
   syncParams(): Promise<void>;
   /**

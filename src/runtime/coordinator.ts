@@ -191,21 +191,27 @@ export class Coordinator {
       // uploaded, their work queued) while step k runs, so the GPU has the next step queued while
       // step k's loss comes back; a step's time is then from the previous step's end to its own.
       const pipelined = PARALLEL_MODES[c.mode].pipelines?.(c, this.colocated) ?? false;
+      // The replica check after the global step `g` (0-based) of this epoch's step `step`: a pipelined
+      // run takes it inside that step (each rank copies its parameters once the step is submitted,
+      // while the next steps are already queued), any other between steps.
+      const epochStart = globalStep - fromStep;
+      const checksAfter = (step: number) => c.checkEvery > 0 && (epochStart + step + 1) % c.checkEvery === 0;
       const issue = (step: number) => {
-        const p = this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step));
+        const opts = pipelined && checksAfter(step) ? { checksum: true } : undefined;
+        const p = this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step, opts));
         p.catch(() => undefined); // a failure is reported where the step is awaited
         return { at: performance.now(), p };
       };
       /** Steps asked for and not yet awaited, in step order (the first is the current step). */
       const ahead: ReturnType<typeof issue>[] = [];
       let prevEnd = -Infinity;
-      // A checkpoint, the step limit or a replica check after the step `j` steps from now (the
-      // epoch's last step: its end saves): no later step may be in flight then, or a rank's state
-      // could be a step ahead.
+      // A checkpoint, the step limit or (not pipelined) a replica check after the step `j` steps
+      // from now (the epoch's last step: its end saves): no later step may be in flight then, or a
+      // rank's state could be a step ahead.
       const pauseAfter = (step: number, j: number) =>
         globalStep + j + 1 >= maxSteps ||
         (every > 0 && (globalStep + j + 1) % every === 0 && step + j < steps - 1) ||
-        (c.checkEvery > 0 && (globalStep + j + 1) % c.checkEvery === 0);
+        (!pipelined && checksAfter(step + j));
       let next = fromStep;
       for (let step = fromStep; step < steps; step++) {
         if (ahead.length === 0 && this.pauseGate) {
@@ -257,7 +263,14 @@ export class Coordinator {
           ...(r0.fp16 ? { fp16: r0.fp16 } : {}),
         };
         if (r0.fp16?.skipped) skipped++; // DeepSpeed steps the lr schedule only on steps taken
-        if (c.checkEvery > 0 && globalStep % c.checkEvery === 0) yield await this.check(epoch, step);
+        if (checksAfter(step))
+          yield pipelined
+            ? checked(
+                epoch,
+                step,
+                last.map((l) => l.checksum ?? ''),
+              )
+            : await this.check(epoch, step);
         if (globalStep >= maxSteps) this.stopRequested = true;
         if (every > 0 && globalStep % every === 0 && next < steps) yield* await save(epoch, next, steps);
       }
@@ -306,14 +319,18 @@ export class Coordinator {
   }
 
   private async check(epoch: number, step: number): Promise<TrainEvent> {
-    const sums = await this.all('checksum', (h) => h.api.checksum());
-    const identical = sums.every((s) => s === sums[0]);
-    if (!identical) throw new ReplicaMismatchError(step, sums);
-    return { type: 'check', epoch, step, identical, checksums: sums };
+    return checked(epoch, step, await this.all('checksum', (h) => h.api.checksum()));
   }
 
   /** Terminates every worker (after disposing them when they still answer). */
   close(): Promise<void> {
     return this.group.close();
   }
+}
+
+/** The replica check's event for every rank's parameter checksums after `step`; throws where they differ. */
+function checked(epoch: number, step: number, sums: readonly string[]): TrainEvent {
+  if (sums.some((s) => s === '')) throw new Error(`step ${step}: a rank took no parameter checksum`);
+  if (!sums.every((s) => s === sums[0])) throw new ReplicaMismatchError(step, sums);
+  return { type: 'check', epoch, step, identical: true, checksums: sums };
 }

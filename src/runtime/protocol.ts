@@ -144,6 +144,17 @@ export interface RankStepLog {
   readonly transfers?: readonly TransferEvent[];
   /** This rank's timeline spans finished since the last step log, when tracing. */
   readonly spans?: readonly Span[];
+  /** SHA-256 of the parameters after this step, when the step was asked for it (StepOptions.checksum). */
+  readonly checksum?: string;
+}
+
+/** What a step is asked for besides the step. */
+export interface StepOptions {
+  /**
+   * The replica check of a pipelined run: the parameters after this step, copied as soon as its
+   * work is submitted (before any later step's) and hashed while the next steps run.
+   */
+  readonly checksum?: boolean;
 }
 
 /** A few images of this rank's current batch, with their labels and the model's predictions now. */
@@ -168,7 +179,7 @@ export interface RankApi {
    * batches of the steps before it, as the run that did not stop drew them.
    */
   beginEpoch(epoch: number, fromStep?: number): Promise<EpochInfo>;
-  step(epoch: number, step: number): Promise<RankStepLog>;
+  step(epoch: number, step: number, opts?: StepOptions): Promise<RankStepLog>;
   evaluate(): Promise<EvalResult>;
   /** SHA-256 of the parameters (replicas must agree). */
   checksum(): Promise<string>;

@@ -2,6 +2,7 @@
 // step by the coordinator through RankApi. Environment specifics (where WebGPU and the dataset
 // store come from) are injected, so the same code runs in a browser worker and a Node worker thread.
 import { openDataset } from '../data/dataset.ts';
+import { sha256Hex } from '../data/hash.ts';
 import type { DatasetStore } from '../data/store.ts';
 import { acquireDevice, type Gpu } from '../gpu/device.ts';
 import { PendingGpuWork } from '../gpu/pending.ts';
@@ -58,6 +59,10 @@ interface State {
   /** The lr (and OneCycleLR's momentum / beta1) of each optimizer step, known once the first epoch is planned. */
   lrAt: StepSchedule | null;
 }
+
+/** The parameters' SHA-256 (the replica check). */
+const paramsHash = (p: Float32Array<ArrayBuffer>): Promise<string> =>
+  sha256Hex(new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
 
 /** How long dispose waits for a call still running on this rank (e.g. a step whose peer died). */
 const DISPOSE_WAIT_MS = 2000;
@@ -168,7 +173,7 @@ export function createRankApi(env: RankEnv): RankApi {
       return { epoch, steps: st.plan.steps.length, samples, indices, datasetSize: st.source?.trainSize ?? 0 };
     },
 
-    step: (epoch, step) =>
+    step: (epoch, step, opts = {}) =>
       inFlight.track(
         (async () => {
           const st = need();
@@ -202,9 +207,21 @@ export function createRankApi(env: RankEnv): RankApi {
           const k = st.done - 1 - st.skipped;
           const momentum = st.lrAt?.momentum?.(k);
           if (momentum !== undefined) (st.runner.optimizer ?? st.trainer.optimizer)?.setMomentum(momentum);
-          const r = await tracer.span(`step ${tracer.step}`, 'step', () =>
-            st.runner.step(micro, st.lrAt?.lr(k) ?? st.init.config.lr),
-          );
+          // The replica check of a pipelined run: the parameters copied once this step is submitted
+          // (before the next step's work), hashed while the next steps run.
+          const copy: { params?: Promise<Float32Array<ArrayBuffer>> } = {};
+          const r = await tracer.span(`step ${tracer.step}`, 'step', () => {
+            if (opts.checksum) {
+              const runner = st.runner;
+              if (!runner.onSubmitted) throw new Error(`rank ${st.init.rank}: this mode's steps do not pipeline`);
+              runner.onSubmitted(() => {
+                copy.params = st.trainer.readParams();
+                copy.params.catch(() => undefined); // a failed step reports its own error
+              });
+            }
+            return st.runner.step(micro, st.lrAt?.lr(k) ?? st.init.config.lr);
+          });
+          const checksum = copy.params ? await paramsHash(await copy.params) : undefined;
           if (r.fp16?.skipped) st.skipped++;
           return {
             rank: st.init.rank,
@@ -220,6 +237,7 @@ export function createRankApi(env: RankEnv): RankApi {
             ...(r.fp16 ? { fp16: r.fp16 } : {}),
             ...(st.init.recordTransfers ? { transfers: [...st.transfers] } : {}),
             ...(tracer.on ? { spans: tracer.take() } : {}),
+            ...(checksum ? { checksum } : {}),
           };
         })(),
       ),
@@ -236,9 +254,7 @@ export function createRankApi(env: RankEnv): RankApi {
     async checksum() {
       const st = need();
       await st.runner.syncParams();
-      const p = await (st.runner.readParams?.() ?? st.trainer.readParams());
-      const digest = await crypto.subtle.digest('SHA-256', p);
-      return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+      return paramsHash(await (st.runner.readParams?.() ?? st.trainer.readParams()));
     },
 
     readParams: () => {

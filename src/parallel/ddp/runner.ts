@@ -74,17 +74,32 @@ export class DdpRunner implements ModeRunner {
 
   /** Settles once the previous step has submitted all its work (pipelined steps start after it). */
   private queued: Promise<void> = Promise.resolve();
+  /** Runs once the next step's work is submitted (onSubmitted). */
+  private afterSubmit: (() => void) | null = null;
 
   async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
     const before = this.queued;
-    let release = () => {};
-    this.queued = new Promise((r) => (release = r));
+    let open = () => {};
+    this.queued = new Promise((r) => (open = r));
+    const after = this.afterSubmit;
+    this.afterSubmit = null;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      after?.();
+      open();
+    };
     try {
       await before;
       return await this.run(micro, lr, release);
     } finally {
       release();
     }
+  }
+
+  onSubmitted(fn: () => void): void {
+    this.afterSubmit = fn;
   }
 
   /** What DDP does with a bucket: all-reduce it (the mean: every rank's bucket is already divided by W). */
