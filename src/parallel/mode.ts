@@ -136,6 +136,14 @@ export interface OptimizerView {
   readonly master?: GPUBuffer | null;
 }
 
+/** What a pipelined step tells the rank, in order (ModeRunner.onNextStep). */
+export interface StepHooks {
+  /** The step's turn: the previous step's work is submitted and this step's is about to be recorded. */
+  started(): void;
+  /** The step's work is submitted, before any later step's (the replica check copies the parameters there). */
+  submitted?(): void;
+}
+
 export interface ModeRunner {
   /** Where the optimizer is the runner's own rather than the trainer's (ZeRO-3). */
   readonly optimizer?: Optimizer;
@@ -143,10 +151,10 @@ export interface ModeRunner {
   syncInitial(): Promise<void>;
   step(micro: readonly MicroBatch[], lr: number): Promise<StepStats>;
   /**
-   * Pipelined runners (ParallelMode.pipelines): runs `fn` once the next step's work is submitted,
-   * before any later step's is (the replica check copies the parameters there).
+   * Pipelined runners (ParallelMode.pipelines), whose next step may be asked for before this one's
+   * work is recorded: the next step() calls these hooks at its own points in time.
    */
-  onSubmitted?(fn: () => void): void;
+  onNextStep?(hooks: StepHooks): void;
   /** Gives every rank the current parameters (DataParallel's replicas only get them at the next forward). */
   syncParams(): Promise<void>;
   /**

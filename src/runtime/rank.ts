@@ -203,24 +203,31 @@ export function createRankApi(env: RankEnv): RankApi {
           st.done++;
           const t0 = performance.now();
           const tracer = st.gpu.tracer;
-          tracer.step = st.done - 1;
-          const k = st.done - 1 - st.skipped;
-          const momentum = st.lrAt?.momentum?.(k);
-          if (momentum !== undefined) (st.runner.optimizer ?? st.trainer.optimizer)?.setMomentum(momentum);
-          // The replica check of a pipelined run: the parameters copied once this step is submitted
-          // (before the next step's work), hashed while the next steps run.
+          const n = st.done - 1;
+          const k = n - st.skipped;
+          // What the step's recording reads from the rank: its number on the trace and its momentum.
+          // A pipelined step is asked for before the previous one is recorded: it sets them when its
+          // turn comes; the replica check's copy of its parameters is taken once it is submitted
+          // (before the next step's work) and hashed while the next steps run.
+          const start = () => {
+            tracer.step = n;
+            const momentum = st.lrAt?.momentum?.(k);
+            if (momentum !== undefined) (st.runner.optimizer ?? st.trainer.optimizer)?.setMomentum(momentum);
+          };
           const copy: { params?: Promise<Float32Array<ArrayBuffer>> } = {};
-          const r = await tracer.span(`step ${tracer.step}`, 'step', () => {
-            if (opts.checksum) {
-              const runner = st.runner;
-              if (!runner.onSubmitted) throw new Error(`rank ${st.init.rank}: this mode's steps do not pipeline`);
-              runner.onSubmitted(() => {
-                copy.params = st.trainer.readParams();
-                copy.params.catch(() => undefined); // a failed step reports its own error
-              });
-            }
-            return st.runner.step(micro, st.lrAt?.lr(k) ?? st.init.config.lr);
-          });
+          const runner = st.runner;
+          if (runner.onNextStep) {
+            const submitted = () => {
+              copy.params = st.trainer.readParams();
+              copy.params.catch(() => undefined); // a failed step reports its own error
+            };
+            runner.onNextStep({ started: start, ...(opts.checksum ? { submitted } : {}) });
+          } else {
+            if (opts.checksum) throw new Error(`rank ${st.init.rank}: this mode's steps do not pipeline`);
+            start();
+          }
+          const lr = st.lrAt?.lr(k) ?? st.init.config.lr;
+          const r = await tracer.span(`step ${n}`, 'step', () => runner.step(micro, lr), { step: n });
           const checksum = copy.params ? await paramsHash(await copy.params) : undefined;
           if (r.fp16?.skipped) st.skipped++;
           return {

@@ -1,9 +1,11 @@
 // The package as a user gets it: `npm pack` (prepack builds the pages, the CLI bundle and the type
 // declarations) in a copy of this checkout, the tarball installed into an empty folder from npm's
-// local cache (--offline: no registry), then there `npx webddp --version`, -V and --help, a real
-// `npx webddp check` subset on this machine's WebGPU, `import('webddp')`, the README's library
-// snippet verbatim, `webddp serve` answering a browser's requests, and a TypeScript consumer
-// compiled against the shipped declarations. Nothing of the checkout is visible to the installed copy.
+// local cache where it has them (--prefer-offline: npm 11 asks for the full metadata of `webgpu`,
+// which an install from the lockfile does not cache, so that comes from the registry), then there
+// `npx webddp --version`, -V and --help, a real `npx webddp check` subset on this machine's WebGPU,
+// `import('webddp')`, the README's library snippet verbatim, `webddp serve` answering a browser's
+// requests, and a TypeScript consumer compiled against the shipped declarations. Nothing of the
+// checkout is visible to the installed copy.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -99,7 +101,7 @@ const work = mkdtempSync(join(tmpdir(), 'webddp-pack-'));
 // (the app's node_modules and the snippet's dataset store: more than the default 10 s on a loaded machine)
 afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
-it('npm pack, install into an empty folder offline, then npx webddp check and import("webddp") there', async () => {
+it('npm pack, install into an empty folder, then npx webddp check and import("webddp") there', async () => {
   const copy = join(work, 'src');
   for (const e of readdirSync(repo))
     if (!SKIP.has(e) && !e.startsWith('.gpu')) cpSync(join(repo, e), join(copy, e), { recursive: true });
@@ -111,7 +113,7 @@ it('npm pack, install into an empty folder offline, then npx webddp check and im
   const app = join(work, 'app');
   mkdirSync(app);
   for (const [name, text] of Object.entries(CONSUMER)) writeFileSync(join(app, name), text);
-  run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', tarball], app);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball], app);
 
   const installed = join(app, 'node_modules', 'webddp');
   for (const f of ['dist/index.html', 'dist/check.html', 'dist-cli/webddp.mjs', 'fixtures/ddp_world2.safetensors'])

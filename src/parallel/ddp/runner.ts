@@ -24,7 +24,14 @@
 import { BucketedBackward, type ReadyBucket } from '../../train/bucketed.ts';
 import type { GpuScalerState } from '../../train/gpu-scaler.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
-import { StatsSum, type MicroBatch, type ModeContext, type ModeRunner, type StepStats } from '../mode.ts';
+import {
+  StatsSum,
+  type MicroBatch,
+  type ModeContext,
+  type ModeRunner,
+  type StepHooks,
+  type StepStats,
+} from '../mode.ts';
 import { computeBuckets } from './buckets.ts';
 import { gpuScalerOf, halvesPipelined, lossScalerOf, scalerStep, type Fp16StepInfo } from '../fp16.ts';
 
@@ -74,32 +81,33 @@ export class DdpRunner implements ModeRunner {
 
   /** Settles once the previous step has submitted all its work (pipelined steps start after it). */
   private queued: Promise<void> = Promise.resolve();
-  /** Runs once the next step's work is submitted (onSubmitted). */
-  private afterSubmit: (() => void) | null = null;
+  /** The next step's hooks (onNextStep). */
+  private hooks: StepHooks | null = null;
 
   async step(micro: readonly MicroBatch[], lr: number): Promise<StepStats> {
     const before = this.queued;
     let open = () => {};
     this.queued = new Promise((r) => (open = r));
-    const after = this.afterSubmit;
-    this.afterSubmit = null;
+    const hooks = this.hooks;
+    this.hooks = null;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      after?.();
+      hooks?.submitted?.();
       open();
     };
     try {
       await before;
+      hooks?.started();
       return await this.run(micro, lr, release);
     } finally {
       release();
     }
   }
 
-  onSubmitted(fn: () => void): void {
-    this.afterSubmit = fn;
+  onNextStep(hooks: StepHooks): void {
+    this.hooks = hooks;
   }
 
   /** What DDP does with a bucket: all-reduce it (the mean: every rank's bucket is already divided by W). */
