@@ -45,9 +45,7 @@ export abstract class LinkBase implements Link {
   private readonly onNextClose = (): void => {
     this.nextGone = true;
   };
-  private readonly onPrevClose = (): void => {
-    this.box.peerClosed(new Error(`the port from rank ${this.prev} closed (worker gone?)`));
-  };
+  private readonly onPrevClose = (): void => this.prevClosed();
 
   constructor(
     opts: LinkOptions,
@@ -76,6 +74,11 @@ export abstract class LinkBase implements Link {
     prevPort.addEventListener('close', this.onPrevClose);
     nextPort.start();
     prevPort.start();
+  }
+
+  /** The port from `prev` closed: its worker is gone or closed its link; nothing more will arrive. */
+  protected prevClosed(): void {
+    this.box.peerClosed(new Error(`the port from rank ${this.prev} closed (worker gone?)`));
   }
 
   get failure(): Error | undefined {

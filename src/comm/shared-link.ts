@@ -85,17 +85,32 @@ export class SharedLink extends LinkBase {
     return false; // no data travels over the ports
   }
 
+  /**
+   * `prev` wrote its last records into the ring before its port closed, but the close event may
+   * come before the pump wakes for them: they are handed over first, so only a receive whose record
+   * never came fails.
+   */
+  protected override prevClosed(): void {
+    if (this.drain()) super.prevClosed();
+  }
+
   /** Hands every record that arrives to the mailbox, until the link closes. */
   private async pump(): Promise<void> {
     while (!this.stopped) {
-      try {
-        for (let rec = this.reader.peek(); rec !== undefined && !this.stopped; rec = this.reader.peek())
-          this.deliver(rec);
-      } catch (e) {
-        this.failGroup(this.prev, this.rank, e instanceof Error ? e.message : String(e));
-        return;
-      }
+      if (!this.drain()) return;
       if (!this.stopped) await this.reader.waitForData(this.timeoutMs);
+    }
+  }
+
+  /** Hands the records in the ring to the mailbox; false (the group failed) on a malformed record. */
+  private drain(): boolean {
+    try {
+      for (let rec = this.reader.peek(); rec !== undefined && !this.stopped; rec = this.reader.peek())
+        this.deliver(rec);
+      return true;
+    } catch (e) {
+      this.failGroup(this.prev, this.rank, e instanceof Error ? e.message : String(e));
+      return false;
     }
   }
 
