@@ -5,10 +5,13 @@
 //  * `libvulkan1`, the Vulkan loader that Dawn (the `webgpu` npm package) opens;
 //  * `fonts-wqy-microhei`, a Chinese font, so the page's Chinese text renders in headless Chromium;
 //  * `python3-torch` (with numpy), PyTorch on the CPU, which test/gpu/export-torchrun.test.ts runs the
-//    exported torchrun project with (skipped here when some python3 on PATH already imports torch).
+//    exported torchrun project with (skipped here when some python3 on PATH already imports torch);
+//  * Mesa's lavapipe, the second software Vulkan driver (`--adapter lavapipe`), in the checkout's
+//    .lavapipe/ (scripts/lavapipe.mjs: Debian 12's own Mesa is too old for Dawn).
 // Stops with a clear message where it cannot install them.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { ensureLavapipe } from './lavapipe.mjs';
 
 const need = [];
 const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
@@ -74,6 +77,8 @@ if (need.length > 0) {
 } else {
   console.log(`setup: system packages present (${chromium}, SwiftShader ICD, libvulkan.so.1, a Chinese font, PyTorch)`);
 }
+
+await ensureLavapipe(fail);
 
 if (!existsSync('node_modules/.package-lock.json')) {
   run('npm', ['ci', '--no-audit', '--no-fund']);

@@ -28,7 +28,7 @@ export async function parityWith(
   requireExpected(f);
   // an fp16 step asks for shader-f16 and subgroup matrices, as `webddp train --fp16` does
   if (f.kind === 'autocast_fp16') wantHalfFeatures();
-  const { gpu, software } = await nodeGpu(adapter);
+  const { gpu, workers } = await nodeGpu(adapter);
   let rows: ParityRow[];
   if (f.kind !== 'ddp') {
     const g = await acquireDevice(gpu, { label: 'parity' });
@@ -38,7 +38,7 @@ export async function parityWith(
       await g.dispose();
     }
   } else {
-    const r = await runDdpFixture(f, nodeSpawner(rankWorkerUrl, software ? 'swiftshader' : 'gpu'));
+    const r = await runDdpFixture(f, nodeSpawner(rankWorkerUrl, workers));
     rows = [...compareOutputs(f, r.outputs), ...ddpMetadataRows(f, r)];
   }
   // rows shown, not judged (rule 'reported') do not count as checks

@@ -18,7 +18,7 @@ export interface TrainOptions {
   readonly data?: string;
   /** The dataset store directory (default $WEBDDP_HOME/datasets or ~/.cache/webddp/datasets). */
   readonly store?: string;
-  /** auto (default): the GPU, else SwiftShader; gpu; swiftshader. */
+  /** auto (default): the GPU, else SwiftShader; gpu; swiftshader; lavapipe (Mesa 24+, WEBDDP_LAVAPIPE_ICD). */
   readonly adapter?: AdapterChoice;
   /** Rank 0's initial parameters (flat, state_dict order); default: PyTorch's init from config.seed. */
   readonly initialParams?: Float32Array;

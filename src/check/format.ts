@@ -11,7 +11,8 @@ export function formatRow(r: CheckRow): string {
 
 function formatAdapter(r: CheckReport): string {
   const a = r.device.adapter;
-  return `${a.description || a.device || a.architecture} (${a.vendor}${a.architecture ? `, ${a.architecture}` : ''}${a.fallback ? ', software' : ''})`;
+  const arch = a.architecture && !(a.fallback && a.architecture === 'software') ? `, ${a.architecture}` : '';
+  return `${a.description || a.device || a.architecture} (${a.vendor}${arch}${a.fallback ? ', software' : ''})`;
 }
 
 export function formatReport(r: CheckReport): string {

@@ -20,7 +20,7 @@ export async function nodeCheckEnvironment(
 ): Promise<CheckEnvironment> {
   // The check covers every kernel, the half-precision ones too: ask for their features.
   wantHalfFeatures();
-  const { gpu, software, toggles } = await nodeGpu(choice, device);
+  const { gpu, software, toggles, workers } = await nodeGpu(choice, device);
   const fixtures = join(packageRoot(env), 'fixtures');
   return {
     runtime: 'node-dawn',
@@ -36,7 +36,7 @@ export async function nodeCheckEnvironment(
       io.err(halfArithmeticLine(g.device.features, g.halfMatrix, toggles));
       return g;
     },
-    spawn: nodeSpawner(env.rankWorkerUrl, software ? 'swiftshader' : 'gpu', device ? [device] : []),
+    spawn: nodeSpawner(env.rankWorkerUrl, workers, device ? [device] : []),
     readFixture: async (name) => {
       try {
         return new Uint8Array(await readFile(join(fixtures, name)));

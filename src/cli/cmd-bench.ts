@@ -10,6 +10,7 @@ import {
 } from '../throughput/train-step.ts';
 import { UsageError } from './command.ts';
 import {
+  browserAdapter,
   RUNTIME_ADAPTER_FLAG,
   BROWSER_FLAG,
   BROWSER_FLAGS_FLAG,
@@ -30,7 +31,7 @@ export const command = defineCommand({
   name: 'bench',
   summary: 'measure training throughput of one worker (images/s, forward/backward/optimizer split)',
   synopsis: [
-    '[--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader] [--json]',
+    '[--batches 32,128,512] [--steps N] [--warmup N] [--width W] [--adapter auto|gpu|swiftshader|lavapipe] [--json]',
     '--workers 1,2,4 [--modes ddp,dp] [--batch B] [--steps N] [--warmup N] [--json]',
     '--runtime chromium [--browser PATH] [--browser-flags="..."] [same options]',
     '--runtime chromium --compare tfjs [--batch 64] [--steps 4] [--warmup 2] [--json]',
@@ -136,6 +137,7 @@ export const command = defineCommand({
       }
       if (steps) q.set('steps', steps);
       if (warmup) q.set('warmup', warmup);
+      browserAdapter(flag('adapter'));
       const browser = flag('browser');
       const browserFlags = flag('browser-flags');
       const options = {

@@ -13,7 +13,14 @@ import { runCheck } from '../check/run.ts';
 import { KERNELS, type KernelName } from '../gpu/kernels.ts';
 import { runCheckInBrowser } from './check-chromium.ts';
 import { UsageError } from './command.ts';
-import { RUNTIME_ADAPTER_FLAG, BROWSER_FLAG, BROWSER_FLAGS_FLAG, RUNTIME_FLAG, TUNING_FLAG } from './common-flags.ts';
+import {
+  browserAdapter,
+  RUNTIME_ADAPTER_FLAG,
+  BROWSER_FLAG,
+  BROWSER_FLAGS_FLAG,
+  RUNTIME_FLAG,
+  TUNING_FLAG,
+} from './common-flags.ts';
 import { nodeCheckEnvironment } from './check-node.ts';
 import { parseAdapter } from './device.ts';
 import { str } from './flags.ts';
@@ -76,7 +83,7 @@ export const command = defineCommand({
   name: 'check',
   summary: 'GPU regression test of this build on this adapter: kernels, PyTorch parity, DDP, learning, speed',
   synopsis: [
-    '[--adapter auto|gpu|swiftshader] [--device NAME] [--quick] [--only GROUPS] [--kernels NAMES] [--json]',
+    '[--adapter auto|gpu|swiftshader|lavapipe] [--device NAME] [--quick] [--only GROUPS] [--kernels NAMES] [--json]',
     '--runtime chromium [--browser PATH] [--browser-flags="..."] [same options]',
   ].join('\n'),
   description:
@@ -188,6 +195,7 @@ export const command = defineCommand({
     };
     let report: CheckReport;
     if (runtime === 'chromium') {
+      browserAdapter(adapter);
       const browser = flag('browser');
       const browserFlags = flag('browser-flags');
       report = await runCheckInBrowser(env, io, {

@@ -1,5 +1,6 @@
 // `webddp devices`: the WebGPU adapters this runtime sees: Dawn in Node (the system's drivers, then
-// SwiftShader where its driver is installed), or a headless browser's navigator.gpu.
+// SwiftShader where its driver is installed, then lavapipe where it is found), or a headless browser's
+// navigator.gpu.
 import { existsSync } from 'node:fs';
 import { formatAdapters, listAdapters, type AdapterReport } from '../gpu/adapters.ts';
 import { HALF_FEATURES, HALF_TOGGLES, nodeGpu, SWIFTSHADER_ICD, toggledGpu } from '../gpu/device-node.ts';
@@ -28,6 +29,11 @@ async function nodeAdapters(): Promise<AdapterReport[]> {
     const { gpu } = await nodeGpu('swiftshader');
     out.push(...(await listAdapters(gpu)));
   }
+  // lavapipe where it is found (--adapter lavapipe), unless the system's drivers listed it already
+  const lavapipe = await nodeGpu('lavapipe').catch(() => null);
+  if (lavapipe)
+    for (const a of await listAdapters(lavapipe.gpu))
+      if (!out.some((o) => o.description === a.description)) out.push(a);
   return out;
 }
 
@@ -43,7 +49,9 @@ export const command = defineCommand({
     'workgroup storage and invocations).\n' +
     "Node: Dawn on the system's Vulkan/Metal/D3D12 drivers (a hardware adapter is listed again with the\n" +
     `Dawn toggles ${HALF_TOGGLES.join(', ')} where they add shader-f16 or subgroup matrices: what an\n` +
-    `fp16 run gets), then on SwiftShader where its driver (${SWIFTSHADER_ICD}) is installed.\n` +
+    `fp16 run gets), then on SwiftShader where its driver (${SWIFTSHADER_ICD}) is installed, then on\n` +
+    "Mesa's lavapipe where it is found (--adapter lavapipe: WEBDDP_LAVAPIPE_ICD, .lavapipe/ of the checkout,\n" +
+    "the system's lvp_icd.json).\n" +
     'Chromium: the browser\'s navigator.gpu, with SwiftShader allowed (--browser-flags="--enable-dawn-features=' +
     `${HALF_TOGGLES.join(',')}" adds the half-precision toggles).`,
   flags: [

@@ -50,7 +50,7 @@ async function replay(
 export const command = defineCommand({
   name: 'parity',
   summary: 'check that this build on this GPU computes what PyTorch computes (fixture replay)',
-  synopsis: 'FIXTURE [--out RESULT.safetensors] [--adapter auto|gpu|swiftshader] [--json]',
+  synopsis: 'FIXTURE [--out RESULT.safetensors] [--adapter auto|gpu|swiftshader|lavapipe] [--json]',
   description:
     "Replays a fixture made by PyTorch (the package's fixtures/*.safetensors; in a checkout,\n" +
     'test/fixtures/gen_fixtures.py and scripts/make-fixture.py make more) on WebGPU and compares every\n' +

@@ -1,6 +1,7 @@
 // The flags several `webddp` commands share, declared once: where it runs (--runtime, --adapter,
 // --browser, --browser-flags), the kernel tuning (--tuning) and the dataset store (--store).
-import type { FlagSpec } from './command.ts';
+import { ADAPTER_CHOICES } from '../gpu/device-node.ts';
+import { UsageError, type FlagSpec } from './command.ts';
 import { defaultStoreDir } from './train-data.ts';
 
 export const RUNTIME_FLAG: FlagSpec = {
@@ -12,13 +13,15 @@ export const RUNTIME_FLAG: FlagSpec = {
   default: 'node',
 };
 
-const NODE_ADAPTERS = 'auto (the GPU, else SwiftShader), gpu (the high-performance GPU only) or swiftshader';
+const NODE_ADAPTERS =
+  'auto (the GPU, else SwiftShader), gpu (the high-performance GPU only), swiftshader or lavapipe (Mesa 24+; ' +
+  "'npm run setup' fetches it, WEBDDP_LAVAPIPE_ICD names another)";
 
 /** --adapter of a command that runs in Node only. */
 export const ADAPTER_FLAG: FlagSpec = {
   flags: '--adapter <ADAPTER>',
   help: NODE_ADAPTERS,
-  choices: ['auto', 'gpu', 'swiftshader'],
+  choices: [...ADAPTER_CHOICES],
   default: 'auto',
 };
 
@@ -27,8 +30,14 @@ export const RUNTIME_ADAPTER_FLAG: FlagSpec = {
   ...ADAPTER_FLAG,
   help:
     `node: ${NODE_ADAPTERS}. chromium: auto and swiftshader allow Chromium's SwiftShader, gpu asks for the ` +
-    'high-performance adapter and fails on a software one',
+    'high-performance adapter and fails on a software one (lavapipe: node only)',
 };
+
+/** Refuses the adapters a browser cannot be pointed at (Chromium picks its own Vulkan driver). */
+export function browserAdapter(v: string | undefined): void {
+  if (v === 'lavapipe')
+    throw new UsageError("--adapter lavapipe is for --runtime node (Chromium's WebGPU uses its own SwiftShader)");
+}
 
 export const BROWSER_FLAG: FlagSpec = {
   flags: '--browser <PATH>',

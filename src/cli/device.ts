@@ -1,14 +1,21 @@
-// Node only: the CLI's device, from Dawn on the machine's GPU or SwiftShader (--adapter), with a
+// Node only: the CLI's device, from Dawn on the machine's GPU, SwiftShader or lavapipe (--adapter), with a
 // line on stderr saying which adapter is in use.
 import { acquireDevice, halfMatrixShapes, type Gpu } from '../gpu/device.ts';
 import { GPU_TUNING } from '../gpu/tuning.ts';
-import { HALF_FEATURES, nodeGpu, wantHalfFeatures, type AdapterChoice } from '../gpu/device-node.ts';
+import {
+  ADAPTER_CHOICES,
+  HALF_FEATURES,
+  isAdapterChoice,
+  nodeGpu,
+  wantHalfFeatures,
+  type AdapterChoice,
+} from '../gpu/device-node.ts';
 import { UsageError, type CliIO } from './command.ts';
 
 export function parseAdapter(v: string | undefined): AdapterChoice {
   if (v === undefined) return 'auto';
-  if (v === 'auto' || v === 'gpu' || v === 'swiftshader') return v;
-  throw new UsageError(`--adapter must be auto, gpu or swiftshader (got '${v}')`);
+  if (isAdapterChoice(v)) return v;
+  throw new UsageError(`--adapter must be ${ADAPTER_CHOICES.join(', ')} (got '${v}')`);
 }
 
 /**
@@ -44,7 +51,7 @@ export async function cliDevice(choice: AdapterChoice, io: CliIO, label = 'webdd
 
 /**
  * Settles the adapter for worker threads in this process: worker threads see a copy of
- * process.env that native code does not read, so the SwiftShader fallback (VK_ICD_FILENAMES) must
+ * process.env that native code does not read, so a software driver (VK_ICD_FILENAMES) must
  * be set here, in the main thread, before the workers start. Returns the adapter the workers get.
  * `half`: an fp16 run: the workers ask for the half-precision features (wantHalfFeatures).
  */
@@ -55,7 +62,7 @@ export async function settleWorkerAdapter(
   io?: CliIO,
 ): Promise<AdapterChoice> {
   if (half) wantHalfFeatures();
-  const { gpu, software, toggles } = await nodeGpu(choice, device);
+  const { gpu, toggles, workers } = await nodeGpu(choice, device);
   if (half && io) {
     const a = await gpu.requestAdapter();
     if (a) {
@@ -69,5 +76,5 @@ export async function settleWorkerAdapter(
       io.err(halfArithmeticLine(a.features, matrix, toggles));
     }
   }
-  return software ? 'swiftshader' : 'gpu';
+  return workers;
 }

@@ -1,15 +1,27 @@
 // Node only: the GPU object of Dawn (the `webgpu` npm package). With a real GPU, Dawn uses its
 // Vulkan/Metal/D3D12 driver. On a machine without one, Dawn runs on the SwiftShader Vulkan driver
-// that Debian's chromium package ships (Mesa's lavapipe is rejected by Dawn).
+// that Debian's chromium package ships, or, asked for by name, on Mesa's lavapipe (Mesa 24 or later:
+// Dawn finds no adapter on older ones; `npm run setup` puts Mesa 25's in the checkout's .lavapipe/).
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
-/** 'gpu': the system's drivers only; 'swiftshader': software only; 'auto': the system's, else software. */
-export type AdapterChoice = 'auto' | 'gpu' | 'swiftshader';
+/** Where lavapipe is looked for when WEBDDP_LAVAPIPE_ICD is not set, in order. */
+export const LAVAPIPE_ICDS = ['.lavapipe/lvp_icd.json', '/usr/share/vulkan/icd.d/lvp_icd.json'] as const;
+
+/**
+ * 'gpu': the system's drivers only; 'swiftshader' and 'lavapipe': that software driver only;
+ * 'auto': the system's, else SwiftShader.
+ */
+export const ADAPTER_CHOICES = ['auto', 'gpu', 'swiftshader', 'lavapipe'] as const;
+export type AdapterChoice = (typeof ADAPTER_CHOICES)[number];
+/** The software drivers --adapter names (software: the workers get the same one). */
+type SoftwareDriver = 'swiftshader' | 'lavapipe';
+
+export const isAdapterChoice = (v: string): v is AdapterChoice => (ADAPTER_CHOICES as readonly string[]).includes(v);
 
 interface DawnModule {
   create(this: void, flags: string[]): GPU;
@@ -135,18 +147,43 @@ async function loadDawn(): Promise<DawnModule> {
  * is made here, in the spawning thread, whose environment the workers inherit.
  */
 export function workerAdapterChoice(choice: AdapterChoice): AdapterChoice {
-  if (choice !== 'auto' || !isMainThread || process.env.WEBDDP_ADAPTER || linuxVulkanDrivers()) return choice;
-  useSwiftShader();
+  const env = process.env.WEBDDP_ADAPTER;
+  if (env && isAdapterChoice(env)) choice = env;
+  if (choice === 'swiftshader' || choice === 'lavapipe') {
+    if (isMainThread) useSoftware(choice);
+    return choice;
+  }
+  if (choice !== 'auto' || !isMainThread || linuxVulkanDrivers()) return choice;
+  useSoftware('swiftshader');
   return 'swiftshader';
 }
 
-function useSwiftShader(): void {
-  if (!existsSync(SWIFTSHADER_ICD)) {
+/** The lavapipe ICD manifest: WEBDDP_LAVAPIPE_ICD, else the first of LAVAPIPE_ICDS that exists. */
+export function lavapipeIcd(): string {
+  const given = process.env.WEBDDP_LAVAPIPE_ICD;
+  if (given) {
+    if (!existsSync(given)) throw new Error(`WEBDDP_LAVAPIPE_ICD names ${given}, which does not exist`);
+    return given;
+  }
+  const found = LAVAPIPE_ICDS.map((p) => resolve(p)).find((p) => existsSync(p));
+  if (!found)
+    throw new Error(
+      `no lavapipe driver (looked for ${LAVAPIPE_ICDS.join(', ')}): run 'npm run setup' in the checkout ` +
+        "(it fetches Mesa 25's lavapipe into .lavapipe/), or set WEBDDP_LAVAPIPE_ICD to a Mesa 24+ lvp_icd.json",
+    );
+  return found;
+}
+
+/** Points the Vulkan loader of this process (the main thread's environment) at one software driver. */
+function useSoftware(driver: SoftwareDriver): void {
+  let icd = SWIFTSHADER_ICD;
+  if (driver === 'lavapipe') icd = lavapipeIcd();
+  else if (!existsSync(SWIFTSHADER_ICD)) {
     throw new Error(
       `no GPU adapter found and no SwiftShader driver at ${SWIFTSHADER_ICD}: run 'npm run setup' (installs Debian's chromium, which ships it)`,
     );
   }
-  process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
+  process.env.VK_ICD_FILENAMES = icd;
   delete process.env.VK_DRIVER_FILES;
 }
 
@@ -167,14 +204,22 @@ export async function toggledGpu(): Promise<GPU> {
 export async function nodeGpu(
   choice: AdapterChoice = 'auto',
   device?: string,
-): Promise<{ gpu: GPU; software: boolean; toggles: readonly string[] }> {
+): Promise<{ gpu: GPU; software: boolean; toggles: readonly string[]; workers: Exclude<AdapterChoice, 'auto'> }> {
   const env = process.env.WEBDDP_ADAPTER;
-  if (env === 'auto' || env === 'gpu' || env === 'swiftshader') choice = env;
-  else if (env) throw new Error(`WEBDDP_ADAPTER must be auto, gpu or swiftshader (got '${env}')`);
+  if (env !== undefined && env !== '') {
+    if (!isAdapterChoice(env)) throw new Error(`WEBDDP_ADAPTER must be ${ADAPTER_CHOICES.join(', ')} (got '${env}')`);
+    choice = env;
+  }
   const { create } = await loadDawn();
-  if (choice === 'swiftshader') {
-    useSwiftShader();
-    return { gpu: createInstance(create, device), software: true, toggles: [] };
+  if (choice === 'swiftshader' || choice === 'lavapipe') {
+    useSoftware(choice);
+    const gpu = createInstance(create, device);
+    if (choice === 'lavapipe' && !(await gpu.requestAdapter()))
+      throw new Error(
+        `Dawn finds no adapter on lavapipe (${process.env.VK_ICD_FILENAMES}): Mesa before 24 lacks the ` +
+          "shaderUniform*ArrayDynamicIndexing features Dawn requires; 'npm run setup' fetches Mesa 25's",
+      );
+    return { gpu, software: true, toggles: [], workers: choice };
   }
   const gpu = linuxVulkanDrivers() ? createInstance(create, device) : null;
   const adapter = gpu ? await gpu.requestAdapter() : null;
@@ -184,15 +229,17 @@ export async function nodeGpu(
     if (!software && halfWanted() && halfCount(adapter) < HALF_FEATURES.length) {
       const toggled = createInstance(create, device, HALF_TOGGLES);
       const a = await toggled.requestAdapter();
-      if (a && halfCount(a) > halfCount(adapter)) return { gpu: toggled, software, toggles: HALF_TOGGLES };
+      if (a && halfCount(a) > halfCount(adapter))
+        return { gpu: toggled, software, toggles: HALF_TOGGLES, workers: 'gpu' };
     }
-    return { gpu, software, toggles: [] };
+    // a software driver installed as the system's (a system Mesa): the workers find it the same way
+    return { gpu, software, toggles: [], workers: 'gpu' };
   }
   if (choice === 'gpu')
     throw new Error(
       `no GPU adapter found through Dawn (Vulkan/Metal/D3D12${linuxVulkanDrivers() ? '' : '; no Vulkan driver is installed'}); ` +
         'check the GPU driver, or use --adapter swiftshader',
     );
-  useSwiftShader();
-  return { gpu: createInstance(create, device), software: true, toggles: [] };
+  useSoftware('swiftshader');
+  return { gpu: createInstance(create, device), software: true, toggles: [], workers: 'swiftshader' };
 }

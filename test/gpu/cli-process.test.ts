@@ -56,8 +56,12 @@ describe('webddp as a process', () => {
     ).toBe(true);
     expect(new Set(lines).size).toBe(lines.length); // no row twice
     expect(lines.at(-1)).toMatch(new RegExp(`^check OK: ${lines.length - 1} passed, 0 failed, 0 skipped`));
-    expect(r.stderr).not.toMatch(/XDG_RUNTIME_DIR|vkCreateInstance|Warning/);
-    expect(r.stderr).toMatch(/^adapter: .*\nhalf arithmetic: .*\ncheck: kernels \.\.\.\n$/);
+    // On lavapipe (WEBDDP_ADAPTER=lavapipe) Dawn itself prints, from native code, that it lowered
+    // two of the driver's limits; those two lines and nothing else are let through there.
+    const dawnOnLavapipe = /^Warning: maxDynamic(Uniform|Storage)BuffersPerPipelineLayout artificially reduced .*\n/gm;
+    const stderr = process.env.WEBDDP_ADAPTER === 'lavapipe' ? r.stderr.replace(dawnOnLavapipe, '') : r.stderr;
+    expect(stderr).not.toMatch(/XDG_RUNTIME_DIR|vkCreateInstance|Warning/);
+    expect(stderr).toMatch(/^adapter: .*\nhalf arithmetic: .*\ncheck: kernels \.\.\.\n$/);
   });
 });
 

@@ -1,5 +1,5 @@
 // The real WebGPU device for GPU-tier tests: Dawn in Node, on the machine's GPU where there is one,
-// else on SwiftShader (WEBDDP_ADAPTER=gpu|swiftshader picks explicitly). Never a fake.
+// else on SwiftShader (WEBDDP_ADAPTER=gpu|swiftshader|lavapipe picks explicitly). Never a fake.
 import { acquireDevice, type Gpu } from '../../src/gpu/device.ts';
 import { nodeGpu } from '../../src/gpu/device-node.ts';
 

@@ -24,7 +24,17 @@ import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 
 const repo = resolve('.');
-const SKIP = new Set(['node_modules', '.git', 'dist', 'dist-e2e', 'dist-cli', 'coverage', 'test-results', '.webddp']);
+const SKIP = new Set([
+  'node_modules',
+  '.git',
+  '.lavapipe',
+  'dist',
+  'dist-e2e',
+  'dist-cli',
+  'coverage',
+  'test-results',
+  '.webddp',
+]);
 /** The empty folder's files: a package.json and a TypeScript user of the declarations. */
 const CONSUMER: Record<string, string> = {
   'package.json': JSON.stringify({ name: 'webddp-consumer', version: '1.0.0', private: true, type: 'module' }),
