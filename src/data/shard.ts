@@ -1,6 +1,8 @@
 // A worker's own records: given a split and the sampler's index list (dataset indices, repeats
 // allowed, e.g. DistributedSampler's padding), read just those records chunk by chunk (one chunk
-// in memory at a time, each SHA-256 verified) into a compact Shard in the sampler's order.
+// in memory at a time, each SHA-256 verified) into a compact Shard in the sampler's order. Ranks
+// sharing a device share their chunk reads while their loads overlap (chunk-reads.ts).
+import type { SharedChunkReads } from './chunk-reads.ts';
 import { IMAGE_BYTES, RECORD_BYTES } from './cifar.ts';
 import type { Dataset } from './dataset.ts';
 import type { Split } from './store.ts';
@@ -19,6 +21,8 @@ export interface Shard {
 export interface LoadShardOptions {
   /** Called after each chunk read: chunks done and chunks needed. */
   readonly onChunk?: (done: number, total: number) => void;
+  /** Chunk reads shared with the loads of the other ranks of this worker (ranks sharing a device). */
+  readonly shared?: SharedChunkReads;
 }
 
 /**
@@ -30,6 +34,19 @@ export async function loadShard(
   split: Split,
   indices: Int32Array,
   opts: LoadShardOptions = {},
+): Promise<Shard> {
+  const { shared } = opts;
+  return shared
+    ? shared.during(() => load(dataset, split, indices, opts, shared))
+    : load(dataset, split, indices, opts);
+}
+
+async function load(
+  dataset: Dataset,
+  split: Split,
+  indices: Int32Array,
+  opts: LoadShardOptions,
+  shared?: SharedChunkReads,
 ): Promise<Shard> {
   const n = indices.length;
   const index = dataset.index(split);
@@ -61,7 +78,10 @@ export async function loadShard(
   const needed = [...Array(chunkCount).keys()].filter((c) => (perChunk[c + 1] ?? 0) > (perChunk[c] ?? 0));
   let done = 0;
   for (const c of needed) {
-    const bytes = await dataset.readChunk(split, c);
+    const sha = dataset.manifest.splits[split].chunks[c]?.sha256 ?? '';
+    const bytes = await (shared
+      ? shared.read(`${dataset.name}/${split}/${c}/${sha}`, () => dataset.readChunk(split, c))
+      : dataset.readChunk(split, c));
     const first = index.starts[c] ?? 0;
     for (let k = perChunk[c] ?? 0; k < (perChunk[c + 1] ?? 0); k++) {
       const p = order[k] ?? 0;

@@ -4,7 +4,8 @@
 import { Augmenter } from './augment.ts';
 import { batch as gatherBatch } from './batch.ts';
 import type { Dataset } from './dataset.ts';
-import { loadShard, type Shard } from './shard.ts';
+import type { SharedChunkReads } from './chunk-reads.ts';
+import { loadShard, type LoadShardOptions, type Shard } from './shard.ts';
 import type { Batch } from './batch.ts';
 
 export interface BatchSource {
@@ -32,7 +33,13 @@ export class DatasetSource implements BatchSource {
     private readonly dataset: Dataset,
     private readonly trainLimit: number,
     private readonly testLimit: number,
+    /** Ranks sharing a device: chunk reads shared with the other ranks of the worker. */
+    private readonly shared?: SharedChunkReads,
   ) {}
+
+  private get opts(): LoadShardOptions {
+    return this.shared ? { shared: this.shared } : {};
+  }
 
   get trainSize(): number {
     return limit(this.dataset.size('train'), this.trainLimit);
@@ -42,12 +49,12 @@ export class DatasetSource implements BatchSource {
   }
 
   async loadTrain(indices: Int32Array, augment: { seed: number; rank: number; epoch: number } | null): Promise<void> {
-    this.train = await loadShard(this.dataset, 'train', indices);
+    this.train = await loadShard(this.dataset, 'train', indices, this.opts);
     this.augmenter = augment ? new Augmenter(augment) : null;
   }
 
   async loadTest(indices: Int32Array): Promise<void> {
-    this.test = await loadShard(this.dataset, 'test', indices);
+    this.test = await loadShard(this.dataset, 'test', indices, this.opts);
   }
 
   trainBatch(start: number, count: number): Batch {

@@ -1,6 +1,7 @@
 // One rank's worker: its own device, its trainer, its process groups and its data; driven step by
 // step by the coordinator through RankApi. Environment specifics (where WebGPU and the dataset
 // store come from) are injected, so the same code runs in a browser worker and a Node worker thread.
+import { SharedChunkReads } from '../data/chunk-reads.ts';
 import { openDataset } from '../data/dataset.ts';
 import { sha256Hex } from '../data/hash.ts';
 import type { DatasetStore } from '../data/store.ts';
@@ -64,6 +65,14 @@ interface State {
 const paramsHash = (p: Float32Array<ArrayBuffer>): Promise<string> =>
   sha256Hex(new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
 
+/** The chunk reads the ranks sharing one device share (each epoch they load their shards from the same chunks). */
+const sharedReads = new WeakMap<SharedDevice, SharedChunkReads>();
+function chunkReadsOf(device: SharedDevice): SharedChunkReads {
+  let reads = sharedReads.get(device);
+  if (!reads) sharedReads.set(device, (reads = new SharedChunkReads()));
+  return reads;
+}
+
 /** How long dispose waits for a call still running on this rank (e.g. a step whose peer died). */
 const DISPOSE_WAIT_MS = 2000;
 
@@ -93,7 +102,8 @@ export function createRankApi(env: RankEnv): RankApi {
   async function makeSource(data: DataSpec | null, cfg: RankInit['config']): Promise<BatchSource | null> {
     if (!data) return null;
     if (data.kind === 'tensors') return new TensorSource(data.x, data.y, data.testX, data.testY);
-    return new DatasetSource(await openDataset(await env.openStore(data), data.dataset), cfg.trainLimit, cfg.testLimit);
+    const dataset = await openDataset(await env.openStore(data), data.dataset);
+    return new DatasetSource(dataset, cfg.trainLimit, cfg.testLimit, env.shared ? chunkReadsOf(env.shared) : undefined);
   }
 
   return taggingFailures(() => myRank, {

@@ -1,4 +1,4 @@
-// Shards (a worker's own records, loaded chunk by chunk), batches, the CPU normalisation reference
+// Shards (a worker's own records, loaded chunk by chunk; ranks sharing a device share the reads), batches, the CPU normalisation reference
 // (against values PyTorch printed) and the crop/flip augmentation on a hand-checked image.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Augmenter, augmentSeed, cropFlip } from '../../src/data/augment.ts';
 import { batch, batchPositions } from '../../src/data/batch.ts';
+import { SharedChunkReads } from '../../src/data/chunk-reads.ts';
 import { RECORD_BYTES } from '../../src/data/cifar.ts';
 import { openDataset, type Dataset } from '../../src/data/dataset.ts';
 import { importFiles } from '../../src/data/import.ts';
@@ -41,6 +42,28 @@ describe('loadShard', () => {
       expect(shard.labels[p]).toBe(train[d * RECORD_BYTES]);
       expect(Buffer.from(shard.images.subarray(p * 3072, (p + 1) * 3072)).equals(image(d))).toBe(true);
     });
+  });
+
+  it('ranks sharing a device: overlapping loads read each chunk once, and keep nothing once they end', async () => {
+    const shared = new SharedChunkReads();
+    const rank0 = Int32Array.from([0, 6, 12, 18, 22]); // chunks 0-4
+    const rank1 = Int32Array.from([21, 1, 7, 13, 19, 2]); // chunks 4, 0, 1, 2, 3
+    const [a, b] = await Promise.all([
+      loadShard(ds, 'train', rank0, { shared }),
+      loadShard(ds, 'train', rank1, { shared }),
+    ]);
+    expect(shared.storeReads).toBe(5); // not 10
+    for (const [shard, indices] of [
+      [a, rank0],
+      [b, rank1],
+    ] as const)
+      indices.forEach((d, p) => {
+        expect(shard.labels[p]).toBe(train[d * RECORD_BYTES]);
+        expect(Buffer.from(shard.images.subarray(p * 3072, (p + 1) * 3072)).equals(image(d))).toBe(true);
+      });
+    // the next epoch's load (nothing overlapping it) reads its chunks from the store again
+    await loadShard(ds, 'train', Int32Array.from([3, 4]), { shared });
+    expect(shared.storeReads).toBe(6);
   });
 
   it('rejects an index outside the split, naming the position', async () => {
