@@ -160,7 +160,7 @@ export const command = defineCommand({
           if (e.type === 'step') {
             trace?.add(e.spans);
             stepsDone++;
-          }
+          } else if (e.type === 'done') trace?.add(e.spans);
           out.event(e);
         }
       } catch (e) {

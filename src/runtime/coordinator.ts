@@ -296,7 +296,8 @@ export class Coordinator {
       };
       if (!this.stopRequested && c.checkEvery > 0) yield await this.check(epoch, steps - 1);
     }
-    yield { type: 'done', stopped: this.stopRequested };
+    const tail = await this.all('trace tail', (h) => h.api.traceTail());
+    yield { type: 'done', stopped: this.stopRequested, ...(tail.some((s) => s.length > 0) ? { spans: tail } : {}) };
   }
 
   /** Every rank's parameters, for a checkpoint or a parity comparison. */

@@ -103,7 +103,12 @@ export type TrainEvent =
       /** The global step the run continues from. */
       readonly fromStep: number;
     }
-  | { readonly type: 'done'; readonly stopped: boolean };
+  | {
+      readonly type: 'done';
+      readonly stopped: boolean;
+      /** A traced run: each rank's spans that landed after its last step log (its last steps' GPU spans). */
+      readonly spans?: readonly (readonly Span[])[];
+    };
 
 /** A rank failed: it threw, exited, lost its device or stopped answering. */
 export class RankFailedError extends Error {

@@ -183,6 +183,11 @@ export interface RankApi {
   evaluate(): Promise<EvalResult>;
   /** SHA-256 of the parameters (replicas must agree). */
   checksum(): Promise<string>;
+  /**
+   * A traced run's end: the spans not yet sent with a step log, once every GPU span has landed
+   * (the last steps' GPU spans come back after their step logs); [] without tracing.
+   */
+  traceTail(): Promise<Span[]>;
   readParams(): Promise<Float32Array>;
   /** This rank's optimizer state (after the steps so far); fp16: with its float32 master as buffer `fp32_master`. */
   readOptimizer(): Promise<RankOptimizerState>;

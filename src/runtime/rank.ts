@@ -264,9 +264,17 @@ export function createRankApi(env: RankEnv): RankApi {
         (async () => {
           const st = need();
           await st.runner.syncParams();
-          return evaluateShard(evaluator(st), st.source, st.init);
+          // on the trace: its forwards carry the number of the step they follow
+          return st.gpu.tracer.span('evaluate', 'step', () => evaluateShard(evaluator(st), st.source, st.init));
         })(),
       ),
+
+    async traceTail() {
+      const tracer = need().gpu.tracer;
+      if (!tracer.on) return [];
+      await tracer.landed();
+      return tracer.take();
+    },
 
     async checksum() {
       const st = need();

@@ -115,14 +115,16 @@ export class Tracer {
     if (!this.on) return;
     const t = epochMs();
     const step = this.step;
-    void queue.onSubmittedWorkDone().then(
-      () => {
-        const end = epochMs();
-        const start = Math.max(t, this.gpuEnd);
-        this.gpuEnd = end;
-        this.spans.push({ name, lane: 'compute', t: start, dur: Math.max(0, end - start), args: { step } });
-      },
-      () => undefined,
+    this.landing(
+      queue.onSubmittedWorkDone().then(
+        () => {
+          const end = epochMs();
+          const start = Math.max(t, this.gpuEnd);
+          this.gpuEnd = end;
+          this.spans.push({ name, lane: 'compute', t: start, dur: Math.max(0, end - start), args: { step } });
+        },
+        () => undefined,
+      ),
     );
   }
 
@@ -132,23 +134,38 @@ export class Tracer {
    */
   gpuTimed(read: Promise<readonly RawGpuSpan[]>): void {
     if (!this.on) return;
-    read.then(
-      (raw) => {
-        for (const r of raw) {
-          this.baseNs ??= r.beginNs;
-          this.offsetMs = Math.max(this.offsetMs, r.submitMs - Number(r.beginNs - this.baseNs) / 1e6);
-        }
-        const base = this.baseNs ?? 0n;
-        const ms = (ns: bigint) => this.offsetMs + Number(ns - base) / 1e6;
-        for (const r of [...raw].sort((a, b) => (a.beginNs < b.beginNs ? -1 : a.beginNs > b.beginNs ? 1 : 0))) {
-          const start = Math.max(ms(r.beginNs), this.gpuEnd);
-          const end = Math.max(ms(r.endNs), start);
-          this.gpuEnd = end;
-          this.spans.push({ name: r.name, lane: 'compute', t: start, dur: end - start, args: { step: r.step } });
-        }
-      },
-      () => undefined, // a lost device: its spans are gone with it, and the run reports the loss
+    this.landing(
+      read.then(
+        (raw) => {
+          for (const r of raw) {
+            this.baseNs ??= r.beginNs;
+            this.offsetMs = Math.max(this.offsetMs, r.submitMs - Number(r.beginNs - this.baseNs) / 1e6);
+          }
+          const base = this.baseNs ?? 0n;
+          const ms = (ns: bigint) => this.offsetMs + Number(ns - base) / 1e6;
+          for (const r of [...raw].sort((a, b) => (a.beginNs < b.beginNs ? -1 : a.beginNs > b.beginNs ? 1 : 0))) {
+            const start = Math.max(ms(r.beginNs), this.gpuEnd);
+            const end = Math.max(ms(r.endNs), start);
+            this.gpuEnd = end;
+            this.spans.push({ name: r.name, lane: 'compute', t: start, dur: end - start, args: { step: r.step } });
+          }
+        },
+        () => undefined, // a lost device: its spans are gone with it, and the run reports the loss
+      ),
     );
+  }
+
+  /** GPU spans still to land (their fence or timestamps not back yet). */
+  private readonly inFlight = new Set<Promise<void>>();
+
+  private landing(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  /** Waits until every GPU span recorded so far has landed (the end of a run: its last steps' spans). */
+  async landed(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
   /** The spans recorded since the last take (GPU spans land when their timestamps or fence do). */

@@ -61,13 +61,17 @@ describe('ranks sharing one device (--colocate)', () => {
     expect(Buffer.compare(shared.bytes, own.bytes)).toBe(0);
     const trace = JSON.parse(readFileSync(traceFile, 'utf8')) as ChromeTrace;
     const named = (name: string) => trace.traceEvents.filter((e) => e.ph === 'X' && e.name === name);
-    // each rank joined the batched step twice (2 steps), and the GPU ran the first step's layers
-    // once for both ranks (the last step's GPU spans may land after the trace is written)
+    // each rank joined the batched step twice (2 steps), and the GPU ran each step's layers once
+    // for both ranks, the last step's too (its GPU spans land after its step log: the run's end
+    // waits for them); the evaluation's forwards follow, carrying the last step's number
     expect(new Set(named('step of the ranks sharing the device').map((e) => e.pid)).size).toBe(2);
     expect(named('step of the ranks sharing the device')).toHaveLength(4);
-    const first = (name: string) => named(name).filter((e) => e.cat === 'compute' && e.args?.step === 0);
+    expect(named('evaluate')).toHaveLength(2);
+    const at = (name: string, step: number) => named(name).filter((e) => e.cat === 'compute' && e.args?.step === step);
     for (const layer of ['conv1.forward', 'conv2.forward', 'fc1.forward', 'conv2.backward'])
-      expect(first(layer), layer).toHaveLength(1);
+      expect(at(layer, 0), layer).toHaveLength(1);
+    for (const layer of ['conv1.backward', 'conv2.backward', 'fc1.backward'])
+      expect(at(layer, 1), `${layer} of the last step`).toHaveLength(1);
   });
 
   it('four batched ranks: within tolerance of the ring, replicas identical after every step', async () => {

@@ -64,9 +64,9 @@ export class TimelineView implements View {
 
   handle(e: TrainEvent): void {
     if (e.type === 'start') this.about = { mode: e.config.mode, workers: e.config.workers };
-    if (e.type !== 'step') return;
-    this.steps = e.epoch * e.steps + e.step + 1;
-    if (!e.spans) return;
+    if (e.type === 'step') this.steps = e.epoch * e.steps + e.step + 1;
+    // a step's spans, and at the end the spans of the last steps that landed after them
+    if ((e.type !== 'step' && e.type !== 'done') || !e.spans) return;
     this.collector.add(e.spans);
     this.dirty = true;
   }
