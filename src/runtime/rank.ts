@@ -191,10 +191,6 @@ export function createRankApi(env: RankEnv): RankApi {
           const micro = st.source ? st.plan?.steps[step] : [];
           if (!micro || (st.source && st.plan?.epoch !== epoch))
             throw new Error(`rank ${st.init.rank}: no step ${step} in epoch ${epoch} (call beginEpoch first)`);
-          st.transfers.length = 0;
-          st.counters.commMs = 0;
-          st.counters.sent = 0;
-          for (const g of [st.pg, ...st.pairs.values()]) g.recorder.step = st.done;
           if (st.init.fault?.step === st.done)
             await stageFault(
               st.init.fault,
@@ -215,23 +211,33 @@ export function createRankApi(env: RankEnv): RankApi {
           const tracer = st.gpu.tracer;
           const n = st.done - 1;
           const k = n - st.skipped;
-          // What the step's recording reads from the rank: its number on the trace and its momentum.
-          // A pipelined step is asked for before the previous one is recorded: it sets them when its
-          // turn comes; the replica check's copy of its parameters is taken once it is submitted
-          // (before the next step's work) and hashed while the next steps run.
+          // What the step's recording reads from the rank and what it counts: its number on the trace
+          // and the flight recorders, its momentum, its communication counters. A pipelined step is
+          // asked for before the previous one is recorded: it takes them when its turn comes, and
+          // its counters are read once its work is submitted (its communication is done by then, and
+          // the next step's begins), as is the replica check's copy of its parameters, hashed while
+          // the next steps run.
           const start = () => {
+            st.transfers.length = 0;
+            st.counters.commMs = 0;
+            st.counters.sent = 0;
+            for (const g of [st.pg, ...st.pairs.values()]) g.recorder.step = n;
             tracer.step = n;
             const momentum = st.lrAt?.momentum?.(k);
             if (momentum !== undefined) (st.runner.optimizer ?? st.trainer.optimizer)?.setMomentum(momentum);
           };
+          const counted = () => ({ commMs: st.counters.commMs, sent: st.counters.sent, transfers: [...st.transfers] });
+          let atSubmit: ReturnType<typeof counted> | null = null;
           const copy: { params?: Promise<Float32Array<ArrayBuffer>> } = {};
           const runner = st.runner;
           if (runner.onNextStep) {
             const submitted = () => {
+              atSubmit = counted();
+              if (!opts.checksum) return;
               copy.params = st.trainer.readParams();
               copy.params.catch(() => undefined); // a failed step reports its own error
             };
-            runner.onNextStep({ started: start, ...(opts.checksum ? { submitted } : {}) });
+            runner.onNextStep({ started: start, submitted });
           } else {
             if (opts.checksum) throw new Error(`rank ${st.init.rank}: this mode's steps do not pipeline`);
             start();
@@ -239,6 +245,7 @@ export function createRankApi(env: RankEnv): RankApi {
           const lr = st.lrAt?.lr(k) ?? st.init.config.lr;
           const r = await tracer.span(`step ${n}`, 'step', () => runner.step(micro, lr), { step: n });
           const checksum = copy.params ? await paramsHash(await copy.params) : undefined;
+          const c = atSubmit ?? counted();
           if (r.fp16?.skipped) st.skipped++;
           return {
             rank: st.init.rank,
@@ -248,11 +255,11 @@ export function createRankApi(env: RankEnv): RankApi {
             correct: r.correct,
             samples: r.samples,
             ms: performance.now() - t0,
-            commMs: st.counters.commMs,
-            commBytes: st.counters.sent,
+            commMs: c.commMs,
+            commBytes: c.sent,
             memory: st.gpu.memory.snapshot(),
             ...(r.fp16 ? { fp16: r.fp16 } : {}),
-            ...(st.init.recordTransfers ? { transfers: [...st.transfers] } : {}),
+            ...(st.init.recordTransfers ? { transfers: c.transfers } : {}),
             ...(tracer.on ? { spans: tracer.take() } : {}),
             ...(checksum ? { checksum } : {}),
           };

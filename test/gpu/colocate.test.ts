@@ -57,7 +57,7 @@ describe('ranks sharing one device (--colocate)', () => {
     const flags = ['--workers', '2', '--width', '0.125', '--batch-size', '32', '--train-limit', '128', '--epochs', '1'];
     const own = await train('own-rows', ...flags);
     const traceFile = join(dir, 'rows.trace.json');
-    const shared = await train('shared-rows', ...flags, '--colocate', '--trace', traceFile);
+    const shared = await train('shared-rows', ...flags, '--colocate', '--trace', traceFile, '--log-every', '1');
     expect(Buffer.compare(shared.bytes, own.bytes)).toBe(0);
     const trace = JSON.parse(readFileSync(traceFile, 'utf8')) as ChromeTrace;
     const named = (name: string) => trace.traceEvents.filter((e) => e.ph === 'X' && e.name === name);
@@ -72,6 +72,15 @@ describe('ranks sharing one device (--colocate)', () => {
       expect(at(layer, 0), layer).toHaveLength(1);
     for (const layer of ['conv1.backward', 'conv2.backward', 'fc1.backward'])
       expect(at(layer, 1), `${layer} of the last step`).toHaveLength(1);
+    // each step's comm_ms is its own time in the shared step, though the steps pipeline (the next
+    // one starts before this one's log is sent)
+    for (const line of jsonLines(shared.out, 'step')) {
+      const step = line.step as number;
+      for (const [rank, w] of (line.workers as { comm_ms: number }[]).entries()) {
+        const span = named('step of the ranks sharing the device').find((e) => e.pid === rank && e.args?.step === step);
+        expect(w.comm_ms, `rank ${rank} step ${step}`).toBeCloseTo((span?.dur ?? NaN) / 1000, 0);
+      }
+    }
   });
 
   it('four batched ranks: within tolerance of the ring, replicas identical after every step', async () => {
