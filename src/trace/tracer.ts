@@ -163,9 +163,21 @@ export class Tracer {
     void p.finally(() => this.inFlight.delete(p));
   }
 
-  /** Waits until every GPU span recorded so far has landed (the end of a run: its last steps' spans). */
-  async landed(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  /**
+   * Waits until every GPU span recorded so far has landed (the end of a run: its last steps'
+   * spans), at most `timeoutMs`: a trace never holds up the end of a run for long.
+   */
+  async landed(timeoutMs = 10_000): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    const all = (async () => {
+      while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+    })();
+    try {
+      await Promise.race([all, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The spans recorded since the last take (GPU spans land when their timestamps or fence do). */

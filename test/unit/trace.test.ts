@@ -114,4 +114,21 @@ describe('trace', () => {
     expect(spans.every((s) => s.lane === 'compute')).toBe(true);
     expect(t.take()).toEqual([]);
   });
+
+  it('waits for the GPU spans still in flight at the end of a run, and not for ever', async () => {
+    const t = new Tracer(true);
+    let land: (raw: RawGpuSpan[]) => void = () => {};
+    t.gpuTimed(new Promise((resolve) => (land = resolve)));
+    t.gpuTimed(new Promise(() => {})); // a read that never comes back
+    setTimeout(() => land([{ name: 'late', step: 7, submitMs: 1, beginNs: 1n, endNs: 2_000n }]), 20);
+    const t0 = performance.now();
+    await t.landed(300);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(t.take().map((s) => [s.name, s.args?.['step']])).toEqual([['late', 7]]);
+    const quiet = new Tracer(true);
+    quiet.gpuTimed(Promise.resolve([]));
+    const t1 = performance.now();
+    await quiet.landed(5_000);
+    expect(performance.now() - t1).toBeLessThan(1_000); // nothing pending: at once
+  });
 });
