@@ -146,9 +146,8 @@ async function loadDawn(): Promise<DawnModule> {
  * would end on SwiftShader (Linux without an installed Vulkan driver, no WEBDDP_ADAPTER), the choice
  * is made here, in the spawning thread, whose environment the workers inherit.
  */
-export function workerAdapterChoice(choice: AdapterChoice): AdapterChoice {
-  const env = process.env.WEBDDP_ADAPTER;
-  if (env && isAdapterChoice(env)) choice = env;
+export function workerAdapterChoice(given: AdapterChoice): AdapterChoice {
+  const choice = chosenAdapter(given);
   if (choice === 'swiftshader' || choice === 'lavapipe') {
     if (isMainThread) useSoftware(choice);
     return choice;
@@ -156,6 +155,14 @@ export function workerAdapterChoice(choice: AdapterChoice): AdapterChoice {
   if (choice !== 'auto' || !isMainThread || linuxVulkanDrivers()) return choice;
   useSoftware('swiftshader');
   return 'swiftshader';
+}
+
+/** WEBDDP_ADAPTER where it is set (it overrides `choice`), else `choice`. */
+function chosenAdapter(choice: AdapterChoice): AdapterChoice {
+  const env = process.env.WEBDDP_ADAPTER;
+  if (env === undefined || env === '') return choice;
+  if (!isAdapterChoice(env)) throw new Error(`WEBDDP_ADAPTER must be ${ADAPTER_CHOICES.join(', ')} (got '${env}')`);
+  return env;
 }
 
 /** The lavapipe ICD manifest: WEBDDP_LAVAPIPE_ICD, else the first of LAVAPIPE_ICDS that exists. */
@@ -205,11 +212,7 @@ export async function nodeGpu(
   choice: AdapterChoice = 'auto',
   device?: string,
 ): Promise<{ gpu: GPU; software: boolean; toggles: readonly string[]; workers: Exclude<AdapterChoice, 'auto'> }> {
-  const env = process.env.WEBDDP_ADAPTER;
-  if (env !== undefined && env !== '') {
-    if (!isAdapterChoice(env)) throw new Error(`WEBDDP_ADAPTER must be ${ADAPTER_CHOICES.join(', ')} (got '${env}')`);
-    choice = env;
-  }
+  choice = chosenAdapter(choice);
   const { create } = await loadDawn();
   if (choice === 'swiftshader' || choice === 'lavapipe') {
     useSoftware(choice);

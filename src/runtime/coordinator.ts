@@ -1,21 +1,21 @@
 // The coordinator: spawns one worker per rank (each acquires its own GPUDevice; with --colocate the
-// spawner puts every rank in one worker sharing one device), wires the ring of MessageChannels (with shared-memory
-// rings where asked and SharedArrayBuffer exists; DataParallel: channels from device 0 to each replica),
-// then drives the ranks step by step and yields what happens. Gradients flow worker to worker; the
+// spawner puts every rank in one worker sharing one device), sends each its links and init
+// (rank-wiring.ts: the ring of MessageChannels, shared-memory rings where asked; DataParallel:
+// channels from device 0 to each replica), then drives the ranks step by step and yields what happens. Gradients flow worker to worker; the
 // coordinator only sees logs. A rank that throws, exits, loses its device or stops answering ends
 // the run within a bounded time with a RankFailedError naming it; the others are aborted first, so
 // nothing continues on half-reduced gradients.
 import { transfer } from 'comlink';
 import type { TrainConfig } from '../config.ts';
 import { ReplicaMismatchError, workerStat, type TrainEvent } from './events.ts';
-import { createRingPorts, type RingPorts } from '../comm/link.ts';
 import type { BatchSample, RankInfo } from './protocol.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
 import { learningRates } from '../schedule/index.ts';
 import { WorkerGroup, type WorkerHandle } from './worker-group.ts';
 import type { Snapshot, TrainPosition } from '../checkpoint/checkpoint.ts';
 import type { CoordinatorOptions, RunOptions } from './options.ts';
-import { gatherOptimizer, rankRestore, snapshotOf } from './snapshot.ts';
+import { gatherOptimizer, snapshotOf } from './snapshot.ts';
+import { wireRanks } from './rank-wiring.ts';
 import { Interrupt, sumEvals } from './evaluation.ts';
 import { EpochLedger } from './epoch-ledger.ts';
 
@@ -53,53 +53,16 @@ export class Coordinator {
 
   /** Spawns and initialises every rank (their device, trainer and links). */
   static async start(o: CoordinatorOptions): Promise<Coordinator> {
-    const W = o.config.workers;
-    const workers = Array.from({ length: W }, (_, r) => o.spawn(r));
-    const ring = createRingPorts(W, o.transport);
-    const pairs: { peer: number; ports: RingPorts }[][] = workers.map(() => []);
-    const mode = PARALLEL_MODES[o.config.mode];
-    if (mode.topology === 'star') {
-      for (let r = 1; r < W; r++) {
-        const [root, replica] = createRingPorts(2, o.transport);
-        if (root && replica) {
-          pairs[0]?.push({ peer: r, ports: root });
-          pairs[r]?.push({ peer: 0, ports: replica });
-        }
-      }
-    }
-    const initialParams = o.resume?.params ?? o.initialParams;
+    const workers = Array.from({ length: o.config.workers }, (_, r) => o.spawn(r));
+    const wiring = wireRanks(o);
     const group = new WorkerGroup(workers, o.config.stepTimeoutMs);
     const probe = new Coordinator(o.config, group, []);
     const ranks = await probe
       .all(
         'init',
         (h, r) => {
-          const ports = [
-            ring[r]?.next,
-            ring[r]?.prev,
-            ...(pairs[r] ?? []).flatMap((p) => [p.ports.next, p.ports.prev]),
-          ].filter((p): p is MessagePort => p !== undefined);
-          const data = mode.loadsData(r) ? o.data : null;
-          return h.api.init(
-            transfer(
-              {
-                rank: r,
-                world: W,
-                config: o.config,
-                data,
-                ring: ring[r] ?? { next: ports[0]!, prev: ports[1]! },
-                pairs: pairs[r] ?? [],
-                ...(r === 0 && initialParams ? { initialParams } : {}),
-                recordTransfers: o.recordTransfers ?? false,
-                ...(o.trace ? { trace: true } : {}),
-                ...(o.debugCollectives ? { debugCollectives: true } : {}),
-                ...(o.tuning ? { tuning: o.tuning } : {}),
-                ...(o.fault?.rank === r ? { fault: { step: o.fault.step, kind: o.fault.kind } } : {}),
-                ...(o.resume ? { restore: rankRestore(o.resume) } : {}),
-              },
-              ports,
-            ),
-          );
+          const { init, ports } = wiring.init(r);
+          return h.api.init(transfer(init, ports));
         },
         10 * 60_000,
       )

@@ -3,7 +3,6 @@
 // store come from) are injected, so the same code runs in a browser worker and a Node worker thread.
 import { SharedChunkReads } from '../data/chunk-reads.ts';
 import { openDataset } from '../data/dataset.ts';
-import { sha256Hex } from '../data/hash.ts';
 import type { DatasetStore } from '../data/store.ts';
 import { acquireDevice, type Gpu } from '../gpu/device.ts';
 import { PendingGpuWork } from '../gpu/pending.ts';
@@ -11,20 +10,18 @@ import { initSimpleCnn } from '../nn/init.ts';
 import { simpleCnnSpec } from '../nn/spec.ts';
 import { Trainer } from '../train/trainer.ts';
 import type { TransferEvent } from '../comm/link.ts';
-import type { EpochPlan } from '../data/plan.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
-import { stepSchedule, type StepSchedule } from '../schedule/index.ts';
+import { stepSchedule } from '../schedule/index.ts';
 import { carryFailuresAcrossComlink, taggingFailures } from './failure-tag.ts';
-import { stageFault } from './fault.ts';
 import { planEpochFrom } from './epoch-ledger.ts';
-import type { ModeContext, ModeRunner } from '../parallel/mode.ts';
+import type { ModeContext } from '../parallel/mode.ts';
 import { readRankOptimizer, redrawAugmentation, restoreRank } from './rank-state.ts';
-import type { ProcessGroup } from '../comm/process-group.ts';
 import { createRankGroups } from './rank-groups.ts';
 import type { DataSpec, RankApi, RankInit } from './protocol.ts';
 import { DatasetSource, TensorSource, type BatchSource } from '../data/source.ts';
 import { evaluateShard, sampleBatch, type Evaluator } from './evaluate.ts';
 import { Tracer } from '../trace/tracer.ts';
+import { paramsHash, runRankStep, type ActiveRank } from './rank-step.ts';
 import { checkSharable, type SharedDevice } from './shared-device.ts';
 import { withTuning } from '../train/trainer-options.ts';
 
@@ -41,30 +38,6 @@ export interface RankEnv {
   readonly shared?: SharedDevice;
 }
 
-interface State {
-  init: RankInit;
-  gpu: Gpu;
-  trainer: Trainer;
-  pg: ProcessGroup;
-  pairs: Map<number, ProcessGroup>;
-  source: BatchSource | null;
-  runner: ModeRunner;
-  plan: EpochPlan | null;
-  transfers: TransferEvent[];
-  /** This step's bytes sent and milliseconds waited in collectives. */
-  counters: { sent: number; commMs: number };
-  /** Steps run so far (over all epochs). */
-  done: number;
-  /** fp16 steps skipped on overflow so far: DeepSpeed steps the lr schedule only on steps taken. */
-  skipped: number;
-  /** The lr (and OneCycleLR's momentum / beta1) of each optimizer step, known once the first epoch is planned. */
-  lrAt: StepSchedule | null;
-}
-
-/** The parameters' SHA-256 (the replica check). */
-const paramsHash = (p: Float32Array<ArrayBuffer>): Promise<string> =>
-  sha256Hex(new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
-
 /** The chunk reads the ranks sharing one device share (each epoch they load their shards from the same chunks). */
 const sharedReads = new WeakMap<SharedDevice, SharedChunkReads>();
 function chunkReadsOf(device: SharedDevice): SharedChunkReads {
@@ -77,7 +50,7 @@ function chunkReadsOf(device: SharedDevice): SharedChunkReads {
 const DISPOSE_WAIT_MS = 2000;
 
 /** What evaluates a batch on this rank: the mode's runner where it holds the parameters (ZeRO-3), else the trainer. */
-function evaluator(st: State): Evaluator {
+function evaluator(st: ActiveRank): Evaluator {
   const runner = st.runner;
   return runner.evaluate
     ? { model: st.trainer.model, evaluate: (b) => runner.evaluate?.(b) ?? st.trainer.evaluate(b) }
@@ -86,14 +59,14 @@ function evaluator(st: State): Evaluator {
 
 export function createRankApi(env: RankEnv): RankApi {
   carryFailuresAcrossComlink();
-  let s: State | null = null;
+  let s: ActiveRank | null = null;
   let myRank = -1;
   /** The device of an init still running: dispose() during it waits for init, then its device. */
   let initGpu: Gpu | null = null;
   // The GPU work of a call still in flight when dispose comes (the coordinator gives up on a run as
   // soon as one rank fails): dispose lets it settle before destroying the buffers under it.
   const inFlight = new PendingGpuWork();
-  const need = (): State => {
+  const need = (): ActiveRank => {
     if (!s) throw new Error('this rank is not initialised: call init() first');
     s.gpu.assertAlive();
     return s;
@@ -185,85 +158,7 @@ export function createRankApi(env: RankEnv): RankApi {
 
     step: (epoch, step, opts = {}) =>
       inFlight.track(
-        (async () => {
-          const st = need();
-          // DataParallel replicas have no data: device 0 sends them their chunks.
-          const micro = st.source ? st.plan?.steps[step] : [];
-          if (!micro || (st.source && st.plan?.epoch !== epoch))
-            throw new Error(`rank ${st.init.rank}: no step ${step} in epoch ${epoch} (call beginEpoch first)`);
-          if (st.init.fault?.step === st.done)
-            await stageFault(
-              st.init.fault,
-              st.init.rank,
-              st.done,
-              st.gpu,
-              (c) => env.exit(c),
-              () => {
-                if (!PARALLEL_MODES[st.init.config.mode].usesBucketCap || env.shared)
-                  throw new Error(
-                    'the skip-bucket fault needs a mode that all-reduces gradient buckets on the ring (--mode ddp)',
-                  );
-                st.pg.skipBucket(0);
-              },
-            );
-          st.done++;
-          const t0 = performance.now();
-          const tracer = st.gpu.tracer;
-          const n = st.done - 1;
-          const k = n - st.skipped;
-          // What the step's recording reads from the rank and what it counts: its number on the trace
-          // and the flight recorders, its momentum, its communication counters. A pipelined step is
-          // asked for before the previous one is recorded: it takes them when its turn comes, and
-          // its counters are read once its work is submitted (its communication is done by then, and
-          // the next step's begins), as is the replica check's copy of its parameters, hashed while
-          // the next steps run.
-          const start = () => {
-            st.transfers.length = 0;
-            st.counters.commMs = 0;
-            st.counters.sent = 0;
-            for (const g of [st.pg, ...st.pairs.values()]) g.recorder.step = n;
-            tracer.step = n;
-            const momentum = st.lrAt?.momentum?.(k);
-            if (momentum !== undefined) (st.runner.optimizer ?? st.trainer.optimizer)?.setMomentum(momentum);
-          };
-          const counted = () => ({ commMs: st.counters.commMs, sent: st.counters.sent, transfers: [...st.transfers] });
-          let atSubmit: ReturnType<typeof counted> | null = null;
-          const copy: { params?: Promise<Float32Array<ArrayBuffer>> } = {};
-          const runner = st.runner;
-          if (runner.onNextStep) {
-            const submitted = () => {
-              atSubmit = counted();
-              if (!opts.checksum) return;
-              copy.params = st.trainer.readParams();
-              copy.params.catch(() => undefined); // a failed step reports its own error
-            };
-            runner.onNextStep({ started: start, submitted });
-          } else {
-            if (opts.checksum) throw new Error(`rank ${st.init.rank}: this mode's steps do not pipeline`);
-            start();
-          }
-          const lr = st.lrAt?.lr(k) ?? st.init.config.lr;
-          const r = await tracer.span(`step ${n}`, 'step', () => runner.step(micro, lr), { step: n });
-          const checksum = copy.params ? await paramsHash(await copy.params) : undefined;
-          const c = atSubmit ?? counted();
-          if (r.fp16?.skipped) st.skipped++;
-          return {
-            rank: st.init.rank,
-            epoch,
-            step,
-            loss: r.loss,
-            correct: r.correct,
-            samples: r.samples,
-            ms: performance.now() - t0,
-            commMs: c.commMs,
-            commBytes: c.sent,
-            memory: st.gpu.memory.snapshot(),
-            ...(r.fp16 ? { fp16: r.fp16 } : {}),
-            ...(st.init.recordTransfers ? { transfers: c.transfers } : {}),
-            ...(tracer.on ? { spans: tracer.take() } : {}),
-            ...(checksum ? { checksum } : {}),
-          };
-        })(),
+        (async () => runRankStep(need(), { exit: (c) => env.exit(c), shared: !!env.shared }, epoch, step, opts))(),
       ),
 
     evaluate: () =>
