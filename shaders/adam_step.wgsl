@@ -9,6 +9,8 @@
 // decay = 1 - lr * weight_decay in float64 and rounds them to float32, as PyTorch does.
 // Element i of the slice is parameter p_off + i, gradient g_off + i and state i.
 //
+// params.run == 0: nothing is written (an fp16 step the GPU's loss scaler skips: Recorder.gated).
+//
 // bindings (group 0):
 //   0 params  uniform     Params
 //   1 grad    read        flat gradients
@@ -20,7 +22,7 @@
 struct Params {
   count: u32, p_off: u32, g_off: u32, decoupled: u32,
   one_minus_beta1: f32, beta2: f32, one_minus_beta2: f32, eps: f32,
-  step_size: f32, bc2_sqrt: f32, weight_decay: f32, decay: f32,
+  step_size: f32, bc2_sqrt: f32, weight_decay: f32, decay: f32, run: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -33,6 +35,7 @@ override WG: u32 = 64;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  if (params.run == 0u) { return; } // a step the GPU's loss scaler skips (Recorder.gated)
   let i = gid.x + gid.y * nwg.x * WG;
   if (i >= params.count) { return; }
   var p = theta[params.p_off + i];

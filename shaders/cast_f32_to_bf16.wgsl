@@ -6,13 +6,15 @@
 // quiet NaN 0x7fc0. The source is read as bits (array<u32>) and multiplied only when scale is not
 // 1, so subnormals pass untouched. bf16 parameter copies, and gradients before the all-reduce.
 //
+// params.run == 0: nothing is written (an fp16 step the GPU's loss scaler skips: Recorder.gated).
+//
 // bindings (group 0):
 //   0 params  uniform     Params
 //   1 src     read        float32 values (as their bits)
 //   2 dst     read_write  packed bfloat16, two per u32
 // dispatch: 1-D over ceil(count / 2) words, folded into (x, y): i = gid.x + gid.y * num_workgroups.x * WG
 
-struct Params { count: u32, s_off: u32, d_off: u32, scale: f32 }
+struct Params { count: u32, s_off: u32, d_off: u32, scale: f32, run: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -29,6 +31,7 @@ fn bf16_bits(raw: u32) -> u32 {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  if (params.run == 0u) { return; } // a step the GPU's loss scaler skips (Recorder.gated)
   let i = gid.x + gid.y * nwg.x * WG;
   let e = 2u * i;
   if (e >= params.count) { return; }

@@ -6,13 +6,15 @@
 // stays NaN. Infinities and NaNs are recognised by their bits (the compiler may assume a float
 // comparison never meets them). The fp16 parameter copy, and gradients before the all-reduce.
 //
+// params.run == 0: nothing is written (an fp16 step the GPU's loss scaler skips: Recorder.gated).
+//
 // bindings (group 0):
 //   0 params  uniform     Params
 //   1 src     read        float32 values
 //   2 dst     read_write  packed halves, two per u32
 // dispatch: 1-D over ceil(count / 2) words, folded into (x, y): i = gid.x + gid.y * num_workgroups.x * WG
 
-struct Params { count: u32, s_off: u32, d_off: u32, scale: f32 }
+struct Params { count: u32, s_off: u32, d_off: u32, scale: f32, run: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> src: array<f32>;
@@ -33,6 +35,7 @@ fn half_bits(x: f32) -> u32 {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  if (params.run == 0u) { return; } // a step the GPU's loss scaler skips (Recorder.gated)
   let i = gid.x + gid.y * nwg.x * WG;
   let e = 2u * i;
   if (e >= params.count) { return; }

@@ -4,13 +4,15 @@
 //   out = [total, coef, sq]
 // extra_sq lets a ZeRO rank add the other ranks' squared sums (all-reduced on the host).
 //
+// params.run == 0: nothing is written (an fp16 step the GPU's loss scaler skips: Recorder.gated).
+//
 // bindings (group 0):
 //   0 params   uniform     Params
 //   1 partial  read        [count] partial sums of squares
 //   2 out      read_write  [3]
 // dispatch: (1, 1, 1)
 
-struct Params { count: u32, max_norm: f32, extra_sq: f32 }
+struct Params { count: u32, max_norm: f32, extra_sq: f32, run: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> partial: array<f32>;
@@ -21,6 +23,7 @@ var<workgroup> sums: array<f32, WG>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) lid: u32) {
+  if (params.run == 0u) { return; } // a step the GPU's loss scaler skips (Recorder.gated)
   var s = 0.0;
   for (var i = lid; i < params.count; i += WG) { s += partial[i]; }
   sums[lid] = s;

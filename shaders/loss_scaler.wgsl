@@ -10,37 +10,33 @@
 // mode 1 (update, after the step's overflow check): DeepSpeed's update_scale with the flag (dynamic
 //   == 1; a static scale only skips); state[8] = whether the step is skipped; a step taken counts
 //   one optimizer step t and copies the optimizer's Params for step t from the window (steps
-//   window_lo ...) into `selected`; each gated dispatch's indirect arguments are its workgroups
-//   when the step is taken, zeros when skipped.
+//   window_lo ...) into `selected`; state[10] = whether the step is taken, which the recorder
+//   copies into each gated dispatch's Params `run` before it (and state[11] = 1 back after it).
 //
 // state (u32 words): 0 exp (i32 bits), 1 iter (DeepSpeed's cur_iter), 2 last_overflow_iter + 1,
 //   3 cur_hysteresis, 4 optimizer steps taken, 5 error bits (1: overflow at min_loss_scale, where
 //   DeepSpeed raises; 2: a step outside the window), 6 loss factor, 7 inverse scale, 8 skipped,
-//   9 the exp this step's loss gradient used
+//   9 the exp this step's loss gradient used, 10 taken (the gated dispatches' run), 11 one
 //
 // bindings (group 0):
 //   0 params    uniform     Params
 //   1 flag      read        [1] u32: the step's overflow flag (f16_overflow)
 //   2 state     read_write  [16] u32: the scaler's state and outputs (above)
-//   3 gates     read        [slots * 4] u32: per gated dispatch its workgroups x, y, z (and a pad)
-//   4 args      read_write  [slots * 3] u32: the gated dispatches' indirect arguments
-//   5 candidates read      [window_len * block_words] u32: optimizer Params of steps window_lo ...
-//   6 selected  read_write  [block_words] u32: the optimizer Params of the step taken
+//   3 candidates read      [window_len * block_words] u32: optimizer Params of steps window_lo ...
+//   4 selected  read_write  [block_words] u32: the optimizer Params of the step taken
 // dispatch: one workgroup of one invocation
 
 struct Params {
   mode: u32, dynamic: u32, hysteresis: u32, consecutive: u32,
-  scale_window: u32, min_exp: i32, slots: u32, block_words: u32,
+  scale_window: u32, min_exp: i32, block_words: u32,
   window_lo: u32, window_len: u32, inv_count: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> flag: array<u32>;
 @group(0) @binding(2) var<storage, read_write> state: array<u32>;
-@group(0) @binding(3) var<storage, read> gates: array<u32>;
-@group(0) @binding(4) var<storage, read_write> args: array<u32>;
-@group(0) @binding(5) var<storage, read> candidates: array<u32>;
-@group(0) @binding(6) var<storage, read_write> selected: array<u32>;
+@group(0) @binding(3) var<storage, read> candidates: array<u32>;
+@group(0) @binding(4) var<storage, read_write> selected: array<u32>;
 
 const INF_BITS: u32 = 0x7f800000u;
 
@@ -109,9 +105,6 @@ fn main() {
     }
   }
   state[8] = select(1u, 0u, !overflow);
-  for (var s = 0u; s < params.slots; s++) {
-    for (var d = 0u; d < 3u; d++) {
-      args[3u * s + d] = select(0u, gates[4u * s + d], taken);
-    }
-  }
+  state[10] = select(0u, 1u, taken);
+  state[11] = 1u;
 }

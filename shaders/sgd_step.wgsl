@@ -6,6 +6,8 @@
 // Element i of the slice is parameter p_off + i, gradient g_off + i and state i (so a ZeRO rank
 // can hold the state of its slice only). Scalars arrive as float32, as PyTorch casts them.
 //
+// params.run == 0: nothing is written (an fp16 step the GPU's loss scaler skips: Recorder.gated).
+//
 // bindings (group 0):
 //   0 params    uniform     Params
 //   1 grad      read        flat gradients
@@ -15,7 +17,7 @@
 
 struct Params {
   count: u32, p_off: u32, g_off: u32, first: u32,
-  lr: f32, momentum: f32, dampening: f32, weight_decay: f32, nesterov: u32,
+  lr: f32, momentum: f32, dampening: f32, weight_decay: f32, nesterov: u32, run: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -27,6 +29,7 @@ override WG: u32 = 64;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  if (params.run == 0u) { return; } // a step the GPU's loss scaler skips (Recorder.gated)
   let i = gid.x + gid.y * nwg.x * WG;
   if (i >= params.count) { return; }
   let p = theta[params.p_off + i];

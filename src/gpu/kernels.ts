@@ -175,7 +175,18 @@ export const KERNELS = {
   },
   sgd_step: {
     bindings: [P, ['grad', 'read'], ['theta', 'read_write'], ['momentum', 'read_write']],
-    params: { count: u, p_off: u, g_off: u, first: u, lr: f, momentum: f, dampening: f, weight_decay: f, nesterov: u },
+    params: {
+      count: u,
+      p_off: u,
+      g_off: u,
+      first: u,
+      lr: f,
+      momentum: f,
+      dampening: f,
+      weight_decay: f,
+      nesterov: u,
+      run: u,
+    },
     overrides: WG64,
   },
   adam_step: {
@@ -193,17 +204,18 @@ export const KERNELS = {
       bc2_sqrt: f,
       weight_decay: f,
       decay: f,
+      run: u,
     },
     overrides: WG64,
   },
   grad_norm: {
     bindings: [P, ['grad', 'read'], ['partial', 'read_write']],
-    params: { count: u, offset: u },
+    params: { count: u, offset: u, run: u },
     overrides: WG64,
   },
   clip_coef: {
     bindings: [P, ['partial', 'read'], ['out', 'read_write']],
-    params: { count: u, max_norm: f, extra_sq: f },
+    params: { count: u, max_norm: f, extra_sq: f, run: u },
     overrides: WG64,
   },
   allreduce_sum: {
@@ -213,7 +225,7 @@ export const KERNELS = {
   },
   scale: {
     bindings: [P, ['factor', 'read'], ['data', 'read_write']],
-    params: { count: u, offset: u, factor_index: u },
+    params: { count: u, offset: u, factor_index: u, run: u },
     overrides: WG64,
   },
   fill: {
@@ -228,7 +240,7 @@ export const KERNELS = {
   },
   cast_f32_to_f16: {
     bindings: [P, ['src', 'read'], ['dst', 'read_write']],
-    params: { count: u, s_off: u, d_off: u, scale: f },
+    params: { count: u, s_off: u, d_off: u, scale: f, run: u },
     overrides: WG64,
   },
   cast_f16_to_f32: {
@@ -238,7 +250,7 @@ export const KERNELS = {
   },
   cast_f32_to_bf16: {
     bindings: [P, ['src', 'read'], ['dst', 'read_write']],
-    params: { count: u, s_off: u, d_off: u, scale: f },
+    params: { count: u, s_off: u, d_off: u, scale: f, run: u },
     overrides: WG64,
   },
   cast_bf16_to_f32: {
@@ -252,15 +264,7 @@ export const KERNELS = {
     overrides: WG64,
   },
   loss_scaler: {
-    bindings: [
-      P,
-      ['flag', 'read'],
-      ['state', 'read_write'],
-      ['gates', 'read'],
-      ['args', 'read_write'],
-      ['candidates', 'read'],
-      ['selected', 'read_write'],
-    ],
+    bindings: [P, ['flag', 'read'], ['state', 'read_write'], ['candidates', 'read'], ['selected', 'read_write']],
     params: {
       mode: u,
       dynamic: u,
@@ -268,7 +272,6 @@ export const KERNELS = {
       consecutive: u,
       scale_window: u,
       min_exp: 'i32',
-      slots: u,
       block_words: u,
       window_lo: u,
       window_len: u,
@@ -294,3 +297,9 @@ export type ParamValues<K extends KernelName> = {
     ? readonly number[]
     : number;
 };
+/**
+ * The Params an Op is made with (makeOp): every field, except that a gated kernel's `run` may be
+ * left out (1: it runs; Recorder.gated sets it on the GPU, 0 on a step the loss scaler skips).
+ */
+export type OpParams<K extends KernelName> = Omit<ParamValues<K>, 'run'> &
+  Partial<Pick<ParamValues<K>, 'run' & keyof ParamValues<K>>>;

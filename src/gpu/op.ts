@@ -4,7 +4,14 @@
 import type { Gpu } from './device.ts';
 import type { Kernel } from './kernel-cache.ts';
 import type { Operand } from './operand.ts';
-import { KERNELS, type BindingName, type FieldType, type KernelName, type ParamValues } from './kernels.ts';
+import {
+  KERNELS,
+  type BindingName,
+  type FieldType,
+  type KernelName,
+  type OpParams,
+  type ParamValues,
+} from './kernels.ts';
 
 export type Workgroups = readonly [number, number, number];
 
@@ -48,37 +55,47 @@ export class Op<K extends KernelName = KernelName> {
   }
 }
 
-/** Byte offsets of the Params fields in the WGSL uniform layout (scalars 4-byte, vec4f 16-byte aligned). */
-function fieldOffsets(name: KernelName): { readonly at: readonly number[]; readonly size: number } {
-  const fields = Object.values(KERNELS[name].params) as FieldType[];
+interface ParamsLayout {
+  /** The fields in declaration order, with their types and byte offsets. */
+  readonly fields: readonly { readonly name: string; readonly type: FieldType; readonly at: number }[];
+  /** The uniform's size in bytes (at least 16, a multiple of 16). */
+  readonly bytes: number;
+}
+
+/** Each kernel's Params layout, worked out once (packParams runs on every step's setParams). */
+const LAYOUTS = new Map<KernelName, ParamsLayout>();
+
+/** The Params fields' byte offsets in the WGSL uniform layout (scalars 4-byte, vec4f 16-byte aligned). */
+function layoutOf(name: KernelName): ParamsLayout {
+  const known = LAYOUTS.get(name);
+  if (known) return known;
   let size = 0;
-  const at: number[] = [];
-  for (const t of fields) {
-    if (t === 'vec4f') size = Math.ceil(size / 16) * 16;
-    at.push(size);
-    size += t === 'vec4f' ? 16 : 4;
-  }
-  return { at, size };
+  const fields = (Object.entries(KERNELS[name].params) as [string, FieldType][]).map(([field, type]) => {
+    if (type === 'vec4f') size = Math.ceil(size / 16) * 16;
+    const at = size;
+    size += type === 'vec4f' ? 16 : 4;
+    return { name: field, type, at };
+  });
+  const layout = { fields, bytes: Math.max(16, Math.ceil(size / 16) * 16) };
+  LAYOUTS.set(name, layout);
+  return layout;
 }
 
 /** The byte offset of Params field `field` of kernel `name`. */
 export function paramOffset(name: KernelName, field: string): number {
-  const k = Object.keys(KERNELS[name].params).indexOf(field);
-  const at = fieldOffsets(name).at[k];
-  if (k < 0 || at === undefined) throw new Error(`${name} has no Params field '${field}'`);
-  return at;
+  const f = layoutOf(name).fields.find((x) => x.name === field);
+  if (!f) throw new Error(`${name} has no Params field '${field}'`);
+  return f.at;
 }
 
 /** Packs Params fields into the WGSL uniform layout (scalars 4-byte, vec4f 16-byte aligned). */
 export function packParams<K extends KernelName>(name: K, values: ParamValues<K>): ArrayBuffer {
-  const fields = Object.entries(KERNELS[name].params) as [string, FieldType][];
-  const { at, size } = fieldOffsets(name);
-  const buf = new ArrayBuffer(Math.max(16, Math.ceil(size / 16) * 16));
+  const { fields, bytes } = layoutOf(name);
+  const buf = new ArrayBuffer(bytes);
   const dv = new DataView(buf);
   const vals = values as Readonly<Record<string, number | readonly number[]>>;
-  fields.forEach(([field, t], idx) => {
+  for (const { name: field, type: t, at: off } of fields) {
     const v = vals[field];
-    const off = at[idx] ?? 0;
     if (v === undefined) throw new Error(`${name}: Params field '${field}' has no value`);
     if (t === 'vec4f') {
       if (typeof v === 'number' || v.length > 4)
@@ -95,7 +112,7 @@ export function packParams<K extends KernelName>(name: K, values: ParamValues<K>
       if (t === 'u32') dv.setUint32(off, v, true);
       else dv.setInt32(off, v, true);
     }
-  });
+  }
   return buf;
 }
 
@@ -107,10 +124,12 @@ export function makeOp<K extends KernelName>(
   gpu: Gpu,
   kernel: Kernel<K>,
   label: string,
-  params: ParamValues<K>,
+  opParams: OpParams<K>,
   buffers: Readonly<Record<BindingName<K>, Operand>>,
   workgroups: Workgroups,
 ): Op<K> {
+  // a gated kernel runs unless Recorder.gated says otherwise
+  const params = ('run' in KERNELS[kernel.name].params ? { run: 1, ...opParams } : opParams) as ParamValues<K>;
   const data = packParams(kernel.name, params);
   const uniform = gpu.memory.createBuffer(gpu.device, {
     label: `${label}.params`,

@@ -14,6 +14,21 @@ export async function uploadBatch(gpu: Gpu, model: Model, b: Batch): Promise<Ste
   return plan;
 }
 
+/**
+ * uploadBatch as part of the step's own recording: `b` staged in one buffer and its copies into
+ * the input buffers recorded first into `rec` (no submit or staging buffer of its own, one fewer
+ * host round trip a step); the staging buffer returns to the pool once `rec` is submitted.
+ */
+export async function recordBatch(gpu: Gpu, model: Model, b: Batch, rec: Recorder): Promise<StepPlan> {
+  const plan = await model.plan(b.labels.length);
+  const input = inputBytes(model, b);
+  const staged = gpu.uploads.stage([input.data, b.labels], 'other', 'input.batch');
+  rec.copy(staged.buffer, 0, input.dst, 0, input.data.byteLength);
+  rec.copy(staged.buffer, input.data.byteLength, model.labels, 0, b.labels.byteLength);
+  rec.afterSubmit(() => staged.submitted());
+  return plan;
+}
+
 /** The input buffers a batch is written into. */
 export type InputBuffers = Pick<Model, 'spec' | 'labels' | 'bytes' | 'x' | 'halfActivations'>;
 
@@ -22,12 +37,26 @@ export type InputBuffers = Pick<Model, 'spec' | 'labels' | 'bytes' | 'x' | 'half
  * every rank's batch), its labels checked against the classes.
  */
 export function uploadRows(gpu: Gpu, model: InputBuffers, b: Batch, row: number): void {
+  const per = model.spec.input[0] * model.spec.input[1] * model.spec.input[2];
+  const input = inputBytes(model, b);
+  const at = 'images' in b ? row * per : model.halfActivations ? (row * per) / 2 : row * per;
+  if ('images' in b ? row > 0 && at % 4 !== 0 : !Number.isInteger(at))
+    throw new Error(`input ${'images' in b ? 'bytes' : 'halves'} of row ${row} do not start on a word`);
+  const up = gpu.uploads;
+  up.write(model.labels, row * 4, b.labels, 'other', 'input.labels');
+  up.write(input.dst, 'images' in b ? at : at * 4, input.data, 'other', 'images' in b ? 'input.bytes' : 'input.x');
+}
+
+/**
+ * A batch's input as the input buffer holds it, its labels checked against the classes: the pixel
+ * bytes (padded to a word) for `bytes`, or the float32 input (packed into halves where the model
+ * stores fp16 activations) for `x`.
+ */
+function inputBytes(model: InputBuffers, b: Batch): { readonly dst: GPUBuffer; readonly data: ArrayBufferView } {
   const spec = model.spec;
   const n = b.labels.length;
   const per = spec.input[0] * spec.input[1] * spec.input[2];
   checkLabels(b.labels, spec.classes);
-  const up = gpu.uploads;
-  up.write(model.labels, row * 4, b.labels, 'other', 'input.labels');
   if ('images' in b) {
     if (b.images.length !== n * per)
       throw new Error(`batch of ${n} labels needs ${n * per} pixel bytes, got ${b.images.length}`);
@@ -35,15 +64,10 @@ export function uploadRows(gpu: Gpu, model: InputBuffers, b: Batch, row: number)
       b.images.length % 4 === 0
         ? b.images
         : Uint8Array.from({ length: Math.ceil(b.images.length / 4) * 4 }, (_, i) => b.images[i] ?? 0);
-    if (row > 0 && (row * per) % 4 !== 0) throw new Error(`input bytes of row ${row} do not start on a word`);
-    up.write(model.bytes, row * per, padded, 'other', 'input.bytes');
-  } else {
-    if (b.x.length !== n * per)
-      throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
-    const at = model.halfActivations ? (row * per) / 2 : row * per;
-    if (!Number.isInteger(at)) throw new Error(`input halves of row ${row} do not start on a word`);
-    up.write(model.x, at * 4, model.halfActivations ? packHalves(b.x) : b.x, 'other', 'input.x');
+    return { dst: model.bytes, data: padded };
   }
+  if (b.x.length !== n * per) throw new Error(`batch of ${n} labels needs ${n * per} input floats, got ${b.x.length}`);
+  return { dst: model.x, data: model.halfActivations ? packHalves(b.x) : b.x };
 }
 
 /**

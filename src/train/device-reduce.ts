@@ -162,14 +162,19 @@ export class DeviceReduce {
  */
 export function submitInOrder(queue: GPUQueue, recs: readonly Recorder[]): void {
   const pending: GPUCommandBuffer[] = [];
+  const finished: Recorder[] = [];
   const flush = () => {
     if (pending.length > 0) queue.submit(pending.splice(0));
+    for (const rec of finished.splice(0)) rec.submitted();
   };
   for (const rec of recs) {
     if (rec.submitsItself) {
       flush();
       rec.submit();
-    } else pending.push(rec.finish());
+    } else {
+      pending.push(rec.finish());
+      finished.push(rec);
+    }
   }
   flush();
 }

@@ -19,7 +19,7 @@ import { Fp32Master } from './master.ts';
 import { StepStatsReadback } from './step-stats.ts';
 import type { StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
 import { buildTrainerParts, type TrainerParts } from './trainer-parts.ts';
-import { uploadBatch } from './batch-upload.ts';
+import { recordBatch, uploadBatch } from './batch-upload.ts';
 
 export type { GradientLayout, StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
 
@@ -107,15 +107,25 @@ export class Trainer {
     }
   }
 
+  /** upload() as the first work of `rec` (recordBatch: no submit of its own). */
+  private async uploadInto(b: Batch, rec: Recorder): Promise<StepPlan> {
+    const end = this.gpu.tracer.begin('upload', 'data');
+    try {
+      return await recordBatch(this.gpu, this.model, b, rec);
+    } finally {
+      end();
+    }
+  }
+
   /**
    * One micro-batch of a step in parts (the distributed modes): uploads `b`, records its forward,
    * the loss and the stats copy into a new recording (`label`); the loss gradient carries
    * `lossScale`. The Pass then records the backward (or a bucketed backward does).
    */
   async forward(b: Batch, lossScale: number, label: string): Promise<Pass> {
-    const plan = await this.upload(b);
-    plan.lossBackward.setParams({ scale: lossScale });
     const rec = new Recorder(this.gpu, label);
+    const plan = await this.uploadInto(b, rec);
+    plan.lossBackward.setParams({ scale: lossScale });
     this.recordForward(rec, plan, 'images' in b);
     return new Pass(this, rec, plan, this.copyStats(rec));
   }
@@ -156,8 +166,8 @@ export class Trainer {
    * queue runs them in order), never before step k is submitted (uploads share the input buffers).
    */
   async submitStep(b: Batch, opts: StepOptions = {}): Promise<{ result: Promise<StepResult> }> {
-    const plan = await this.upload(b);
     const rec = new Recorder(this.gpu, 'train_step', opts.timer ?? null, opts.profile ?? false);
+    const plan = await this.uploadInto(b, rec);
     this.recordForward(rec, plan, 'images' in b);
     this.recordBackward(rec, plan);
     const update = opts.update !== false;
@@ -167,8 +177,8 @@ export class Trainer {
 
   /** Forward only (evaluation): loss and correct count of the batch. */
   async evaluate(b: Batch): Promise<StepResult> {
-    const plan = await this.upload(b);
     const rec = new Recorder(this.gpu, 'eval_step');
+    const plan = await this.uploadInto(b, rec);
     this.recordForward(rec, plan, 'images' in b);
     return this.finish(rec, plan.batch, undefined, false);
   }

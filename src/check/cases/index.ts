@@ -1,6 +1,6 @@
 // Every kernel's cases, keyed by kernel: typed Record<KernelName, ...>, so adding a kernel without
 // cases does not compile. A kernel with an fp16-activation form (half-acts.ts) runs those cases after
-// its own.
+// its own, and a kernel the fp16 loss scaler gates (gated.ts) its run = 0 case.
 import type { KernelName } from '../../gpu/kernels.ts';
 import type { OpCase } from './case.ts';
 import { convCases } from './conv.ts';
@@ -9,6 +9,7 @@ import { denseCases } from './dense.ts';
 import { denseTiledCases, halfActDenseTiledCases } from './dense-tiled.ts';
 import { bf16Cases } from './bf16.ts';
 import { fp16Cases } from './fp16.ts';
+import { gatedCases } from './gated.ts';
 import { halfActCases } from './half-acts.ts';
 import { halfActDenseCases } from './half-acts-dense.ts';
 import { lossScalerCases } from './loss-scaler.ts';
@@ -39,10 +40,11 @@ const HALF_ACT_CASES: Partial<Record<KernelName, readonly OpCase[]>> = {
   ...halfActDenseTiledCases,
 };
 
-export const KERNEL_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = withHalfActCases(FP32_CASES);
+export const KERNEL_CASES: Readonly<Record<KernelName, readonly OpCase[]>> = withMoreCases(FP32_CASES);
 
-function withHalfActCases(r: Readonly<Record<KernelName, readonly OpCase[]>>): Record<KernelName, readonly OpCase[]> {
+function withMoreCases(r: Readonly<Record<KernelName, readonly OpCase[]>>): Record<KernelName, readonly OpCase[]> {
   const out = { ...r };
-  for (const k of Object.keys(r) as KernelName[]) out[k] = [...r[k], ...(HALF_ACT_CASES[k] ?? [])];
+  for (const k of Object.keys(r) as KernelName[])
+    out[k] = [...r[k], ...(HALF_ACT_CASES[k] ?? []), ...(gatedCases[k] ?? [])];
   return out;
 }

@@ -5,7 +5,7 @@
 import { bufferFrom, readFloats, storageBuffer } from '../../gpu/buffers.ts';
 import type { Gpu } from '../../gpu/device.ts';
 import { withErrorScopes } from '../../gpu/errors.ts';
-import { KERNELS, type BindingName, type KernelName, type ParamValues } from '../../gpu/kernels.ts';
+import { KERNELS, type BindingName, type KernelName, type OpParams } from '../../gpu/kernels.ts';
 import { makeOp, type Workgroups } from '../../gpu/op.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 
@@ -15,7 +15,7 @@ export type OpInput = Float32Array | Int32Array | Uint32Array | number;
 export async function runOp<K extends KernelName>(
   gpu: Gpu,
   name: K,
-  params: ParamValues<K>,
+  params: OpParams<K>,
   inputs: Readonly<Record<BindingName<K>, OpInput>>,
   workgroups: Workgroups | ((overrides: Readonly<Record<string, number>>) => Workgroups),
   overrides: Record<string, number> = {},
