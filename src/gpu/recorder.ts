@@ -14,7 +14,7 @@ import type { TimestampSlot } from './trace-timestamps.ts';
  * optimizer). Each op gated through it gets the word `run` (1 or 0, written by the GPU before it)
  * copied into its Params field `run` ahead of its dispatch, and the word `one` after it; its kernel
  * does nothing at 0. (Not an indirect dispatch: Dawn validates each of those with a dispatch of its
- * own, about 0.4 ms of GPU time on NVIDIA.)
+ * own, about 0.6 ms of GPU time on an H100: bench/indirect-dispatch.mjs.)
  */
 export interface DispatchGate {
   readonly run: { readonly buffer: GPUBuffer; readonly offset: number };

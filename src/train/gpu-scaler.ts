@@ -6,9 +6,9 @@
 // Params for t from the candidates the host wrote (t is one of the next few: steps in flight may
 // still skip), while the clipping, the optimizer and the master's cast read whether the step is
 // taken from their Params' `run` (Recorder.gated copies the word in; the kernels do nothing at 0).
-// No indirect dispatch: Dawn validates each one with a dispatch of its own, measured at about
-// 0.4 ms of GPU time apiece on NVIDIA. The state is copied out with each step; the host replays its
-// own LossScaler with the flags as they come back and checks that both agree.
+// No indirect dispatch: Dawn validates each one with a dispatch of its own, about 0.6 ms of GPU
+// time apiece on an H100 (bench/indirect-dispatch.mjs). The state is copied out with each step;
+// the host replays its own LossScaler with the flags as they come back and checks that both agree.
 import type { Gpu } from '../gpu/device.ts';
 import { makeOp, type Op } from '../gpu/op.ts';
 import type { DispatchGate, Recorder } from '../gpu/recorder.ts';
