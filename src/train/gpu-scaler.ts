@@ -12,7 +12,6 @@
 import type { Gpu } from '../gpu/device.ts';
 import { makeOp, type Op } from '../gpu/op.ts';
 import type { DispatchGate, Recorder } from '../gpu/recorder.ts';
-import { StagingPool } from '../gpu/staging.ts';
 
 /** The scaler's configuration as the kernel takes it: a static scale only skips; a dynamic one is DeepSpeed's. */
 export interface GpuScalerConfig {
@@ -50,7 +49,6 @@ export const MAX_CANDIDATES = 16;
 const MAX_BLOCK = 256;
 
 export class GpuLossScaler implements DispatchGate {
-  private readonly staging: StagingPool;
   /** DispatchGate: whether the step is taken, and a 1 to put back. */
   readonly run: { readonly buffer: GPUBuffer; readonly offset: number };
   readonly one: { readonly buffer: GPUBuffer; readonly offset: number };
@@ -64,7 +62,6 @@ export class GpuLossScaler implements DispatchGate {
     private readonly update: Op<'loss_scaler'>,
     private readonly dynamic: boolean,
   ) {
-    this.staging = new StagingPool(gpu, 'fp16.scaler.readback', STATE_WORDS * 4);
     this.run = { buffer: state, offset: TAKEN_WORD * 4 };
     this.one = { buffer: state, offset: ONE_WORD * 4 };
   }
@@ -155,16 +152,21 @@ export class GpuLossScaler implements DispatchGate {
     rec.copy(this.selected, 0, op.paramsBuffer, 0, size);
   }
 
-  /** Records a copy of the state (after the update) into a staging buffer for readState(). */
-  recordStateCopy(rec: Recorder): GPUBuffer {
-    const buf = this.staging.take();
-    rec.copy(this.state, 0, buf, 0, STATE_WORDS * 4);
-    return buf;
+  /**
+   * Records a copy of the state (after the update) to `dst` (the step's stats readback: Pass.extraSlot),
+   * for decodeState() once it is read.
+   */
+  recordStateCopy(
+    rec: Recorder,
+    dst: { readonly buffer: GPUBuffer; readonly offset: number; readonly bytes: number },
+  ): void {
+    if (dst.bytes < STATE_WORDS * 4) throw new Error(`fp16.scaler: ${dst.bytes} bytes cannot hold the state`);
+    rec.copy(this.state, 0, dst.buffer, dst.offset, STATE_WORDS * 4);
   }
 
-  /** A recordStateCopy buffer, once the work recording it has been submitted. */
-  async readState(buf: GPUBuffer): Promise<GpuScalerState> {
-    const w = new Uint32Array(await this.staging.read(buf));
+  /** The state as recordStateCopy copied it, from its words read back. */
+  decodeState(words: Uint32Array): GpuScalerState {
+    const w = Uint32Array.from(words.subarray(0, STATE_WORDS));
     const i = new Int32Array(w.buffer);
     return {
       exp: i[0] ?? 0,
@@ -181,7 +183,6 @@ export class GpuLossScaler implements DispatchGate {
   destroy(): void {
     this.prepare.destroy();
     this.update.destroy();
-    this.staging.destroy();
     for (const b of [this.state, this.candidates, this.selected]) this.gpu.memory.destroy(b);
   }
 }

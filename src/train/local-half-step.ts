@@ -32,14 +32,14 @@ export class LocalHalfStep {
    * prepare ahead of the loss gradient (the scale's factor, `invCount` x scale, copied into it;
    * `staticScale`: a static scale, which the host already gave it), the overflow check and unscale,
    * the scaler's update and the update it gates. The optimizer's Params are given for the next
-   * `inFlight` + 1 step numbers (the steps in flight may still skip). fp16: returns the staging
-   * buffer of the scaler's state after the step (readScaler).
+   * `inFlight` + 1 step numbers (the steps in flight may still skip). fp16: the scaler's state after
+   * the step comes back with the pass's stats (Pass.statsWithExtra, then decodeScaler).
    */
   localStep(
     pass: Pass,
     lr: number,
     fp16: { readonly staticScale: number | null; readonly invCount: number; readonly inFlight: number } | null,
-  ): GPUBuffer | null {
+  ): void {
     const { trainer, half, scaler } = this;
     if (!fp16) {
       pass.backward({
@@ -49,7 +49,7 @@ export class LocalHalfStep {
           trainer.recordUpdate(rec, lr);
         },
       });
-      return null;
+      return;
     }
     const opt = trainer.optimizer;
     if (!scaler || !opt) throw new Error('localStep: fp16 needs the loss scaler on the GPU and an optimizer');
@@ -57,7 +57,6 @@ export class LocalHalfStep {
     const candidates = Array.from({ length: fp16.inFlight + 1 }, (_, i) => opt.stepParams(first + i, lr));
     const op = candidates[0]?.op;
     if (!op) throw new Error('localStep: no optimizer Params');
-    let state: GPUBuffer | null = null;
     pass.backward({
       before: (rec) => {
         if (fp16.staticScale === null) scaler.recordPrepare(rec, fp16.invCount, pass.plan.lossBackward);
@@ -72,15 +71,14 @@ export class LocalHalfStep {
           op,
         );
         trainer.recordGatedUpdate(rec, scaler);
-        state = scaler.recordStateCopy(rec);
+        scaler.recordStateCopy(rec, pass.extraSlot);
       },
     });
-    return state;
   }
 
-  /** The GPU loss scaler's state after a localStep, from the buffer it returned. */
-  readScaler(buf: GPUBuffer): Promise<GpuScalerState> {
-    if (!this.scaler) throw new Error('readScaler: no loss scaler on the GPU');
-    return this.scaler.readState(buf);
+  /** The GPU loss scaler's state after an fp16 localStep, from the words that came back with its stats. */
+  decodeScaler(words: Uint32Array): GpuScalerState {
+    if (!this.scaler) throw new Error('decodeScaler: no loss scaler on the GPU');
+    return this.scaler.decodeState(words);
   }
 }

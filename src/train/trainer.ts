@@ -16,7 +16,7 @@ import type { Optimizer } from '../optim/optimizer.ts';
 import * as io from './arena-io.ts';
 import type { HalfFormat } from './half-format.ts';
 import { Fp32Master } from './master.ts';
-import { StepStatsReadback } from './step-stats.ts';
+import { EXTRA_AT, EXTRA_BYTES, StepStatsReadback } from './step-stats.ts';
 import type { StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
 import { buildTrainerParts, type TrainerParts } from './trainer-parts.ts';
 import { recordBatch, uploadBatch } from './batch-upload.ts';
@@ -198,6 +198,10 @@ export class Trainer {
   copyStatsFrom(rec: Recorder, stats: GPUBuffer, withNorm = false): GPUBuffer {
     return this.stats.copy(rec, stats, withNorm);
   }
+  /** readStats() with the words a recording copied in after the stats (StepStatsReadback.readWithExtra). */
+  readStatsWithExtra(buf: GPUBuffer, batch: number): Promise<{ result: StepResult; extra: Uint32Array }> {
+    return this.stats.readWithExtra(buf, batch);
+  }
   /** Reads a copyStats() buffer once the work recording it has been submitted. */
   readStats(buf: GPUBuffer, batch: number): Promise<StepResult> {
     return this.stats.read(buf, batch);
@@ -320,5 +324,16 @@ export class Pass {
   stats(): Promise<StepResult> {
     const t = this.trainer;
     return t.gpu.tracer.span('readback stats', 'step', () => t.readStats(this.statsBuf, this.plan.batch));
+  }
+
+  /** Where the recording may copy up to 16 words that come back with the stats (statsWithExtra). */
+  get extraSlot(): { readonly buffer: GPUBuffer; readonly offset: number; readonly bytes: number } {
+    return { buffer: this.statsBuf, offset: EXTRA_AT, bytes: EXTRA_BYTES };
+  }
+
+  /** stats(), with the words copied into extraSlot: one readback. */
+  statsWithExtra(): Promise<{ result: StepResult; extra: Uint32Array }> {
+    const t = this.trainer;
+    return t.gpu.tracer.span('readback stats', 'step', () => t.readStatsWithExtra(this.statsBuf, this.plan.batch));
   }
 }

@@ -229,13 +229,9 @@ export class DdpRunner implements ModeRunner {
     const lossScale = scaler?.scale ?? 1;
     const pass = await trainer.forward(batch, lossScale / mb.count, 'ddp.forward_backward');
     const staticScale = scaler && !scaler.dynamic ? scaler.scale : null;
-    const state = buckets.local.localStep(
-      pass,
-      lr,
-      scaler ? { staticScale, invCount: 1 / mb.count, inFlight: this.inFlight } : null,
-    );
+    buckets.local.localStep(pass, lr, scaler ? { staticScale, invCount: 1 / mb.count, inFlight: this.inFlight } : null);
     submitted();
-    if (!scaler || !state) {
+    if (!scaler) {
       const r = await pass.stats();
       stats.add(r.loss, r.correct, mb.count);
       return stats.value;
@@ -245,7 +241,8 @@ export class DdpRunner implements ModeRunner {
     let replayedThis = () => {};
     this.replayed = new Promise((r) => (replayedThis = r));
     try {
-      const [r, g] = await Promise.all([pass.stats(), buckets.local.readScaler(state)]);
+      const { result: r, extra } = await pass.statsWithExtra();
+      const g = buckets.local.decodeScaler(extra);
       await before;
       stats.add(r.loss, r.correct, mb.count);
       return { ...stats.value, fp16: this.replay(scaler, g) };
