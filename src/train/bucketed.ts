@@ -24,7 +24,8 @@ import { GpuLossScaler, type GpuScalerConfig } from './gpu-scaler.ts';
 import { LocalHalfStep } from './local-half-step.ts';
 import { HalfGradients } from './half-grads.ts';
 import type { HalfFormat } from './half-format.ts';
-import type { Pass, StepResult } from './trainer.ts';
+import type { Pass } from './pass.ts';
+import type { StepResult } from './trainer.ts';
 import type { Trainer } from './trainer.ts';
 
 /** The ranks sharing this rank's device and its place among them. */

@@ -21,7 +21,8 @@ import { GradientBucket } from './grad-bucket.ts';
 import { recordPiece } from './linear-pieces.ts';
 import { PieceCache } from './piece-cache.ts';
 import type { LinearLayer } from '../nn/layers/linear.ts';
-import { Pass, type Trainer } from './trainer.ts';
+import { Pass } from './pass.ts';
+import type { Trainer } from './trainer.ts';
 import type { StepResult } from './trainer-options.ts';
 import type { LayerSpan } from './partitioned.ts';
 

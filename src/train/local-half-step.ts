@@ -5,7 +5,8 @@
 import type { GpuLossScaler, GpuScalerState } from './gpu-scaler.ts';
 import type { HalfGradients } from './half-grads.ts';
 import type { Recorder } from '../gpu/recorder.ts';
-import type { Pass, Trainer } from './trainer.ts';
+import type { Pass } from './pass.ts';
+import type { Trainer } from './trainer.ts';
 
 export class LocalHalfStep {
   constructor(

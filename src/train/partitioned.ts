@@ -11,7 +11,7 @@ import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import { Readback } from '../gpu/readback.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import { GradientBucket } from './grad-bucket.ts';
-import type { Pass } from './trainer.ts';
+import type { Pass } from './pass.ts';
 import { PieceCache } from './piece-cache.ts';
 import type { Trainer } from './trainer.ts';
 

@@ -16,7 +16,8 @@ import type { Optimizer } from '../optim/optimizer.ts';
 import * as io from './arena-io.ts';
 import type { HalfFormat } from './half-format.ts';
 import { Fp32Master } from './master.ts';
-import { EXTRA_AT, EXTRA_BYTES, StepStatsReadback } from './step-stats.ts';
+import { Pass } from './pass.ts';
+import { StepStatsReadback } from './step-stats.ts';
 import type { StepOptions, StepResult, TrainerOptions } from './trainer-options.ts';
 import { buildTrainerParts, type TrainerParts } from './trainer-parts.ts';
 import { recordBatch, uploadBatch } from './batch-upload.ts';
@@ -285,55 +286,4 @@ export function recordGatedUpdate(
     if (t.optimizer) t.master?.recordCast(rec);
   });
   rec.clear(t.grads);
-}
-
-/**
- * One micro-batch in flight (Trainer.forward): its forward is recorded; the pass then records its
- * backward (with the optimizer in the same submit where nothing comes between), and its stats come
- * back once that work is submitted. A bucketed backward (bucketed.ts) records it bucket by bucket.
- */
-export class Pass {
-  constructor(
-    readonly trainer: Trainer,
-    /** The recording the forward went into; the backward goes on in it. */
-    readonly rec: Recorder,
-    readonly plan: StepPlan,
-    private readonly statsBuf: GPUBuffer,
-  ) {}
-
-  /**
-   * Records the backward and submits it: with the optimizer step (`update`: its learning rate) in
-   * the same submit, `before` recorded ahead of the loss gradient (e.g. the GPU loss scale copied
-   * into it) and `after` (e.g. packing the gradients into halves) behind it.
-   */
-  backward(
-    o: {
-      readonly update?: number;
-      readonly before?: (rec: Recorder) => void;
-      readonly after?: (rec: Recorder) => void;
-    } = {},
-  ): void {
-    o.before?.(this.rec);
-    this.trainer.recordBackward(this.rec, this.plan);
-    if (o.update !== undefined) this.trainer.recordUpdate(this.rec, o.update);
-    o.after?.(this.rec);
-    this.rec.submit();
-  }
-
-  /** The pass's loss and correct count, once its work is submitted. */
-  stats(): Promise<StepResult> {
-    const t = this.trainer;
-    return t.gpu.tracer.span('readback stats', 'step', () => t.readStats(this.statsBuf, this.plan.batch));
-  }
-
-  /** Where the recording may copy up to 16 words that come back with the stats (statsWithExtra). */
-  get extraSlot(): { readonly buffer: GPUBuffer; readonly offset: number; readonly bytes: number } {
-    return { buffer: this.statsBuf, offset: EXTRA_AT, bytes: EXTRA_BYTES };
-  }
-
-  /** stats(), with the words copied into extraSlot: one readback. */
-  statsWithExtra(): Promise<{ result: StepResult; extra: Uint32Array }> {
-    const t = this.trainer;
-    return t.gpu.tracer.span('readback stats', 'step', () => t.readStatsWithExtra(this.statsBuf, this.plan.batch));
-  }
 }
