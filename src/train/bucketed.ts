@@ -25,8 +25,7 @@ import { LocalHalfStep } from './local-half-step.ts';
 import { HalfGradients } from './half-grads.ts';
 import type { HalfFormat } from './half-format.ts';
 import type { Pass } from './pass.ts';
-import type { StepResult } from './trainer.ts';
-import type { Trainer } from './trainer.ts';
+import type { StepResult, Trainer } from './trainer.ts';
 
 /** The ranks sharing this rank's device and its place among them. */
 export interface SharedPlace {
