@@ -11,6 +11,7 @@
 /* global console, process, performance, setTimeout, GPUBufferUsage, GPUMapMode */
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
+import { incrementKernel } from './increment-kernel.mjs';
 
 /** @typedef {{ rounds: number, bytes: number, gate: SharedArrayBuffer, count: number }} Job */
 /** @typedef {{ times: number[], wallMs: number, adapter: string }} Result */
@@ -77,32 +78,12 @@ async function rank(job) {
   const { create, globals } = await import('webgpu');
   Object.assign(globalThis, globals);
   const gpu = create([]);
-  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-  if (!adapter) throw new Error('no WebGPU adapter');
-  const device = await adapter.requestDevice();
   const words = Math.max(1, Math.ceil(job.bytes / 4));
-  const code = `@group(0) @binding(0) var<storage, read_write> a: array<f32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) { if (g.x < arrayLength(&a)) { a[g.x] += 1.0; } }`;
-  const module = device.createShaderModule({ label: 'device-switch', code });
-  const pipeline = device.createComputePipeline({
-    label: 'device-switch',
-    layout: 'auto',
-    compute: { module, entryPoint: 'main' },
-  });
-  const data = device.createBuffer({
-    label: 'device-switch.data',
-    size: words * 4,
-    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC,
-  });
+  const { adapter, device, pipeline, data, bindGroup } = await incrementKernel(gpu, 'device-switch', words);
   const staging = device.createBuffer({
     label: 'device-switch.staging',
     size: words * 4,
     usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-  });
-  const bindGroup = device.createBindGroup({
-    label: 'device-switch',
-    layout: pipeline.getBindGroupLayout(0),
-    entries: [{ binding: 0, resource: { buffer: data } }],
   });
   const roundTrip = async () => {
     const enc = device.createCommandEncoder({ label: 'device-switch' });
@@ -131,9 +112,6 @@ async function rank(job) {
     times.push(performance.now() - t);
   }
   const wallMs = performance.now() - t0;
-  const info = adapter.info;
   device.destroy();
-  parentPort?.postMessage(
-    /** @type {Result} */ ({ times, wallMs, adapter: `${info.vendor} ${info.description || info.device}`.trim() }),
-  );
+  parentPort?.postMessage(/** @type {Result} */ ({ times, wallMs, adapter }));
 }

@@ -7,27 +7,13 @@
 // Usage: node bench/indirect-dispatch.mjs [--json] [dawn toggle ...]   (WEBDDP_ADAPTER / VK_ICD_FILENAMES as for webddp)
 /* global console, process, performance, GPUBufferUsage, GPUMapMode */
 import { create, globals } from 'webgpu';
+import { incrementKernel } from './increment-kernel.mjs';
 
 Object.assign(globalThis, globals);
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const gpu = create(args.filter((a) => a !== '--json'));
-const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-if (!adapter) throw new Error('no WebGPU adapter');
-const device = await adapter.requestDevice();
-const code = `@group(0) @binding(0) var<storage, read_write> a: array<f32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) { if (g.x < arrayLength(&a)) { a[g.x] += 1.0; } }`;
-const module = device.createShaderModule({ label: 'indirect.bench', code });
-const pipeline = device.createComputePipeline({
-  label: 'indirect.bench',
-  layout: 'auto',
-  compute: { module, entryPoint: 'main' },
-});
-const data = device.createBuffer({
-  label: 'indirect.data',
-  size: 4 * 64 * 64,
-  usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC,
-});
+const { adapter: name, device, pipeline, data, bindGroup } = await incrementKernel(gpu, 'indirect.bench', 64 * 64);
 const indirect = device.createBuffer({
   label: 'indirect.args',
   size: 16,
@@ -38,11 +24,6 @@ const staging = device.createBuffer({
   label: 'indirect.staging',
   size: 4,
   usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-});
-const bindGroup = device.createBindGroup({
-  label: 'indirect.bind_group',
-  layout: pipeline.getBindGroupLayout(0),
-  entries: [{ binding: 0, resource: { buffer: data } }],
 });
 /** @param {number[]} xs */
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
@@ -79,8 +60,7 @@ for (const form of ['direct', 'indirect']) {
     rows.push({ form, dispatches: n, host_ms: median(host), submit_to_readback_ms: median(total) });
   }
 }
-const info = adapter.info;
-const out = { adapter: `${info.vendor} ${info.description || info.device}`.trim(), rows };
+const out = { adapter: name, rows };
 if (json) console.log(JSON.stringify(out));
 else {
   console.log(`adapter: ${out.adapter}`);
