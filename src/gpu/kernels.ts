@@ -297,9 +297,3 @@ export type ParamValues<K extends KernelName> = {
     ? readonly number[]
     : number;
 };
-/**
- * The Params an Op is made with (makeOp): every field, except that a gated kernel's `run` may be
- * left out (1: it runs; Recorder.gated sets it on the GPU, 0 on a step the loss scaler skips).
- */
-export type OpParams<K extends KernelName> = Omit<ParamValues<K>, 'run'> &
-  Partial<Pick<ParamValues<K>, 'run' & keyof ParamValues<K>>>;

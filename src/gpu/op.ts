@@ -4,16 +4,16 @@
 import type { Gpu } from './device.ts';
 import type { Kernel } from './kernel-cache.ts';
 import type { Operand } from './operand.ts';
-import {
-  KERNELS,
-  type BindingName,
-  type FieldType,
-  type KernelName,
-  type OpParams,
-  type ParamValues,
-} from './kernels.ts';
+import { KERNELS, type BindingName, type FieldType, type KernelName, type ParamValues } from './kernels.ts';
 
 export type Workgroups = readonly [number, number, number];
+
+/**
+ * The Params an Op is made with (makeOp): every field, except that a gated kernel's `run` may be
+ * left out (1: it runs; Recorder.gated sets it on the GPU, 0 on a step the loss scaler skips).
+ */
+export type OpParams<K extends KernelName> = Omit<ParamValues<K>, 'run'> &
+  Partial<Pick<ParamValues<K>, 'run' & keyof ParamValues<K>>>;
 
 export class Op<K extends KernelName = KernelName> {
   constructor(

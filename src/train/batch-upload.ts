@@ -37,14 +37,14 @@ export type InputBuffers = Pick<Model, 'spec' | 'labels' | 'bytes' | 'x' | 'half
  * every rank's batch), its labels checked against the classes.
  */
 export function uploadRows(gpu: Gpu, model: InputBuffers, b: Batch, row: number): void {
-  const per = model.spec.input[0] * model.spec.input[1] * model.spec.input[2];
   const input = inputBytes(model, b);
-  const at = 'images' in b ? row * per : model.halfActivations ? (row * per) / 2 : row * per;
-  if ('images' in b ? row > 0 && at % 4 !== 0 : !Number.isInteger(at))
-    throw new Error(`input ${'images' in b ? 'bytes' : 'halves'} of row ${row} do not start on a word`);
+  const per = model.spec.input[0] * model.spec.input[1] * model.spec.input[2];
+  // a row's first byte: a pixel is a byte, a float32 input 4 bytes, a half 2
+  const at = row * per * ('images' in b ? 1 : model.halfActivations ? 2 : 4);
+  if (at % 4 !== 0) throw new Error(`input of row ${row} does not start on a word (byte ${at})`);
   const up = gpu.uploads;
   up.write(model.labels, row * 4, b.labels, 'other', 'input.labels');
-  up.write(input.dst, 'images' in b ? at : at * 4, input.data, 'other', 'images' in b ? 'input.bytes' : 'input.x');
+  up.write(input.dst, at, input.data, 'other', 'images' in b ? 'input.bytes' : 'input.x');
 }
 
 /**

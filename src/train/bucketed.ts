@@ -5,8 +5,8 @@
 // them in place and this writes them back. Each bucket is announced as soon as its copy lands (in
 // bucket order on every rank), while the GPU goes on with the earlier layers' backward. Where the
 // ranks share one device, nothing is read back: every bucket is pre-divided, and the step joins
-// the other ranks' (device-reduce.ts: the gradients summed on the device and every rank's update,
-// all submitted at once). Then the
+// the other ranks' (shared-step.ts, device-reduce.ts: the gradients summed on the device and every
+// rank's update, all submitted at once). Then the
 // update: the optimizer (fp16: after the overflow check and unscale of the reduced halves, the check
 // done on the host where every bucket passed through it; bf16: after widening them). One worker with
 // 16-bit gradients whose steps are pipelined (localStep) records it all in one submit, fp16's loss
@@ -16,23 +16,14 @@ import { grid1d, makeOp, type Op } from '../gpu/op.ts';
 import { Readback } from '../gpu/readback.ts';
 import { Recorder } from '../gpu/recorder.ts';
 import type { ParamSpec } from '../nn/spec.ts';
-import type { DeviceReduce } from './device-reduce.ts';
-import type { RankBatch } from './rank-batch.ts';
-import type { Batch } from '../data/batch.ts';
 import { halvesOverflow } from '../numeric/f16.ts';
 import { GpuLossScaler, type GpuScalerConfig } from './gpu-scaler.ts';
 import { LocalHalfStep } from './local-half-step.ts';
 import { HalfGradients } from './half-grads.ts';
+import { SharedDeviceStep, type SharedPlace } from './shared-step.ts';
 import type { HalfFormat } from './half-format.ts';
 import type { Pass } from './pass.ts';
-import type { StepResult, Trainer } from './trainer.ts';
-
-/** The ranks sharing this rank's device and its place among them. */
-export interface SharedPlace {
-  readonly reduce: DeviceReduce;
-  readonly batch: RankBatch;
-  readonly rank: number;
-}
+import type { Trainer } from './trainer.ts';
 
 /** A bucket of parameters whose gradients are one contiguous range of the arena. */
 export interface GradBucket {
@@ -76,8 +67,8 @@ export class BucketedBackward {
     private readonly factor: GPUBuffer,
     /** fp16 or bf16: the gradient pairs; null: float32. */
     private readonly half: HalfGradients | null,
-    /** The ranks sharing this device and this rank's place among them; null: a device of its own. */
-    private readonly shared: SharedPlace | null,
+    /** Ranks sharing this device: their step, which sums the buckets there; null: a device of its own. */
+    readonly onDevice: SharedDeviceStep | null,
     /** fp16 on one worker, pipelined: the loss scaler on the GPU (localStep); else null. */
     private readonly scaler: GpuLossScaler | null,
   ) {}
@@ -123,80 +114,27 @@ export class BucketedBackward {
     const half = o.format ? await HalfGradients.create(gpu, trainer.grads, buckets, o.format) : null;
     if (o.gpuScaler && half?.format !== 'f16') throw new Error('a loss scaler on the GPU needs fp16 gradients');
     const scaler = o.gpuScaler && half ? await GpuLossScaler.create(gpu, half.overflowFlag, o.gpuScaler) : null;
-    return new BucketedBackward(trainer, io, factor, half, o.shared, scaler);
+    const onDevice = o.shared
+      ? new SharedDeviceStep(trainer, o.shared, {
+          prescales: io.map((b) => b.prescale),
+          // the gradients the buckets hold, from the arena's start
+          count: Math.max(...buckets.map((b) => b.offset + b.count)),
+          halves: half !== null,
+        })
+      : null;
+    return new BucketedBackward(trainer, io, factor, half, onDevice, scaler);
   }
 
   /** One worker with 16-bit gradients whose steps are pipelined: its whole step in one submit (local-half-step.ts). */
   get local(): LocalHalfStep {
     const { trainer, half } = this;
-    if (!half || this.shared) throw new Error('localStep: one worker with 16-bit gradients only');
+    if (!half || this.onDevice) throw new Error('localStep: one worker with 16-bit gradients only');
     return (this.localStep ??= new LocalHalfStep(trainer, half, this.scaler, this.packAll));
   }
 
   /** Whether the gradients travel as 16-bit pairs (then update() needs the loss scale's check). */
   get mixed(): boolean {
     return this.half !== null;
-  }
-
-  /** Whether the buckets are summed on the device the ranks share (no host round trip): sharedStep, not backward. */
-  get onDevice(): boolean {
-    return this.shared !== null;
-  }
-
-  /** Ranks sharing this device: whether their step with `rows` samples a rank runs batched (rank-batch.ts). */
-  batches(rows: number): boolean {
-    return this.shared !== null && this.half === null && this.shared.batch.fits(this.trainer, rows);
-  }
-
-  /**
-   * Ranks sharing this device, batched (rank-batch.ts): joins the step of every rank with `batch`,
-   * in which this rank's gradients are divided by W, summed over the ranks and its update recorded
-   * at `lr`. Settles once the step is submitted, with the promise of this rank's loss.
-   */
-  batchedStep(batch: Batch, lossScale: number, lr: number): Promise<{ readonly result: Promise<StepResult> }> {
-    const { trainer, shared } = this;
-    if (!shared) throw new Error('batchedStep: this rank has a device of its own');
-    return shared.batch.step({
-      rank: shared.rank,
-      trainer,
-      batch,
-      lossScale,
-      count: this.summed,
-      update: (rec) => trainer.recordUpdate(rec, lr),
-    });
-  }
-
-  /** How many gradients the buckets hold (from the arena's start). */
-  private get summed(): number {
-    return Math.max(...this.buckets.map((b) => b.bucket.offset + b.bucket.count));
-  }
-
-  /**
-   * Ranks sharing this device: records `pass`'s backward with every bucket divided by W, and
-   * joins the step of every rank (device-reduce.ts), which sums the gradients on the device and
-   * records this rank's update at `lr`. Settles once every rank's step is submitted.
-   */
-  sharedStep(pass: Pass, lr: number): Promise<void> {
-    const { trainer, shared } = this;
-    if (!shared) throw new Error('sharedStep: this rank has a device of its own');
-    const { gpu } = trainer;
-    const rec = pass.rec;
-    trainer.recordBackward(rec, pass.plan);
-    rec.phase('bucket copy');
-    for (const b of this.buckets) rec.dispatch(b.prescale);
-    const count = this.summed;
-    return shared.reduce.step({
-      rank: shared.rank,
-      gpu,
-      work: rec,
-      grads: trainer.grads,
-      count,
-      update: () => {
-        const u = new Recorder(gpu, 'ddp.update');
-        trainer.recordUpdate(u, lr);
-        return u;
-      },
-    });
   }
 
   /** Records the packing of every bucket into halves (fp16 / bf16 on one worker: their precision and overflow). */
@@ -207,10 +145,10 @@ export class BucketedBackward {
   /**
    * Records `pass`'s backward, submitting after each layer that completes a bucket; `hook` gets
    * each bucket once it is ready, in bucket order. Resolves when every bucket is reduced and back.
-   * Not for ranks sharing a device (sharedStep).
+   * Not for ranks sharing a device (shared-step.ts).
    */
   backward(pass: Pass, hook: BucketHook): Promise<void> {
-    if (this.shared) throw new Error('backward: ranks sharing a device take sharedStep');
+    if (this.onDevice) throw new Error('backward: ranks sharing a device take SharedDeviceStep.sharedStep');
     const { trainer, half } = this;
     const { gpu } = trainer;
     const { plan } = pass;

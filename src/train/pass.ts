@@ -12,7 +12,6 @@ export interface PassHost {
   readonly gpu: Gpu;
   recordBackward(rec: Recorder, plan: StepPlan): void;
   recordUpdate(rec: Recorder, lr?: number): void;
-  readStats(buf: GPUBuffer, batch: number): Promise<StepResult>;
   readStatsWithExtra(buf: GPUBuffer, batch: number): Promise<{ result: StepResult; extra: Uint32Array }>;
 }
 
@@ -50,9 +49,8 @@ export class Pass {
   }
 
   /** The pass's loss and correct count, once its work is submitted. */
-  stats(): Promise<StepResult> {
-    const t = this.trainer;
-    return t.gpu.tracer.span('readback stats', 'step', () => t.readStats(this.statsBuf, this.plan.batch));
+  async stats(): Promise<StepResult> {
+    return (await this.statsWithExtra()).result;
   }
 
   /** Where the recording may copy up to 16 words that come back with the stats (statsWithExtra). */

@@ -1,8 +1,8 @@
 // The kernels fp16's loss scaler gates (clipping, the optimizers, the master's casts: Recorder.gated)
 // with their Params' `run` at 0, as on a step the scaler skips: every buffer they may write comes back
 // bit for bit as it went in.
-import { grid1d } from '../../gpu/op.ts';
-import { KERNELS, type BindingName, type KernelName, type OpParams } from '../../gpu/kernels.ts';
+import { grid1d, type OpParams } from '../../gpu/op.ts';
+import { KERNELS, type BindingName, type KernelName } from '../../gpu/kernels.ts';
 import { expectTrue } from './close.ts';
 import { randn, runOp, type OpInput } from './run-op.ts';
 import type { OpCase } from './case.ts';

@@ -5,8 +5,8 @@
 import { bufferFrom, readFloats, storageBuffer } from '../../gpu/buffers.ts';
 import type { Gpu } from '../../gpu/device.ts';
 import { withErrorScopes } from '../../gpu/errors.ts';
-import { KERNELS, type BindingName, type KernelName, type OpParams } from '../../gpu/kernels.ts';
-import { makeOp, type Workgroups } from '../../gpu/op.ts';
+import { KERNELS, type BindingName, type KernelName } from '../../gpu/kernels.ts';
+import { makeOp, type OpParams, type Workgroups } from '../../gpu/op.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 
 /** A binding's initial contents, or a number of zero floats. */

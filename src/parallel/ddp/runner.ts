@@ -23,6 +23,7 @@
 // optimizer.
 import { BucketedBackward, type ReadyBucket } from '../../train/bucketed.ts';
 import type { GpuScalerState } from '../../train/gpu-scaler.ts';
+import type { SharedDeviceStep } from '../../train/shared-step.ts';
 import type { LossScaler } from '../../optim/loss-scaler.ts';
 import {
   StatsSum,
@@ -122,8 +123,9 @@ export class DdpRunner implements ModeRunner {
     const { buckets, scaler } = this;
     const only = micro[0];
     if (this.local && micro.length === 1 && only) return this.runLocal(only, lr, submitted);
-    if (world > 1 && micro.length === 1 && only && buckets.batches(only.count))
-      return this.runBatched(only, lr, submitted);
+    const onDevice = world > 1 ? buckets.onDevice : null;
+    if (onDevice && micro.length === 1 && only && onDevice.batches(only.count))
+      return this.runBatched(onDevice, only, lr, submitted);
     const stats = new StatsSum();
     const lossScale = scaler?.scale ?? 1;
     // One worker, one micro-batch: the update goes in the same submit, so that the next step
@@ -132,7 +134,6 @@ export class DdpRunner implements ModeRunner {
     // Ranks sharing a device: the last micro-batch's backward, the sum and the update are submitted
     // with every rank's, and the next step (ParallelMode.pipelines) may start before this step's
     // loss is back.
-    const shared = world > 1 && buckets.onDevice;
     for (const [m, mb] of micro.entries()) {
       const last = m === micro.length - 1;
       // 1. data
@@ -143,9 +144,9 @@ export class DdpRunner implements ModeRunner {
       const pass = await trainer.forward(batch, lossScale / (mb.count * micro.length), 'ddp.forward_backward');
       // 3. backward; only the last micro-batch all-reduces (no_sync before it)
       let reduced = Promise.resolve();
-      if (last && shared) {
+      if (last && onDevice) {
         // the stats copy is in this step's one submit: read once it is submitted
-        await this.ctx.comm(() => buckets.sharedStep(pass, lr), 'all-reduce on the shared device');
+        await this.ctx.comm(() => onDevice.sharedStep(pass, lr), 'all-reduce on the shared device');
         submitted();
         const r = await pass.stats();
         stats.add(r.loss, r.correct, mb.count);
@@ -180,14 +181,19 @@ export class DdpRunner implements ModeRunner {
    * per layer over all their samples (train/rank-batch.ts); the next step may start before this
    * one's loss is back.
    */
-  private async runBatched(mb: MicroBatch, lr: number, submitted: () => void): Promise<StepStats> {
+  private async runBatched(
+    onDevice: SharedDeviceStep,
+    mb: MicroBatch,
+    lr: number,
+    submitted: () => void,
+  ): Promise<StepStats> {
     const { source, tracer } = this.ctx;
     if (!source) throw new Error('DDP rank has no data source');
     const endData = tracer.begin('data', 'data');
     const batch = source.trainBatch(mb.start, mb.count);
     endData();
     const { result } = await this.ctx.comm(
-      () => this.buckets.batchedStep(batch, 1 / mb.count, lr),
+      () => onDevice.batchedStep(batch, 1 / mb.count, lr),
       'step of the ranks sharing the device',
     );
     submitted();
