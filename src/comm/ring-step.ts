@@ -46,10 +46,23 @@ export async function guarded<T>(link: Link, body: () => Promise<T>): Promise<T>
   }
 }
 
-/** `dst[off + i] += src[i]`, rounded to float32 on store. */
+/**
+ * `dst[off + i] += src[i]`, rounded to float32 on store. Four elements a turn: V8 runs this about
+ * a quarter faster than the one-element loop (a ring step of SimpleCNN's gradient at W=2 adds
+ * 272k elements).
+ */
 export function addInto(dst: Float32Array, off: number, src: Float32Array): void {
-  const d = dst.subarray(off, off + src.length);
-  for (let i = 0; i < src.length; i++) d[i] = (d[i] ?? 0) + (src[i] ?? 0);
+  const n = src.length;
+  const d = dst.subarray(off, off + n);
+  if (d.length !== n) throw new RangeError(`addInto: ${n} elements at ${off} overrun ${dst.length}`);
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    d[i] = (d[i] ?? 0) + (src[i] ?? 0);
+    d[i + 1] = (d[i + 1] ?? 0) + (src[i + 1] ?? 0);
+    d[i + 2] = (d[i + 2] ?? 0) + (src[i + 2] ?? 0);
+    d[i + 3] = (d[i + 3] ?? 0) + (src[i + 3] ?? 0);
+  }
+  for (; i < n; i++) d[i] = (d[i] ?? 0) + (src[i] ?? 0);
 }
 
 /** A Float32Array's bits as u32 words (fp16 pairs travel as float32-sized elements). */
