@@ -45,6 +45,28 @@ export class Readback {
     return new Float32Array(await mapRead(this.gpu, this.buffer, count * 4));
   }
 
+  /** The host array readInto() fills, made on its first use. */
+  private host: Float32Array | null = null;
+
+  /**
+   * As read(), into one host array this Readback keeps: the same memory on every call, overwritten
+   * by the next. For a readback repeated every step (a gradient bucket), where a fresh array of
+   * megabytes a step would keep the garbage collector busy.
+   */
+  async readInto(count: number): Promise<Float32Array> {
+    try {
+      await this.gpu.pending.track(this.buffer.mapAsync(GPUMapMode.READ, 0, count * 4));
+    } catch (e) {
+      this.gpu.assertAlive();
+      throw e;
+    }
+    const host = (this.host ??= new Float32Array(this.floats));
+    const view = host.subarray(0, count);
+    view.set(new Float32Array(this.buffer.getMappedRange(0, count * 4)));
+    this.buffer.unmap();
+    return view;
+  }
+
   destroy(): void {
     this.gpu.memory.destroy(this.buffer);
   }

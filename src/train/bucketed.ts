@@ -179,7 +179,14 @@ export class BucketedBackward {
         else readback.record(rec, trainer.grads, offset, n);
         rec.submit();
         rec = new Recorder(gpu, 'ddp.backward');
-        chain = chain.then(() => this.reduceOnHost(k, b.bucket, readback, n, hook));
+        // mapped at once, so that a bucket's copy is on the host when the ring is done with the one
+        // before it (the host's work on the buckets stays in bucket order)
+        const landed = readback.readInto(n).then((data) => {
+          gpu.tracer.mark(`bucket ${index} ready`, 'comm', { bytes: n * 4 });
+          return data;
+        });
+        landed.catch(() => {}); // handled where the chain awaits it; a rejection here is no unhandled one
+        chain = chain.then(() => this.reduceOnHost(k, b.bucket, landed, n, hook));
       }
     }
     rec.submit();
@@ -187,13 +194,12 @@ export class BucketedBackward {
   }
 
   /** Bucket k's copy, once it lands, through `hook` and back into the gradients. */
-  private async reduceOnHost(k: number, b: GradBucket, readback: Readback, n: number, hook: BucketHook) {
+  private async reduceOnHost(k: number, b: GradBucket, landed: Promise<Float32Array>, n: number, hook: BucketHook) {
     const { half, trainer } = this;
     const tracer = trainer.gpu.tracer;
     const name = `bucket ${b.index}`;
-    // Waiting for the copy is waiting for the GPU (its backward), not communication: a mark.
-    const data = await readback.read(n);
-    tracer.mark(`${name} ready`, 'comm', { bytes: n * 4 });
+    // Waiting for the copy is waiting for the GPU (its backward), not communication: marked as it lands.
+    const data = await landed;
     const packing = half ? (half.format === 'bf16' ? { bf16: true } : { halves: true }) : {};
     await hook({ index: b.index, data, packing });
     const endWrite = tracer.begin(`write ${name}`, 'comm');

@@ -60,7 +60,7 @@ export class GradientBucket {
     this.readback.record(rec, g, 0, count);
     rec.clear(g, 0, count * 4);
     rec.submit();
-    const data = await this.readback.read(count);
+    const data = await this.readback.readInto(count); // used up before the next drain
     for (const [arena, at, n] of targets) {
       for (let j = 0; j < n; j++) this.host[arena + j] = (this.host[arena + j] ?? 0) + (data[at + j] ?? 0);
     }
