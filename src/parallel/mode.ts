@@ -74,10 +74,11 @@ export interface ParallelMode {
   /** The test positions rank `rank` evaluates (together, every test record once). */
   evalIndices(rank: number, world: number, testSize: number): Int32Array;
   /**
-   * Whether the coordinator may start step k+1 on every rank before step k has returned (its batch
-   * gathered and uploaded, its work queued behind step k's on the GPU): only where the steps share
-   * no collective and no host state between submits. Absent: never. `colocated`: the ranks share
-   * one device (--colocate), so DDP's all-reduce is GPU work queued like the rest.
+   * Whether the coordinator may ask every rank for step k+1 before step k has returned (its batch
+   * gathered and uploaded, its work queued behind step k's on the GPU, or, where a step runs
+   * collectives on the host, the request waiting on the rank until step k's have ended): only
+   * where nothing step k+1 is given depends on how step k came out. Absent: never. `colocated`:
+   * the ranks share one device (--colocate), so DDP's all-reduce is GPU work queued like the rest.
    */
   pipelines?(c: TrainConfig, colocated: boolean): boolean;
   /** Samples one step trained, from every rank's own count. */

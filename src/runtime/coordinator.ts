@@ -45,6 +45,8 @@ export class Coordinator {
     private readonly colocated = false,
     /** The running epoch's sample ledger (continuing the resumed checkpoint's, where it has one). */
     private readonly ledger = new EpochLedger(config, from),
+    /** The step (counted from this run's first) at which a rank stages a failure (CoordinatorOptions.fault). */
+    private readonly faultStep = -1,
   ) {}
 
   private all<T>(what: string, call: (h: WorkerHandle, rank: number) => Promise<T>, timeoutMs?: number): Promise<T[]> {
@@ -70,7 +72,8 @@ export class Coordinator {
         await probe.close();
         throw e;
       });
-    return new Coordinator(o.config, group, ranks, o.resume?.position, o.colocated ?? false);
+    const from = o.resume?.position;
+    return new Coordinator(o.config, group, ranks, from, o.colocated ?? false, undefined, o.fault?.step ?? -1);
   }
 
   /**
@@ -122,6 +125,8 @@ export class Coordinator {
     const c = this.config;
     yield { type: 'start', config: c, ranks: this.ranks };
     let globalStep = this.from.globalStep;
+    /** Steps asked of the ranks so far (a rank counts its steps the same way: the fault's step). */
+    let issued = 0;
     let skipped = 0;
     let lrAt: ((step: number) => number) | undefined;
     const [every, maxSteps] = [o.checkpoint?.every ?? 0, o.maxSteps ?? Infinity];
@@ -160,6 +165,7 @@ export class Coordinator {
       const epochStart = globalStep - fromStep;
       const checksAfter = (step: number) => c.checkEvery > 0 && (epochStart + step + 1) % c.checkEvery === 0;
       const issue = (step: number) => {
+        issued++;
         const opts = pipelined && checksAfter(step) ? { checksum: true } : undefined;
         const p = this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step, opts));
         p.catch(() => undefined); // a failure is reported where the step is awaited
@@ -174,7 +180,9 @@ export class Coordinator {
       const pauseAfter = (step: number, j: number) =>
         globalStep + j + 1 >= maxSteps ||
         (every > 0 && (globalStep + j + 1) % every === 0 && step + j < steps - 1) ||
-        (!pipelined && checksAfter(step + j));
+        (!pipelined && checksAfter(step + j)) ||
+        // a staged failure hits its own step: nothing else in flight when it is asked for
+        issued === this.faultStep;
       let next = fromStep;
       for (let step = fromStep; step < steps; step++) {
         if (ahead.length === 0 && this.pauseGate) {

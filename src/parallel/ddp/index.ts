@@ -24,8 +24,14 @@ export const ddp: ParallelMode = {
   // the host's decision exactly: an lr schedule (a skipped step must not advance it, and it is the
   // host's) or a dynamic scale whose min_loss_scale is not a power of two; those fp16 runs read
   // the overflow flag back before each update, and 16-bit ranks sharing a device go around the ring.
-  pipelines: (c, colocated) =>
-    (c.workers === 1 || colocated) && c.gradAccum === 1 && ((!c.fp16 && !c.bf16) || halvesPipelined(c)),
+  // Ranks with their own devices: the runner still ends a step's ring before it starts the next
+  // step (DdpRunner.step), but the next step's request is waiting on the rank, not a message away;
+  // not fp16, whose skipped steps decide the next step's lr on the host.
+  pipelines: (c, colocated) => {
+    if (c.gradAccum !== 1) return false;
+    if (c.workers === 1 || colocated) return (!c.fp16 && !c.bf16) || halvesPipelined(c);
+    return !c.fp16;
+  },
   trainerOptions: (spec, c) => ({
     spec,
     maxBatch: c.batchSize,
