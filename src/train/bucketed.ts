@@ -2,8 +2,9 @@
 // layer by layer, and after the layer that completes a bucket, the bucket's gradients are
 // pre-divided by the world size on the GPU and announced to the mode's hook as ready: read back
 // to the host (fp16 / bf16: packed into halves first, half the bytes), where the hook reduces
-// them in place and this writes them back. Each bucket is announced as soon as its copy lands (in
-// bucket order on every rank), while the GPU goes on with the earlier layers' backward. Where the
+// them in place and this writes them back. Each bucket's copy is mapped as soon as it is submitted
+// and announced once it lands (in bucket order on every rank), while the GPU goes on with the
+// earlier layers' backward; a bucket is written back while the next one's ring runs. Where the
 // ranks share one device, nothing is read back: every bucket is pre-divided, and the step joins
 // the other ranks' (shared-step.ts, device-reduce.ts: the gradients summed on the device and every
 // rank's update, all submitted at once). Then the
@@ -52,6 +53,14 @@ export interface ReadyBucket {
 
 /** What the mode does with a ready bucket; resolves once the bucket is reduced. */
 export type BucketHook = (bucket: ReadyBucket) => Promise<void>;
+
+/** Bucket k's copy to the host, submitted: `n` words (fp16 / bf16: pairs), landing in `landed`. */
+interface BucketCopy {
+  readonly k: number;
+  readonly bucket: GradBucket;
+  readonly landed: Promise<Float32Array>;
+  readonly n: number;
+}
 
 interface BucketIO {
   readonly bucket: GradBucket;
@@ -158,7 +167,7 @@ export class BucketedBackward {
     rec.layer('loss.backward');
     const ready = new Set<string>();
     const done = new Set<number>();
-    let chain = Promise.resolve();
+    const copies: BucketCopy[] = [];
     this.hostOverflow = half?.format === 'f16' ? false : null;
     for (const seg of plan.backward) {
       for (const op of seg.ops) rec.dispatch(op);
@@ -179,37 +188,50 @@ export class BucketedBackward {
         else readback.record(rec, trainer.grads, offset, n);
         rec.submit();
         rec = new Recorder(gpu, 'ddp.backward');
-        // mapped at once, so that a bucket's copy is on the host when the ring is done with the one
-        // before it (the host's work on the buckets stays in bucket order)
+        // mapped at once, so that a bucket's copy is on the host as soon as the ring is free for it
         const landed = readback.readInto(n).then((data) => {
           gpu.tracer.mark(`bucket ${index} ready`, 'comm', { bytes: n * 4 });
           return data;
         });
-        landed.catch(() => {}); // handled where the chain awaits it; a rejection here is no unhandled one
-        chain = chain.then(() => this.reduceOnHost(k, b.bucket, landed, n, hook));
+        landed.catch(() => {}); // handled in reduceOnHost; a rejection here is no unhandled one
+        copies.push({ k, bucket: b.bucket, landed, n });
       }
     }
     rec.submit();
-    return chain;
+    return this.reduceOnHost(copies, hook);
   }
 
-  /** Bucket k's copy, once it lands, through `hook` and back into the gradients. */
-  private async reduceOnHost(k: number, b: GradBucket, landed: Promise<Float32Array>, n: number, hook: BucketHook) {
-    const { half, trainer } = this;
-    const tracer = trainer.gpu.tracer;
-    const name = `bucket ${b.index}`;
-    // Waiting for the copy is waiting for the GPU (its backward), not communication: marked as it lands.
-    const data = await landed;
+  /**
+   * The buckets' copies, in bucket order as each lands, through `hook` and back into the
+   * gradients. A bucket is written back while the next one's ring is under way (its first messages
+   * sent): the write is host work the ring's waiting for the other ranks hides.
+   */
+  private async reduceOnHost(copies: readonly BucketCopy[], hook: BucketHook): Promise<void> {
+    const { half } = this;
     const packing = half ? (half.format === 'bf16' ? { bf16: true } : { halves: true }) : {};
-    await hook({ index: b.index, data, packing });
-    const endWrite = tracer.begin(`write ${name}`, 'comm');
-    const label = `ddp.bucket${b.index}`;
+    let previous: { readonly copy: BucketCopy; readonly data: Float32Array } | null = null;
+    for (const copy of copies) {
+      // Waiting for the copy is waiting for the GPU (its backward), not communication: marked as it lands.
+      const data = await copy.landed;
+      const reduced = hook({ index: copy.bucket.index, data, packing });
+      if (previous) this.writeBack(previous.copy, previous.data);
+      await reduced;
+      previous = { copy, data };
+    }
+    if (previous) this.writeBack(previous.copy, previous.data);
+  }
+
+  /** A reduced bucket back into the gradients (fp16: its halves, checked for inf/NaN on the way). */
+  private writeBack({ k, bucket, n }: BucketCopy, data: Float32Array): void {
+    const { half, trainer } = this;
+    const endWrite = trainer.gpu.tracer.begin(`write bucket ${bucket.index}`, 'comm');
+    const label = `ddp.bucket${bucket.index}`;
     if (half) {
       const words = new Uint32Array(data.buffer, data.byteOffset, n);
       half.writeWords(k, words, label);
       // the GPU's overflow check over these words, done here: the update needs no readback
       if (this.hostOverflow === false && halvesOverflow(words)) this.hostOverflow = true;
-    } else trainer.writeGrads(b.offset, data, label);
+    } else trainer.writeGrads(bucket.offset, data, label);
     endWrite();
   }
 
