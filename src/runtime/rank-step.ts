@@ -104,9 +104,11 @@ export async function runRankStep(
   const n = st.done - 1;
   const k = n - st.skipped;
   // When its turn comes: its number on the trace and the flight recorders, its momentum, fresh
-  // communication counters. Once its work is submitted (its communication is over, the next step's
-  // begins): its counters, and the replica check's copy of its parameters, hashed while the next
-  // steps run.
+  // communication counters, and the start of its span on the trace (from its turn to its result; a
+  // pipelined step is asked for while the one before still runs). Once its work is submitted (its
+  // communication is over, the next step's begins): its counters, and the replica check's copy of
+  // its parameters, hashed while the next steps run.
+  let endSpan = (): void => {};
   const started = () => {
     st.transfers.length = 0;
     st.counters.commMs = 0;
@@ -115,6 +117,7 @@ export async function runRankStep(
     tracer.step = n;
     const momentum = st.lrAt?.momentum?.(k);
     if (momentum !== undefined) (st.runner.optimizer ?? st.trainer.optimizer)?.setMomentum(momentum);
+    endSpan = tracer.begin(`step ${n}`, 'step', { step: n });
   };
   let counted = { commMs: 0, sent: 0, transfers: [] as TransferEvent[] };
   let params: Promise<Float32Array<ArrayBuffer>> | undefined;
@@ -125,9 +128,12 @@ export async function runRankStep(
     params.catch(() => undefined); // a failed step reports its own error
   };
   const lr = st.lrAt?.lr(k) ?? st.init.config.lr;
-  const r = await tracer.span(`step ${n}`, 'step', () => stepWithHooks(st.runner, micro, lr, { started, submitted }), {
-    step: n,
-  });
+  let r: StepStats;
+  try {
+    r = await stepWithHooks(st.runner, micro, lr, { started, submitted });
+  } finally {
+    endSpan();
+  }
   const checksum = params ? await paramsHash(await params) : undefined;
   if (r.fp16?.skipped) st.skipped++;
   return {
