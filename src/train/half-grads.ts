@@ -4,7 +4,8 @@
 // infinity), which is what travels through the all-reduce; then every half is checked for inf/NaN
 // (a flag read back before the optimizer step) and unpacked times 1/loss_scale into the float32
 // arena the clipping and the optimizer read. Segment k's halves sit from word `words[k]`, so a
-// segment of odd length never shares a word with the next.
+// segment of odd length never shares a word with the next. One worker whose GPU decides the step
+// sends nothing, so there the three passes are one, in place (recordRoundTripOnGpu).
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
@@ -31,6 +32,8 @@ export class HalfGradients {
     private readonly pack: readonly Op[],
     private readonly unpack: readonly Op[],
     private readonly check: Op<'f16_overflow'>,
+    /** fp16: the in-place round trip over the segments (one op where they are contiguous); bf16: none. */
+    private readonly roundTrip: readonly Op<'f16_round_trip'>[],
     private invScale: number,
     readonly format: HalfFormat,
   ) {}
@@ -83,7 +86,8 @@ export class HalfGradients {
       grid1d(total, kc.overrides.WG ?? 64),
     );
     const rb = new Readback(gpu, 'grads.fp16.overflow.readback', 1);
-    return new HalfGradients(gpu, segments, wordOffsets, words, flag, rb, pack, unpack, check, 1, format);
+    const roundTrip = format === 'f16' ? await roundTripOps(gpu, grads, segments, flag) : [];
+    return new HalfGradients(gpu, segments, wordOffsets, words, flag, rb, pack, unpack, check, roundTrip, 1, format);
   }
 
   /** Words of segment k. */
@@ -127,23 +131,26 @@ export class HalfGradients {
   }
 
   /**
-   * recordUnscale for a step whose outcome the GPU decides (gpu-scaler.ts): the overflow check into
-   * overflowFlag (nothing read back) and the unscaling, x 1/`lossScale`, or, given a buffer slot,
-   * x the float32 the GPU wrote there (copied into the unscaling's Params first).
+   * For a step whose outcome the GPU decides (gpu-scaler.ts; one worker, nothing sent): every
+   * gradient rounded to a half in place, checked into overflowFlag (nothing read back) and
+   * unscaled, x 1/`lossScale` or, given a buffer slot, x the float32 the GPU wrote there (copied
+   * into the round trip's Params first). The same values as packing, checking and unpacking
+   * (f16_round_trip.wgsl), without the halves.
    */
-  recordCheckOnGpu(rec: Recorder, lossScale: number | { readonly buffer: GPUBuffer; readonly offset: number }): void {
+  recordRoundTripOnGpu(
+    rec: Recorder,
+    lossScale: number | { readonly buffer: GPUBuffer; readonly offset: number },
+  ): void {
     if (this.format !== 'f16') throw new Error('bf16 gradients have no overflow check');
-    if (typeof lossScale === 'number') this.setInvScale(1 / lossScale);
-    else {
-      for (const op of this.unpack) {
-        const at = (op as Op<'cast_f16_to_f32'>).paramSlot('scale');
+    for (const op of this.roundTrip) {
+      if (typeof lossScale === 'number') op.setParams({ scale: 1 / lossScale });
+      else {
+        const at = op.paramSlot('scale');
         rec.copy(lossScale.buffer, lossScale.offset, at.buffer, at.offset, 4);
       }
-      this.invScale = NaN; // the uniforms hold the GPU's value: the next host unscale rewrites them
     }
     rec.clear(this.flag);
-    rec.dispatch(this.check);
-    for (const op of this.unpack) rec.dispatch(op);
+    for (const op of this.roundTrip) rec.dispatch(op);
   }
 
   private setInvScale(inv: number): void {
@@ -161,9 +168,40 @@ export class HalfGradients {
   }
 
   destroy(): void {
-    for (const op of [...this.pack, ...this.unpack, this.check]) op.destroy();
+    for (const op of [...this.pack, ...this.unpack, this.check, ...this.roundTrip]) op.destroy();
     this.flagReadback.destroy();
     this.gpu.memory.destroy(this.words);
     this.gpu.memory.destroy(this.flag);
   }
+}
+
+/**
+ * The round trip's ops over `segments`: one over their union where they tile one run of the arena
+ * (DDP's buckets do), else one each.
+ */
+async function roundTripOps(
+  gpu: Gpu,
+  grads: GPUBuffer,
+  segments: readonly GradSegment[],
+  flag: GPUBuffer,
+): Promise<Op<'f16_round_trip'>[]> {
+  const k = await gpu.kernels.get('f16_round_trip');
+  const sorted = [...segments].sort((a, b) => a.offset - b.offset);
+  const first = sorted[0];
+  const last = sorted[sorted.length - 1];
+  const tiled = sorted.every(
+    (s, i) => i === 0 || s.offset === (sorted[i - 1]?.offset ?? 0) + (sorted[i - 1]?.count ?? 0),
+  );
+  const runs =
+    first && last && tiled ? [{ offset: first.offset, count: last.offset + last.count - first.offset }] : sorted;
+  return runs.map((r, i) =>
+    makeOp(
+      gpu,
+      k,
+      `grads.fp16.round_trip${i}`,
+      { count: r.count, offset: r.offset, scale: 1 },
+      { data: grads, flag },
+      grid1d(r.count, k.overrides.WG ?? 64),
+    ),
+  );
 }

@@ -1,7 +1,8 @@
 // One data-parallel worker with 16-bit gradients whose steps are pipelined: the whole step in one
-// submit (the backward, every bucket packed into halves, bf16's widening or fp16's check, and the
-// update), fp16's DeepSpeed loss scaler deciding on the GPU (gpu-scaler.ts) so that the next step
-// can be submitted before this one's overflow flag is read back.
+// submit (the backward; bf16: every bucket packed into halves and widened back; fp16: every
+// gradient rounded to a half in place, checked and unscaled in one dispatch; and the update),
+// fp16's DeepSpeed loss scaler deciding on the GPU (gpu-scaler.ts) so that the next step can be
+// submitted before this one's overflow flag is read back.
 import type { GpuLossScaler, GpuScalerState } from './gpu-scaler.ts';
 import type { HalfGradients } from './half-grads.ts';
 import type { Recorder } from '../gpu/recorder.ts';
@@ -29,9 +30,10 @@ export class LocalHalfStep {
 
   /**
    * One worker's whole step in one submit, pipelined (ParallelMode.pipelines): `pass`'s backward,
-   * every bucket packed into halves, then bf16: widened and the update; fp16: the GPU loss scaler's
+   * then bf16: every bucket packed into halves, widened and the update; fp16: the GPU loss scaler's
    * prepare ahead of the loss gradient (the scale's factor, `invCount` x scale, copied into it;
-   * `staticScale`: a static scale, which the host already gave it), the overflow check and unscale,
+   * `staticScale`: a static scale, which the host already gave it), the gradients' round trip
+   * through halves with the overflow check and unscale (nothing is sent, so no halves are stored),
    * the scaler's update and the update it gates. The optimizer's Params are given for the next
    * `inFlight` + 1 step numbers (the steps in flight may still skip). fp16: the scaler's state after
    * the step comes back with the pass's stats (Pass.statsWithExtra, then decodeScaler).
@@ -63,8 +65,7 @@ export class LocalHalfStep {
         if (fp16.staticScale === null) scaler.recordPrepare(rec, fp16.invCount, pass.plan.lossBackward);
       },
       after: (rec) => {
-        this.packAll(rec);
-        half.recordCheckOnGpu(rec, fp16.staticScale ?? scaler.unscaleSlot);
+        half.recordRoundTripOnGpu(rec, fp16.staticScale ?? scaler.unscaleSlot);
         scaler.recordUpdate(
           rec,
           first,

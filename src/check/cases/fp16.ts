@@ -1,5 +1,6 @@
 // The fp16 storage kernels against the CPU codec (src/numeric/f16.ts): packing with
-// round-to-nearest-even and explicit overflow, exact unpacking with a scale, and the overflow flag.
+// round-to-nearest-even and explicit overflow, exact unpacking with a scale, the overflow flag, and
+// all three in place (the round trip one worker's gradients take).
 import { grid1d } from '../../gpu/op.ts';
 import { f16Bits, packHalves, unpackHalves } from '../../numeric/f16.ts';
 import { expectClose, expectTrue } from './close.ts';
@@ -105,6 +106,49 @@ export const fp16Cases = {
         outside[N] = Infinity; // the odd tail's dead half, and words before offset, are not looked at
         outside[0] = Infinity;
         expectTrue((await flagOf(outside, N - 2, 1)) === 0, 'flag set by a half outside the range');
+      },
+    },
+  ],
+  f16_round_trip: [
+    {
+      name: `[${N}] x1/512 in place from data[3:] (subnormals, ties, overflow, inf, NaN), flag`,
+      async run(gpu) {
+        // the CPU reference: cast_f32_to_f16 at scale 1, then cast_f16_to_f32 at the scale
+        const roundTrip = (values: Float32Array, off: number, count: number, scale: number) =>
+          unpackHalves(packHalves(values, off, count), count, scale);
+        const sameBits = (got: Float32Array, want: Float32Array, what: string) => {
+          const diff: string[] = [];
+          for (let i = 0; i < want.length; i++) {
+            const [g, w] = [got[i]!, want[i]!];
+            const same = Number.isNaN(w) ? Number.isNaN(g) : Object.is(g, w);
+            if (!same) diff.push(`${what}[${i}] = ${g}, not ${w}`);
+          }
+          expectTrue(diff.length === 0, `${diff.length} values differ: ${diff.slice(0, 4).join('; ')}`);
+        };
+        const run = async (values: Float32Array, count: number, offset: number, scale: number) => {
+          const { data, flag } = await runOp(
+            gpu,
+            'f16_round_trip',
+            { count, offset, scale },
+            { data: values, flag: 1 },
+            (o) => grid1d(count, o.WG ?? 64),
+          );
+          return { data: data!, flag: bits(flag!)[0] };
+        };
+        const mixedValues = mixed(N + 5, 205);
+        const r = await run(mixedValues, N, 3, 1 / 512);
+        sameBits(r.data.subarray(3, 3 + N), roundTrip(mixedValues, 3, N, 1 / 512), 'data[3:]');
+        sameBits(r.data.subarray(0, 3), mixedValues.subarray(0, 3), 'data before offset');
+        sameBits(r.data.subarray(3 + N), mixedValues.subarray(3 + N), 'data after count');
+        expectTrue(r.flag === 1, 'flag not set for inf and NaN halves');
+        const ok = randn(N + 2, 206, 100);
+        const finite = await run(ok, N, 1, 1 / 3);
+        expectTrue(finite.flag === 0, 'flag set for finite halves');
+        sameBits(finite.data.subarray(1, 1 + N), roundTrip(ok, 1, N, 1 / 3), 'data[1:] (finite, x1/3)');
+        const outside = ok.slice();
+        outside[0] = Infinity; // before offset: not looked at
+        outside[N + 1] = 70000; // past count
+        expectTrue((await run(outside, N, 1, 1)).flag === 0, 'flag set by a value outside the range');
       },
     },
   ],
