@@ -263,6 +263,11 @@ export const KERNELS = {
     params: { count: u, offset: u },
     overrides: WG64,
   },
+  bf16_round_trip: {
+    bindings: [P, ['data', 'read_write']],
+    params: { count: u, offset: u },
+    overrides: WG64,
+  },
   f16_round_trip: {
     bindings: [P, ['data', 'read_write'], ['flag', 'read_write']],
     params: { count: u, offset: u, scale: f },

@@ -138,7 +138,7 @@ export class BucketedBackward {
   get local(): LocalHalfStep {
     const { trainer, half } = this;
     if (!half || this.onDevice) throw new Error('localStep: one worker with 16-bit gradients only');
-    return (this.localStep ??= new LocalHalfStep(trainer, half, this.scaler, this.packAll));
+    return (this.localStep ??= new LocalHalfStep(trainer, half, this.scaler));
   }
 
   /** Whether the gradients travel as 16-bit pairs (then update() needs the loss scale's check). */

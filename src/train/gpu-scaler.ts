@@ -128,7 +128,7 @@ export class GpuLossScaler implements DispatchGate {
     rec.copy(this.state, 6 * 4, at.buffer, at.offset, 4);
   }
 
-  /** Where prepare leaves the inverse scale (float32), for HalfGradients.recordRoundTripOnGpu. */
+  /** Where prepare leaves the inverse scale (float32), for HalfGradients.recordRoundTrip. */
   get unscaleSlot(): { readonly buffer: GPUBuffer; readonly offset: number } {
     return { buffer: this.state, offset: 7 * 4 };
   }

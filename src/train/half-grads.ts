@@ -5,7 +5,7 @@
 // (a flag read back before the optimizer step) and unpacked times 1/loss_scale into the float32
 // arena the clipping and the optimizer read. Segment k's halves sit from word `words[k]`, so a
 // segment of odd length never shares a word with the next. One worker whose GPU decides the step
-// sends nothing, so there the three passes are one, in place (recordRoundTripOnGpu).
+// sends nothing, so there the passes are one, in place (recordRoundTrip; bf16 too).
 import { storageBuffer } from '../gpu/buffers.ts';
 import type { Gpu } from '../gpu/device.ts';
 import { grid1d, makeOp, type Op } from '../gpu/op.ts';
@@ -32,8 +32,8 @@ export class HalfGradients {
     private readonly pack: readonly Op[],
     private readonly unpack: readonly Op[],
     private readonly check: Op<'f16_overflow'>,
-    /** fp16: the in-place round trip over the segments (one op where they are contiguous); bf16: none. */
-    private readonly roundTrip: readonly Op<'f16_round_trip'>[],
+    /** The in-place round trip over the segments (one op where they tile one run of the arena). */
+    private readonly roundTrip: RoundTrip,
     private invScale: number,
     readonly format: HalfFormat,
   ) {}
@@ -86,7 +86,7 @@ export class HalfGradients {
       grid1d(total, kc.overrides.WG ?? 64),
     );
     const rb = new Readback(gpu, 'grads.fp16.overflow.readback', 1);
-    const roundTrip = format === 'f16' ? await roundTripOps(gpu, grads, segments, flag) : [];
+    const roundTrip = await roundTripOps(gpu, grads, segments, flag, format);
     return new HalfGradients(gpu, segments, wordOffsets, words, flag, rb, pack, unpack, check, roundTrip, 1, format);
   }
 
@@ -131,26 +131,27 @@ export class HalfGradients {
   }
 
   /**
-   * For a step whose outcome the GPU decides (gpu-scaler.ts; one worker, nothing sent): every
-   * gradient rounded to a half in place, checked into overflowFlag (nothing read back) and
-   * unscaled, x 1/`lossScale` or, given a buffer slot, x the float32 the GPU wrote there (copied
-   * into the round trip's Params first). The same values as packing, checking and unpacking
-   * (f16_round_trip.wgsl), without the halves.
+   * One worker whose steps the GPU decides (nothing sent): every gradient rounded to 16 bits and
+   * back in place, the same values as packing, checking and unpacking without the pairs
+   * (f16_round_trip.wgsl, bf16_round_trip.wgsl). fp16: checked into overflowFlag (nothing read
+   * back) and unscaled, x 1/`lossScale` or, given a buffer slot, x the float32 the GPU wrote there
+   * (copied into the round trip's Params first). bf16: no check, no scale.
    */
-  recordRoundTripOnGpu(
-    rec: Recorder,
-    lossScale: number | { readonly buffer: GPUBuffer; readonly offset: number },
-  ): void {
-    if (this.format !== 'f16') throw new Error('bf16 gradients have no overflow check');
-    for (const op of this.roundTrip) {
-      if (typeof lossScale === 'number') op.setParams({ scale: 1 / lossScale });
-      else {
-        const at = op.paramSlot('scale');
-        rec.copy(lossScale.buffer, lossScale.offset, at.buffer, at.offset, 4);
+  recordRoundTrip(rec: Recorder, lossScale?: number | { readonly buffer: GPUBuffer; readonly offset: number }): void {
+    if ((this.format === 'f16') !== (lossScale !== undefined))
+      throw new Error(`${this.format} gradients ${this.format === 'f16' ? 'need' : 'have no'} loss scale`);
+    const trip = this.roundTrip;
+    if (trip.format === 'f16' && lossScale !== undefined) {
+      for (const op of trip.ops) {
+        if (typeof lossScale === 'number') op.setParams({ scale: 1 / lossScale });
+        else {
+          const at = op.paramSlot('scale');
+          rec.copy(lossScale.buffer, lossScale.offset, at.buffer, at.offset, 4);
+        }
       }
+      rec.clear(this.flag);
     }
-    rec.clear(this.flag);
-    for (const op of this.roundTrip) rec.dispatch(op);
+    for (const op of trip.ops) rec.dispatch(op);
   }
 
   private setInvScale(inv: number): void {
@@ -168,12 +169,17 @@ export class HalfGradients {
   }
 
   destroy(): void {
-    for (const op of [...this.pack, ...this.unpack, this.check, ...this.roundTrip]) op.destroy();
+    for (const op of [...this.pack, ...this.unpack, this.check, ...this.roundTrip.ops]) op.destroy();
     this.flagReadback.destroy();
     this.gpu.memory.destroy(this.words);
     this.gpu.memory.destroy(this.flag);
   }
 }
+
+/** The round trip's ops, by format. */
+type RoundTrip =
+  | { readonly format: 'f16'; readonly ops: readonly Op<'f16_round_trip'>[] }
+  | { readonly format: 'bf16'; readonly ops: readonly Op<'bf16_round_trip'>[] };
 
 /**
  * The round trip's ops over `segments`: one over their union where they tile one run of the arena
@@ -184,8 +190,8 @@ async function roundTripOps(
   grads: GPUBuffer,
   segments: readonly GradSegment[],
   flag: GPUBuffer,
-): Promise<Op<'f16_round_trip'>[]> {
-  const k = await gpu.kernels.get('f16_round_trip');
+  format: HalfFormat,
+): Promise<RoundTrip> {
   const sorted = [...segments].sort((a, b) => a.offset - b.offset);
   const first = sorted[0];
   const last = sorted[sorted.length - 1];
@@ -194,7 +200,22 @@ async function roundTripOps(
   );
   const runs =
     first && last && tiled ? [{ offset: first.offset, count: last.offset + last.count - first.offset }] : sorted;
-  return runs.map((r, i) =>
+  if (format === 'bf16') {
+    const k = await gpu.kernels.get('bf16_round_trip');
+    const ops = runs.map((r, i) =>
+      makeOp(
+        gpu,
+        k,
+        `grads.bf16.round_trip${i}`,
+        { count: r.count, offset: r.offset },
+        { data: grads },
+        grid1d(r.count, k.overrides.WG ?? 64),
+      ),
+    );
+    return { format, ops };
+  }
+  const k = await gpu.kernels.get('f16_round_trip');
+  const ops = runs.map((r, i) =>
     makeOp(
       gpu,
       k,
@@ -204,4 +225,5 @@ async function roundTripOps(
       grid1d(r.count, k.overrides.WG ?? 64),
     ),
   );
+  return { format, ops };
 }

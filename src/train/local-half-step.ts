@@ -1,11 +1,10 @@
 // One data-parallel worker with 16-bit gradients whose steps are pipelined: the whole step in one
-// submit (the backward; bf16: every bucket packed into halves and widened back; fp16: every
-// gradient rounded to a half in place, checked and unscaled in one dispatch; and the update),
+// submit (the backward; every gradient rounded to 16 bits and back in place in one dispatch, fp16's
+// also checked for overflow and unscaled; and the update),
 // fp16's DeepSpeed loss scaler deciding on the GPU (gpu-scaler.ts) so that the next step can be
 // submitted before this one's overflow flag is read back.
 import type { GpuLossScaler, GpuScalerState } from './gpu-scaler.ts';
 import type { HalfGradients } from './half-grads.ts';
-import type { Recorder } from '../gpu/recorder.ts';
 import type { Pass } from './pass.ts';
 import type { Trainer } from './trainer.ts';
 
@@ -15,8 +14,6 @@ export class LocalHalfStep {
     private readonly half: HalfGradients,
     /** fp16: the loss scaler on the GPU; null: bf16. */
     private readonly scaler: GpuLossScaler | null,
-    /** Records the packing of every bucket into halves. */
-    private readonly packAll: (rec: Recorder) => void,
   ) {}
 
   /**
@@ -30,8 +27,8 @@ export class LocalHalfStep {
 
   /**
    * One worker's whole step in one submit, pipelined (ParallelMode.pipelines): `pass`'s backward,
-   * then bf16: every bucket packed into halves, widened and the update; fp16: the GPU loss scaler's
-   * prepare ahead of the loss gradient (the scale's factor, `invCount` x scale, copied into it;
+   * then bf16: every gradient rounded to bfloat16 and back in place, and the update; fp16: the GPU
+   * loss scaler's prepare ahead of the loss gradient (the scale's factor, `invCount` x scale, copied into it;
    * `staticScale`: a static scale, which the host already gave it), the gradients' round trip
    * through halves with the overflow check and unscale (nothing is sent, so no halves are stored),
    * the scaler's update and the update it gates. The optimizer's Params are given for the next
@@ -47,8 +44,7 @@ export class LocalHalfStep {
     if (!fp16) {
       pass.backward({
         after: (rec) => {
-          this.packAll(rec);
-          half.recordUnscale(rec, 1); // bf16: the pairs widened (exact)
+          half.recordRoundTrip(rec); // bf16: rounded to bfloat16 and widened (exact), in place
           trainer.recordUpdate(rec, lr);
         },
       });
@@ -65,7 +61,7 @@ export class LocalHalfStep {
         if (fp16.staticScale === null) scaler.recordPrepare(rec, fp16.invCount, pass.plan.lossBackward);
       },
       after: (rec) => {
-        half.recordRoundTripOnGpu(rec, fp16.staticScale ?? scaler.unscaleSlot);
+        half.recordRoundTrip(rec, fp16.staticScale ?? scaler.unscaleSlot);
         scaler.recordUpdate(
           rec,
           first,

@@ -1,6 +1,6 @@
 // The bfloat16 storage kernels against the CPU codec (src/numeric/bf16.ts), bit for bit:
 // packing with round-to-nearest-even (ties, overflow to infinity, NaN, subnormals, with and
-// without a scale) and exact widening with a scale.
+// without a scale), exact widening with a scale, and both in place (one worker's gradients).
 import { grid1d } from '../../gpu/op.ts';
 import { bf16Round, packBf16, unpackBf16 } from '../../numeric/bf16.ts';
 import { expectTrue } from './close.ts';
@@ -81,4 +81,25 @@ export const bf16Cases = {
         expectTrue(got[i] === before[i], `dst[${i}] outside the output changed`);
     },
   })),
+  bf16_round_trip: [
+    {
+      name: `[${N}] in place from data[3:] (ties, subnormals, overflow, inf, NaN)`,
+      async run(gpu) {
+        const values = mixed(N + 5, 214);
+        const { data } = await runOp(gpu, 'bf16_round_trip', { count: N, offset: 3 }, { data: values }, (o) =>
+          grid1d(N, o.WG ?? 64),
+        );
+        // the CPU reference: packed and widened at scale 1, compared as bits
+        const want = bits(unpackBf16(packBf16(values, 3, N), N));
+        const got = bits(data!);
+        const diff: string[] = [];
+        for (let i = 0; i < N; i++)
+          if (got[3 + i] !== want[i])
+            diff.push(`data[${3 + i}]: ${got[3 + i]?.toString(16)} != ${want[i]?.toString(16)}`);
+        expectTrue(diff.length === 0, `${diff.length} values differ: ${diff.slice(0, 4).join('; ')}`);
+        const untouched = [0, 1, 2, N + 3, N + 4].filter((i) => got[i] !== bits(values)[i]);
+        expectTrue(untouched.length === 0, `values outside [3, 3 + ${N}) changed: ${untouched.join(', ')}`);
+      },
+    },
+  ],
 } satisfies Record<string, readonly OpCase[]>;
