@@ -45,7 +45,7 @@ export class Coordinator {
     private readonly colocated = false,
     /** The running epoch's sample ledger (continuing the resumed checkpoint's, where it has one). */
     private readonly ledger = new EpochLedger(config, from),
-    /** The step (counted from this run's first) at which a rank stages a failure (CoordinatorOptions.fault). */
+    /** The step (counted as the ranks count theirs) at which a rank stages a failure (CoordinatorOptions.fault). */
     private readonly faultStep = -1,
   ) {}
 
@@ -72,8 +72,15 @@ export class Coordinator {
         await probe.close();
         throw e;
       });
-    const from = o.resume?.position;
-    return new Coordinator(o.config, group, ranks, from, o.colocated ?? false, undefined, o.fault?.step ?? -1);
+    return new Coordinator(
+      o.config,
+      group,
+      ranks,
+      o.resume?.position,
+      o.colocated ?? false,
+      undefined,
+      o.fault?.step ?? -1,
+    );
   }
 
   /**
@@ -125,8 +132,8 @@ export class Coordinator {
     const c = this.config;
     yield { type: 'start', config: c, ranks: this.ranks };
     let globalStep = this.from.globalStep;
-    /** Steps asked of the ranks so far (a rank counts its steps the same way: the fault's step). */
-    let issued = 0;
+    /** Steps asked of the ranks, counted as each rank counts its own (from a resumed run's step): the fault's step. */
+    let issued = this.from.globalStep;
     let skipped = 0;
     let lrAt: ((step: number) => number) | undefined;
     const [every, maxSteps] = [o.checkpoint?.every ?? 0, o.maxSteps ?? Infinity];
