@@ -4,7 +4,8 @@
 // through a buffer of halves, element by element, with the same roundings: the half as
 // cast_f32_to_f16 makes it (round to nearest even, +-infinity from 65520 up, NaN to the quiet NaN),
 // then one rounding, of the product. Without a ring there is nothing to send, so the halves need
-// not be stored.
+// not be stored. `half_bits` is cast_f32_to_f16.wgsl's, appended when the kernel is built
+// (src/gpu/shader-sources.ts), so that both convert by one definition.
 //
 // bindings (group 0):
 //   0 params  uniform     Params
@@ -19,18 +20,6 @@ struct Params { count: u32, offset: u32, scale: f32 }
 @group(0) @binding(2) var<storage, read_write> flag: array<atomic<u32>>;
 
 override WG: u32 = 64;
-
-// cast_f32_to_f16's conversion (the compiler may assume a float comparison never meets inf or NaN,
-// so they are recognised by their bits)
-fn half_bits(x: f32) -> u32 {
-  let b = bitcast<u32>(x);
-  let sign = (b >> 16u) & 0x8000u;
-  if ((b & 0x7f800000u) == 0x7f800000u) {
-    return select(0x7e00u, sign | 0x7c00u, (b & 0x007fffffu) == 0u);
-  }
-  if (abs(x) >= 65520.0) { return sign | 0x7c00u; }
-  return pack2x16float(vec2f(x, 0.0)) & 0xffffu;
-}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {

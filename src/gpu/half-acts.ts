@@ -16,8 +16,8 @@ import { storageBuffer } from './buffers.ts';
 import type { DeviceContext } from './device-context.ts';
 import { KERNELS, type KernelName } from './kernels.ts';
 import type { MemoryCategory } from '../memory-categories.ts';
-import { replaceIndexing } from './wgsl-rewrite.ts';
-import { shaderSource } from './shader-sources.ts';
+import { functionSpan, replaceIndexing } from './wgsl-rewrite.ts';
+import { functionSource } from './shader-sources.ts';
 import { bufferOf, type Operand } from './operand.ts';
 
 const packed = new WeakSet<GPUBuffer>();
@@ -47,29 +47,13 @@ function withoutComments(code: string): string {
   return code.replace(/\/\/[^\n]*/g, '');
 }
 
-/** [start, end) of `fn <name>(...) { ... }` in `code`, or null. */
-function functionSpan(code: string, fnName: string): [number, number] | null {
-  const m = new RegExp(`\\bfn ${fnName}\\s*\\(`).exec(code);
-  if (!m) return null;
-  const open = code.indexOf('{', m.index);
-  let depth = 0;
-  for (let i = open; i < code.length; i++) {
-    if (code[i] === '{') depth++;
-    else if (code[i] === '}' && --depth === 0) return [m.index, i + 1];
-  }
-  return null;
-}
-
 /**
  * cast_f32_to_f16.wgsl's `half_bits` (float32 to binary16 bits: round to nearest even, overflow to
- * infinity from 65520, every NaN the quiet 0x7e00), copied from that file, so that a packed
+ * infinity from 65520, every NaN the quiet 0x7e00), taken from that file, so that a packed
  * activation and a cast gradient round by one definition.
  */
 function halfBits(): string {
-  const code = shaderSource('cast_f32_to_f16');
-  const span = functionSpan(code, 'half_bits');
-  if (!span) throw new Error('shaders/cast_f32_to_f16.wgsl has no fn half_bits');
-  return `\n${code.slice(span[0], span[1])}\n`;
+  return `\n${functionSource('cast_f32_to_f16', 'half_bits')}\n`;
 }
 
 function usesIndexing(code: string, ident: string): boolean {

@@ -1,5 +1,6 @@
 // Mechanical WGSL rewrites shared by the fp16 storage forms of a kernel (half-params.ts,
-// half-acts.ts): every indexing `ident[expr]` of one array turned into a call `fn(expr)`.
+// half-acts.ts): every indexing `ident[expr]` of one array turned into a call `fn(expr)`; and where
+// a function's text sits in a source (half-acts.ts, shader-sources.ts).
 
 /**
  * `code` with every `ident[...]` (ident not the tail of a longer name) replaced by `fn(...)`, the
@@ -26,4 +27,17 @@ export function replaceIndexing(code: string, ident: string, fn: string, kernel:
     at = find(at);
   }
   return code;
+}
+
+/** [start, end) of `fn <fnName>(...) { ... }` in `code`, or null. */
+export function functionSpan(code: string, fnName: string): [number, number] | null {
+  const m = new RegExp(`\\bfn ${fnName}\\s*\\(`).exec(code);
+  if (!m) return null;
+  const open = code.indexOf('{', m.index);
+  let depth = 0;
+  for (let i = open; i < code.length; i++) {
+    if (code[i] === '{') depth++;
+    else if (code[i] === '}' && --depth === 0) return [m.index, i + 1];
+  }
+  return null;
 }
