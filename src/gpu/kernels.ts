@@ -1,29 +1,11 @@
 // The kernel registry: every WGSL kernel in shaders/, with its bind-group layout and the fields of
 // its uniform Params struct, in binding and field order. The .wgsl header states the same table
-// for readers; test/gpu/kernels.test.ts checks that both agree with the WGSL declarations.
+// for readers; test/gpu/kernels.test.ts checks that both agree with the WGSL declarations. The
+// 16-bit storage kernels' entries are in kernels-half.ts.
+import { F32 as f, PARAMS as P, SGMAT, U32 as u, WG64, type KernelSpec } from './kernel-spec.ts';
+import { HALF_KERNELS } from './kernels-half.ts';
 
-export type BindingKind = 'uniform' | 'read' | 'read_write';
-export type FieldType = 'u32' | 'f32' | 'i32' | 'vec4f';
-
-export interface KernelSpec {
-  /** Binding i of group 0: [name, kind]. Binding 0 is always the uniform `params`. */
-  readonly bindings: readonly (readonly [string, BindingKind])[];
-  /** The fields of `struct Params`, in declaration order. */
-  readonly params: Readonly<Record<string, FieldType>>;
-  /** Overridable constants and their defaults (workgroup sizes). */
-  readonly overrides: Readonly<Record<string, number>>;
-  /**
-   * A device feature the WGSL enables (`enable subgroups;`; the `*_sgmat` kernels: `enable f16;` and
-   * `enable chromium_experimental_subgroup_matrix;`); only devices that have it compile it.
-   */
-  readonly requires?: 'subgroups' | 'chromium-experimental-subgroup-matrix';
-}
-
-const u = 'u32' as const;
-const f = 'f32' as const;
-const WG64 = { WG: 64 } as const;
-const P = ['params', 'uniform'] as const;
-const SGMAT = 'chromium-experimental-subgroup-matrix' as const;
+export type { BindingKind, FieldType, KernelSpec } from './kernel-spec.ts';
 
 export const KERNELS = {
   conv2d_forward: {
@@ -238,57 +220,7 @@ export const KERNELS = {
     params: { count: u, s_off: u, d_off: u, alpha: f },
     overrides: WG64,
   },
-  cast_f32_to_f16: {
-    bindings: [P, ['src', 'read'], ['dst', 'read_write']],
-    params: { count: u, s_off: u, d_off: u, scale: f, run: u },
-    overrides: WG64,
-  },
-  cast_f16_to_f32: {
-    bindings: [P, ['src', 'read'], ['dst', 'read_write']],
-    params: { count: u, s_off: u, d_off: u, scale: f },
-    overrides: WG64,
-  },
-  cast_f32_to_bf16: {
-    bindings: [P, ['src', 'read'], ['dst', 'read_write']],
-    params: { count: u, s_off: u, d_off: u, scale: f, run: u },
-    overrides: WG64,
-  },
-  cast_bf16_to_f32: {
-    bindings: [P, ['src', 'read'], ['dst', 'read_write']],
-    params: { count: u, s_off: u, d_off: u, scale: f },
-    overrides: WG64,
-  },
-  f16_overflow: {
-    bindings: [P, ['data', 'read'], ['flag', 'read_write']],
-    params: { count: u, offset: u },
-    overrides: WG64,
-  },
-  bf16_round_trip: {
-    bindings: [P, ['data', 'read_write']],
-    params: { count: u, offset: u },
-    overrides: WG64,
-  },
-  f16_round_trip: {
-    bindings: [P, ['data', 'read_write'], ['flag', 'read_write']],
-    params: { count: u, offset: u, scale: f },
-    overrides: WG64,
-  },
-  loss_scaler: {
-    bindings: [P, ['flag', 'read'], ['state', 'read_write'], ['candidates', 'read'], ['selected', 'read_write']],
-    params: {
-      mode: u,
-      dynamic: u,
-      hysteresis: u,
-      consecutive: u,
-      scale_window: u,
-      min_exp: 'i32',
-      block_words: u,
-      window_lo: u,
-      window_len: u,
-      inv_count: f,
-    },
-    overrides: {},
-  },
+  ...HALF_KERNELS,
   normalize_input: {
     bindings: [P, ['bytes', 'read'], ['x', 'read_write']],
     params: { count: u, c: u, hw: u, pad: u, mean: 'vec4f', stdev: 'vec4f' },
