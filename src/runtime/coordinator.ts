@@ -8,7 +8,7 @@
 import { transfer } from 'comlink';
 import type { TrainConfig } from '../config.ts';
 import { ReplicaMismatchError, workerStat, type TrainEvent } from './events.ts';
-import type { BatchSample, RankInfo } from './protocol.ts';
+import type { BatchSample, RankInfo, RankStepLog } from './protocol.ts';
 import { PARALLEL_MODES } from '../parallel/index.ts';
 import { learningRates } from '../schedule/index.ts';
 import { WorkerGroup, type WorkerHandle } from './worker-group.ts';
@@ -18,12 +18,7 @@ import { gatherOptimizer, snapshotOf } from './snapshot.ts';
 import { wireRanks } from './rank-wiring.ts';
 import { Interrupt, sumEvals } from './evaluation.ts';
 import { EpochLedger } from './epoch-ledger.ts';
-
-/**
- * How many steps after the current one a pipelined mode has asked for: two, so that the GPU has a
- * step queued while the current step's loss travels back and the next one is recorded.
- */
-const PIPELINE_DEPTH = 2;
+import { StepWindow } from './step-window.ts';
 
 export type { SpawnWorker, WorkerHandle } from './worker-group.ts';
 
@@ -132,8 +127,10 @@ export class Coordinator {
     const c = this.config;
     yield { type: 'start', config: c, ranks: this.ranks };
     let globalStep = this.from.globalStep;
-    /** Steps asked of the ranks, counted as each rank counts its own (from a resumed run's step): the fault's step. */
-    let issued = this.from.globalStep;
+    // Pipelined modes ask for the next steps while step k runs (step-window.ts); a step's time is
+    // then from the previous step's end to its own.
+    const pipelined = PARALLEL_MODES[c.mode].pipelines?.(c, this.colocated) ?? false;
+    const asking = new StepWindow<RankStepLog[]>(pipelined, this.from.globalStep);
     let skipped = 0;
     let lrAt: ((step: number) => number) | undefined;
     const [every, maxSteps] = [o.checkpoint?.every ?? 0, o.maxSteps ?? Infinity];
@@ -162,24 +159,15 @@ export class Coordinator {
         correct = 0,
         samples0 = 0,
         samplesAll = 0;
-      // Pipelined modes: the next PIPELINE_DEPTH steps are already asked for (their batches read and
-      // uploaded, their work queued) while step k runs, so the GPU has the next step queued while
-      // step k's loss comes back; a step's time is then from the previous step's end to its own.
-      const pipelined = PARALLEL_MODES[c.mode].pipelines?.(c, this.colocated) ?? false;
       // The replica check after the global step `g` (0-based) of this epoch's step `step`: a pipelined
       // run takes it inside that step (each rank copies its parameters once the step is submitted,
       // while the next steps are already queued), any other between steps.
       const epochStart = globalStep - fromStep;
       const checksAfter = (step: number) => c.checkEvery > 0 && (epochStart + step + 1) % c.checkEvery === 0;
-      const issue = (step: number) => {
-        issued++;
+      const ask = (step: number) => {
         const opts = pipelined && checksAfter(step) ? { checksum: true } : undefined;
-        const p = this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step, opts));
-        p.catch(() => undefined); // a failure is reported where the step is awaited
-        return { at: performance.now(), p };
+        return this.all(`step ${step} of epoch ${epoch}`, (h) => h.api.step(epoch, step, opts));
       };
-      /** Steps asked for and not yet awaited, in step order (the first is the current step). */
-      const ahead: ReturnType<typeof issue>[] = [];
       let prevEnd = -Infinity;
       // A checkpoint, the step limit or (not pipelined) a replica check after the step `j` steps
       // from now (the epoch's last step: its end saves): no later step may be in flight then, or a
@@ -189,26 +177,21 @@ export class Coordinator {
         (every > 0 && (globalStep + j + 1) % every === 0 && step + j < steps - 1) ||
         (!pipelined && checksAfter(step + j)) ||
         // a staged failure hits its own step: nothing else in flight when it is asked for
-        issued === this.faultStep;
+        asking.asked === this.faultStep;
       let next = fromStep;
       for (let step = fromStep; step < steps; step++) {
-        if (ahead.length === 0 && this.pauseGate) {
+        if (asking.idle && this.pauseGate) {
           this.pauseGate.held();
           await this.pauseGate.promise;
         }
-        if (ahead.length === 0 && this.stopRequested) break;
-        if (ahead.length === 0) ahead.push(issue(step));
-        // ask for the following steps up to the depth, none past a pause
-        while (
-          pipelined &&
-          ahead.length <= PIPELINE_DEPTH &&
-          step + ahead.length < steps &&
-          !this.pauseGate &&
-          !this.stopRequested &&
-          !pauseAfter(step, ahead.length - 1)
-        )
-          ahead.push(issue(step + ahead.length));
-        const cur = ahead.shift();
+        if (asking.idle && this.stopRequested) break;
+        // the following steps too where the mode pipelines, none past a pause
+        const cur = asking.current(
+          step,
+          steps,
+          ask,
+          (j) => !this.pauseGate && !this.stopRequested && !pauseAfter(step, j),
+        );
         if (!cur) break;
         const last = await cur.p;
         const end = performance.now();
