@@ -6,16 +6,23 @@ import type { Gpu } from './device.ts';
 import type { Recorder } from './recorder.ts';
 
 /** Maps a MAP_READ buffer whose copy was submitted and returns a copy of its first `bytes`. */
-export async function mapRead(gpu: Gpu, buffer: GPUBuffer, bytes = buffer.size): Promise<ArrayBuffer> {
+export function mapRead(gpu: Gpu, buffer: GPUBuffer, bytes = buffer.size): Promise<ArrayBuffer> {
+  return withMapped(gpu, buffer, bytes, (range) => range.slice(0));
+}
+
+/** Maps the first `bytes` of a MAP_READ buffer whose copy was submitted, hands them to `use`, unmaps. */
+async function withMapped<T>(gpu: Gpu, buffer: GPUBuffer, bytes: number, use: (range: ArrayBuffer) => T): Promise<T> {
   try {
     await gpu.pending.track(buffer.mapAsync(GPUMapMode.READ, 0, bytes));
   } catch (e) {
     gpu.assertAlive();
     throw e;
   }
-  const out = buffer.getMappedRange(0, bytes).slice(0);
-  buffer.unmap();
-  return out;
+  try {
+    return use(buffer.getMappedRange(0, bytes));
+  } finally {
+    buffer.unmap();
+  }
 }
 
 /** A staging buffer of `floats` elements for one readback in flight at a time. */
@@ -53,18 +60,12 @@ export class Readback {
    * by the next. For a readback repeated every step (a gradient bucket), where a fresh array of
    * megabytes a step would keep the garbage collector busy.
    */
-  async readInto(count: number): Promise<Float32Array> {
-    try {
-      await this.gpu.pending.track(this.buffer.mapAsync(GPUMapMode.READ, 0, count * 4));
-    } catch (e) {
-      this.gpu.assertAlive();
-      throw e;
-    }
-    const host = (this.host ??= new Float32Array(this.floats));
-    const view = host.subarray(0, count);
-    view.set(new Float32Array(this.buffer.getMappedRange(0, count * 4)));
-    this.buffer.unmap();
-    return view;
+  readInto(count: number): Promise<Float32Array> {
+    const view = (this.host ??= new Float32Array(this.floats)).subarray(0, count);
+    return withMapped(this.gpu, this.buffer, count * 4, (range) => {
+      view.set(new Float32Array(range));
+      return view;
+    });
   }
 
   destroy(): void {

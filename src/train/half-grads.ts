@@ -142,17 +142,22 @@ export class HalfGradients {
       throw new Error(`${this.format} gradients ${this.format === 'f16' ? 'need' : 'have no'} loss scale`);
     const trip = this.roundTrip;
     if (trip.format === 'f16' && lossScale !== undefined) {
+      // a static scale is written once; the GPU's is copied in every step
+      const inv = typeof lossScale === 'number' ? 1 / lossScale : NaN;
       for (const op of trip.ops) {
-        if (typeof lossScale === 'number') op.setParams({ scale: 1 / lossScale });
-        else {
+        if (typeof lossScale !== 'number') {
           const at = op.paramSlot('scale');
           rec.copy(lossScale.buffer, lossScale.offset, at.buffer, at.offset, 4);
-        }
+        } else if (inv !== this.tripInvScale) op.setParams({ scale: inv });
       }
+      this.tripInvScale = inv;
       rec.clear(this.flag);
     }
     for (const op of trip.ops) rec.dispatch(op);
   }
+
+  /** The 1/scale the fp16 round trip's Params hold from the host (NaN: none, or the GPU's). */
+  private tripInvScale = NaN;
 
   private setInvScale(inv: number): void {
     if (inv !== this.invScale) {
@@ -192,14 +197,7 @@ async function roundTripOps(
   flag: GPUBuffer,
   format: HalfFormat,
 ): Promise<RoundTrip> {
-  const sorted = [...segments].sort((a, b) => a.offset - b.offset);
-  const first = sorted[0];
-  const last = sorted[sorted.length - 1];
-  const tiled = sorted.every(
-    (s, i) => i === 0 || s.offset === (sorted[i - 1]?.offset ?? 0) + (sorted[i - 1]?.count ?? 0),
-  );
-  const runs =
-    first && last && tiled ? [{ offset: first.offset, count: last.offset + last.count - first.offset }] : sorted;
+  const runs = tiledRuns(segments);
   if (format === 'bf16') {
     const k = await gpu.kernels.get('bf16_round_trip');
     const ops = runs.map((r, i) =>
@@ -226,4 +224,16 @@ async function roundTripOps(
     ),
   );
   return { format, ops };
+}
+
+/** `segments` as one run where, in offset order, each starts where the one before ends; else each on its own. */
+function tiledRuns(segments: readonly GradSegment[]): readonly GradSegment[] {
+  const sorted = [...segments].sort((a, b) => a.offset - b.offset);
+  let end = sorted[0]?.offset ?? 0;
+  for (const s of sorted) {
+    if (s.offset !== end) return sorted;
+    end += s.count;
+  }
+  const first = sorted[0];
+  return first ? [{ offset: first.offset, count: end - first.offset }] : [];
 }
